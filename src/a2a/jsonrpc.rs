@@ -1,0 +1,262 @@
+//! The JSON-RPC 2.0 envelope as A2A uses it: request classification in the
+//! order the conformance kit expects, error codes, and response bodies.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+pub const JSON_PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
+pub const METHOD_NOT_FOUND: i64 = -32601;
+pub const INVALID_PARAMS: i64 = -32602;
+pub const INTERNAL_ERROR: i64 = -32603;
+pub const TASK_NOT_FOUND: i64 = -32001;
+pub const TASK_NOT_CANCELABLE: i64 = -32002;
+pub const PUSH_NOT_SUPPORTED: i64 = -32003;
+pub const UNSUPPORTED_OPERATION: i64 = -32004;
+pub const CONTENT_TYPE_NOT_SUPPORTED: i64 = -32005;
+pub const EXTENDED_CARD_NOT_CONFIGURED: i64 = -32007;
+
+/// A JSON-RPC error object (`code`, `message`, optional `data`).
+#[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
+#[error("JSON-RPC error {code}: {message}")]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    pub fn parse_error() -> Self {
+        Self::new(JSON_PARSE_ERROR, "Invalid JSON payload")
+    }
+
+    pub fn invalid_request(detail: impl Into<String>) -> Self {
+        Self::new(INVALID_REQUEST, detail)
+    }
+
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+
+    pub fn invalid_params(detail: impl Into<String>) -> Self {
+        Self::new(INVALID_PARAMS, detail)
+    }
+
+    pub fn internal(detail: impl Into<String>) -> Self {
+        Self::new(INTERNAL_ERROR, detail)
+    }
+
+    pub fn task_not_found(task_id: &str) -> Self {
+        Self::new(TASK_NOT_FOUND, format!("Task not found: {task_id}"))
+    }
+
+    pub fn task_not_cancelable(task_id: &str, state: &str) -> Self {
+        Self::new(
+            TASK_NOT_CANCELABLE,
+            format!("Task cannot be canceled: {task_id} is already {state}"),
+        )
+    }
+
+    pub fn push_not_supported() -> Self {
+        Self::new(PUSH_NOT_SUPPORTED, "Push Notification is not supported")
+    }
+
+    pub fn unsupported(detail: impl Into<String>) -> Self {
+        Self::new(UNSUPPORTED_OPERATION, detail)
+    }
+
+    pub fn content_type_not_supported(detail: impl Into<String>) -> Self {
+        Self::new(CONTENT_TYPE_NOT_SUPPORTED, detail)
+    }
+
+    pub fn extended_card_not_configured() -> Self {
+        Self::new(
+            EXTENDED_CARD_NOT_CONFIGURED,
+            "Authenticated Extended Card is not configured",
+        )
+    }
+}
+
+/// A request that passed envelope validation. `id` is a string or an integer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcRequest {
+    pub id: Value,
+    pub method: String,
+    pub params: Option<Value>,
+}
+
+/// An envelope failure, with the id to echo (`Value::Null` when unreadable).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvelopeError {
+    pub id: Value,
+    pub error: RpcError,
+}
+
+/// Classify a request body in the order of `a2a-0.3.md` §8.2: parse error,
+/// not an object, bad id, bad `jsonrpc`, bad `method`. Method and params are
+/// checked by the caller.
+pub fn parse_request(body: &[u8]) -> Result<RpcRequest, EnvelopeError> {
+    let value: Value = serde_json::from_slice(body).map_err(|_| EnvelopeError {
+        id: Value::Null,
+        error: RpcError::parse_error(),
+    })?;
+    let Value::Object(mut object) = value else {
+        let what = if value.is_array() {
+            "batch requests are not supported; send one JSON-RPC request object"
+        } else {
+            "the request must be a JSON object"
+        };
+        return Err(EnvelopeError {
+            id: Value::Null,
+            error: RpcError::invalid_request(what),
+        });
+    };
+    let id = match object.remove("id") {
+        None => {
+            return Err(EnvelopeError {
+                id: Value::Null,
+                error: RpcError::invalid_request(
+                    "missing `id`: A2A requests need a string or integer id (notifications are not supported)",
+                ),
+            });
+        }
+        Some(id @ Value::String(_)) => id,
+        Some(Value::Number(number)) if number.is_i64() || number.is_u64() => Value::Number(number),
+        Some(_) => {
+            return Err(EnvelopeError {
+                id: Value::Null,
+                error: RpcError::invalid_request("`id` must be a string or an integer"),
+            });
+        }
+    };
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(EnvelopeError {
+            id,
+            error: RpcError::invalid_request("`jsonrpc` must be \"2.0\""),
+        });
+    }
+    let method = match object.remove("method") {
+        Some(Value::String(method)) => method,
+        Some(_) => {
+            return Err(EnvelopeError {
+                id,
+                error: RpcError::invalid_request("`method` must be a string"),
+            });
+        }
+        None => {
+            return Err(EnvelopeError {
+                id,
+                error: RpcError::invalid_request("missing `method`"),
+            });
+        }
+    };
+    Ok(RpcRequest {
+        id,
+        method,
+        params: object.remove("params"),
+    })
+}
+
+/// Deserialize `params` into the method's type; the error names the failing
+/// field by its path (e.g. `params.message.parts[0]: missing field `kind``).
+pub fn parse_params<T: DeserializeOwned>(params: Option<Value>) -> Result<T, RpcError> {
+    let params = match params {
+        Some(Value::Object(object)) => Value::Object(object),
+        Some(_) => return Err(RpcError::invalid_params("`params` must be an object")),
+        None => return Err(RpcError::invalid_params("missing `params`")),
+    };
+    serde_path_to_error::deserialize(params).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        let location = if path == "." {
+            "params".to_string()
+        } else {
+            format!("params.{path}")
+        };
+        RpcError::invalid_params(format!("{location}: {inner}"))
+    })
+}
+
+/// A success response body.
+pub fn success_body(id: &Value, result: impl Serialize) -> Value {
+    match serde_json::to_value(result) {
+        Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+        Err(error) => error_body(
+            id,
+            &RpcError::internal(format!("could not encode the result: {error}")),
+        ),
+    }
+}
+
+/// An error response body; `id` is `null` when it could not be read.
+pub fn error_body(id: &Value, error: &RpcError) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": error })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unparsable_body_is_a_parse_error_with_null_id() {
+        let error = parse_request(b"{not json").unwrap_err();
+        assert_eq!(error.id, Value::Null);
+        assert_eq!(error.error.code, JSON_PARSE_ERROR);
+    }
+
+    #[test]
+    fn object_id_is_invalid_request_with_null_id() {
+        let error = parse_request(br#"{"jsonrpc":"2.0","id":{"a":1},"method":"x"}"#).unwrap_err();
+        assert_eq!(error.id, Value::Null);
+        assert_eq!(error.error.code, INVALID_REQUEST);
+    }
+
+    #[test]
+    fn fractional_id_is_invalid_request() {
+        let error = parse_request(br#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#).unwrap_err();
+        assert_eq!(error.error.code, INVALID_REQUEST);
+    }
+
+    #[test]
+    fn wrong_version_echoes_the_id() {
+        let error = parse_request(br#"{"jsonrpc":"1.0","id":7,"method":"x"}"#).unwrap_err();
+        assert_eq!(error.id, json!(7));
+        assert_eq!(error.error.code, INVALID_REQUEST);
+    }
+
+    #[test]
+    fn params_errors_name_the_field() {
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Inner {
+            text: String,
+        }
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Outer {
+            inner: Inner,
+        }
+        let error = parse_params::<Outer>(Some(json!({"inner": {"text": 5}}))).unwrap_err();
+        assert_eq!(error.code, INVALID_PARAMS);
+        assert!(
+            error.message.starts_with("params.inner.text:"),
+            "{}",
+            error.message
+        );
+    }
+}

@@ -1,0 +1,146 @@
+//! The agent behind the card: route, then let one specialist answer.
+
+use super::router::{Router, RoutingDecision};
+use super::specialists::{self, Case, Skill, Specialist};
+use super::text::find_sales_order;
+use super::{Agent, Outcome, Reply, Turn};
+use crate::backend::OrderSource;
+use async_trait::async_trait;
+use std::sync::Arc;
+
+pub struct OrderExceptionAgent {
+    specialists: Vec<Box<dyn Specialist>>,
+    router: Router,
+    orders: Arc<dyn OrderSource>,
+}
+
+impl OrderExceptionAgent {
+    pub fn new(orders: Arc<dyn OrderSource>) -> Self {
+        let specialists = specialists::all();
+        let skills: Vec<&Skill> = specialists.iter().map(|s| s.skill()).collect();
+        OrderExceptionAgent {
+            router: Router::new(&skills),
+            specialists,
+            orders,
+        }
+    }
+
+    fn specialist(&self, id: &str) -> Option<&dyn Specialist> {
+        self.specialists
+            .iter()
+            .find(|specialist| specialist.skill().id == id)
+            .map(Box::as_ref)
+    }
+
+    /// The question when no specialist fits: name the candidates of a tie,
+    /// or all kinds of problem.
+    fn which_problem(&self, decision: &RoutingDecision) -> String {
+        let names: Vec<&str> = if decision.tied.is_empty() {
+            self.specialists.iter().map(|s| s.skill().name).collect()
+        } else {
+            decision
+                .tied
+                .iter()
+                .filter_map(|id| self.specialist(id).map(|s| s.skill().name))
+                .collect()
+        };
+        format!(
+            "Which problem is it: {}? Please say which one and give the sales order number.",
+            join_or(&names)
+        )
+    }
+
+    async fn answer(&self, turn: &Turn) -> Result<Reply, crate::backend::BackendError> {
+        let mut said = turn.earlier_user_texts.clone();
+        said.push(turn.text.clone());
+        let everything = said.join("\n");
+        // The newest number wins: a follow-up may correct the order.
+        let sales_order = said.iter().rev().find_map(|text| find_sales_order(text));
+        let mut decision = self.router.route(&everything);
+
+        if decision.specialist.is_none() {
+            let Some(number) = sales_order.as_deref() else {
+                let question = self.which_problem(&decision);
+                return Ok(Reply {
+                    routing: Some(decision),
+                    ..Reply::new(Outcome::InputRequired, question)
+                });
+            };
+            let Some(order) = self.orders.sales_order(number).await? else {
+                return Ok(Reply {
+                    routing: Some(decision),
+                    ..specialists::not_found(number)
+                });
+            };
+            if order.block_note.is_empty() {
+                return Ok(Reply {
+                    routing: Some(decision),
+                    ..Reply::new(
+                        Outcome::Completed,
+                        format!("Sales order {number} is not blocked; nothing needs to be done."),
+                    )
+                });
+            }
+            // The words did not decide; the order's own block note does.
+            let by_note = self.router.route(&order.block_note);
+            if by_note.specialist.is_none() {
+                let question = self.which_problem(&decision);
+                return Ok(Reply {
+                    routing: Some(decision),
+                    ..Reply::new(Outcome::InputRequired, question)
+                });
+            }
+            decision.specialist = by_note.specialist;
+            decision.basis = "order-block-note".into();
+            decision.tied.clear();
+        }
+
+        let Some(specialist) = decision
+            .specialist
+            .as_deref()
+            .and_then(|id| self.specialist(id))
+        else {
+            return Ok(Reply::new(
+                Outcome::Failed,
+                "No specialist is available for this request.",
+            ));
+        };
+        let case = Case {
+            text: &everything,
+            sales_order: sales_order.as_deref(),
+        };
+        let mut reply = specialist.handle(case, self.orders.as_ref()).await?;
+        reply.routing = Some(decision);
+        Ok(reply)
+    }
+}
+
+fn join_or(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} or {}", init.join(", "), last),
+    }
+}
+
+#[async_trait]
+impl Agent for OrderExceptionAgent {
+    fn skills(&self) -> Vec<&'static Skill> {
+        self.specialists.iter().map(|s| s.skill()).collect()
+    }
+
+    async fn respond(&self, turn: Turn) -> Reply {
+        match self.answer(&turn).await {
+            Ok(reply) => reply,
+            Err(error) => {
+                tracing::warn!(%error, "backend read failed");
+                Reply::new(
+                    Outcome::Failed,
+                    format!(
+                        "The order data could not be read right now ({error}). Please try again later."
+                    ),
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! Picks one specialist for a request, or none when nothing fits or two tie.
+//!
+//! The vocabulary comes from the specialists' skills only (name, description,
+//! tags, examples and routing synonyms), so a new specialist brings its own
+//! words. Text is stemmed; single stems and adjacent pairs ("price list",
+//! "delivery address") are both features. A feature counts by its weight in
+//! the skill times how specific it is (log of specialists / specialists that
+//! use it), so a word every card shares ("order") decides nothing and a word
+//! two cards share ("delivery") decides less than one only one card has.
+
+use super::specialists::Skill;
+use super::text::stems;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Weights of where a feature comes from in a skill.
+const PROSE_WEIGHT: f64 = 1.0;
+const KEYWORD_WEIGHT: f64 = 2.0;
+/// Pairs of stems say more than single stems.
+const PAIR_FACTOR: f64 = 1.5;
+/// Below this nothing fits.
+const MIN_SCORE: f64 = 1.0;
+/// The winner must lead by this share of its own score, else it is a tie.
+const MIN_LEAD: f64 = 0.25;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoutingDecision {
+    /// The chosen specialist's skill id; `None` means ask the user.
+    pub specialist: Option<String>,
+    /// Every specialist's score, rounded to two places.
+    pub scores: BTreeMap<String, f64>,
+    /// Why: "text", "tie", "no-match", or "order-block-note" when the order's
+    /// own block note decided.
+    pub basis: String,
+    /// Specialists that tied for first place (empty unless `basis` is "tie").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tied: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Router {
+    /// skill id → feature → weight in that skill.
+    vocabularies: Vec<(String, HashMap<String, f64>)>,
+    /// feature → how specific it is.
+    specificity: HashMap<String, f64>,
+}
+
+fn features(text: &str) -> Vec<(String, f64)> {
+    let stems = stems(text);
+    let mut features: Vec<(String, f64)> = stems.iter().map(|s| (s.clone(), 1.0)).collect();
+    features.extend(
+        stems
+            .windows(2)
+            .map(|pair| (format!("{} {}", pair[0], pair[1]), PAIR_FACTOR)),
+    );
+    features
+}
+
+impl Router {
+    pub fn new(skills: &[&Skill]) -> Self {
+        let mut vocabularies = Vec::new();
+        for skill in skills {
+            let mut vocabulary: HashMap<String, f64> = HashMap::new();
+            let mut add = |text: &str, weight: f64| {
+                for (feature, factor) in features(text) {
+                    let entry = vocabulary.entry(feature).or_insert(0.0);
+                    *entry = entry.max(weight * factor);
+                }
+            };
+            add(skill.name, PROSE_WEIGHT);
+            add(skill.description, PROSE_WEIGHT);
+            skill.examples.iter().for_each(|t| add(t, PROSE_WEIGHT));
+            skill.tags.iter().for_each(|t| add(t, KEYWORD_WEIGHT));
+            skill.synonyms.iter().for_each(|t| add(t, KEYWORD_WEIGHT));
+            vocabularies.push((skill.id.to_string(), vocabulary));
+        }
+        let mut users: HashMap<String, usize> = HashMap::new();
+        for (_, vocabulary) in &vocabularies {
+            for feature in vocabulary.keys() {
+                *users.entry(feature.clone()).or_insert(0) += 1;
+            }
+        }
+        let total = vocabularies.len() as f64;
+        let specificity = users
+            .into_iter()
+            .map(|(feature, count)| (feature, (total / count as f64).ln()))
+            .collect();
+        Router {
+            vocabularies,
+            specificity,
+        }
+    }
+
+    pub fn route(&self, text: &str) -> RoutingDecision {
+        let query: HashSet<String> = features(text).into_iter().map(|(f, _)| f).collect();
+        let mut ranked: Vec<(String, f64)> = self
+            .vocabularies
+            .iter()
+            .map(|(id, vocabulary)| {
+                let score = query
+                    .iter()
+                    .filter_map(|feature| {
+                        let weight = vocabulary.get(feature)?;
+                        Some(weight * self.specificity.get(feature).copied().unwrap_or(0.0))
+                    })
+                    .sum::<f64>();
+                (id.clone(), score)
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let scores = ranked
+            .iter()
+            .map(|(id, score)| (id.clone(), (score * 100.0).round() / 100.0))
+            .collect();
+        let top = ranked.first().map(|(_, s)| *s).unwrap_or(0.0);
+        let second = ranked.get(1).map(|(_, s)| *s).unwrap_or(0.0);
+        if top < MIN_SCORE {
+            return RoutingDecision {
+                specialist: None,
+                scores,
+                basis: "no-match".into(),
+                tied: Vec::new(),
+            };
+        }
+        if top - second < MIN_LEAD * top {
+            let tied = ranked
+                .iter()
+                .filter(|(_, score)| top - score < MIN_LEAD * top)
+                .map(|(id, _)| id.clone())
+                .collect();
+            return RoutingDecision {
+                specialist: None,
+                scores,
+                basis: "tie".into(),
+                tied,
+            };
+        }
+        RoutingDecision {
+            specialist: ranked.first().map(|(id, _)| id.clone()),
+            scores,
+            basis: "text".into(),
+            tied: Vec::new(),
+        }
+    }
+}

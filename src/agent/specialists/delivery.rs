@@ -1,0 +1,95 @@
+//! Delivery blocks: the customer asked for another date.
+
+use super::{Case, Skill, Specialist, not_mine, require_order};
+use crate::agent::{Action, Outcome, Proposal, Reply};
+use crate::backend::{BackendError, OrderSource};
+use async_trait::async_trait;
+use serde_json::{Map, json};
+
+static SKILL: Skill = Skill {
+    id: "delivery",
+    name: "Delivery block",
+    description: "Explains a delivery block on a sales order, for example when the customer \
+                  asked for a later delivery date, and proposes a delivery date change.",
+    tags: &[
+        "delivery block",
+        "delivery date",
+        "later date",
+        "reschedule",
+    ],
+    examples: &[
+        "customer wants a later delivery date on 4740",
+        "Delivery block: customer asked for a later date.",
+    ],
+    synonyms: &[
+        "postpone",
+        "push back the date",
+        "delay the shipment",
+        "shipping date",
+        "ship later",
+        "requested date",
+        "new date",
+        "defer",
+        "hold the shipment",
+        "schedule",
+    ],
+};
+
+pub struct Delivery;
+
+#[async_trait]
+impl Specialist for Delivery {
+    fn skill(&self) -> &'static Skill {
+        &SKILL
+    }
+
+    fn proposes(&self) -> Action {
+        Action::RequestDeliveryDateChange
+    }
+
+    async fn handle(
+        &self,
+        case: Case<'_>,
+        orders: &dyn OrderSource,
+    ) -> Result<Reply, BackendError> {
+        let order = match require_order(case, orders).await? {
+            Ok(order) => order,
+            Err(reply) => return Ok(reply),
+        };
+        if !order.delivery_blocked() {
+            return Ok(not_mine(&order, "blocked for delivery"));
+        }
+        let text = format!(
+            "Sales order {} (customer {}) has a delivery block (reason {}): \"{}\" The new delivery \
+             date is to be confirmed with the customer before the block is lifted. Proposed action: \
+             request a delivery date change for order {}.",
+            order.sales_order,
+            order.sold_to_party,
+            order.delivery_block_reason,
+            order.block_note,
+            order.sales_order
+        );
+        let mut details = Map::new();
+        details.insert("customer".into(), json!(order.sold_to_party));
+        details.insert(
+            "deliveryBlockReason".into(),
+            json!(order.delivery_block_reason),
+        );
+        details.insert("newDate".into(), json!("to be confirmed with the customer"));
+        Ok(Reply {
+            outcome: Outcome::Completed,
+            text,
+            proposal: Some(Proposal {
+                action: self.proposes(),
+                sales_order: order.sales_order.clone(),
+                specialist: SKILL.id.into(),
+                summary: format!(
+                    "Request a delivery date change for sales order {}",
+                    order.sales_order
+                ),
+                details,
+            }),
+            routing: None,
+        })
+    }
+}

@@ -1,0 +1,124 @@
+//! Incomplete orders: which master data fields are missing.
+
+use super::{Case, Skill, Specialist, not_mine, require_order};
+use crate::agent::{Action, Outcome, Proposal, Reply};
+use crate::backend::{BackendError, OrderSource};
+use async_trait::async_trait;
+use serde_json::{Map, json};
+
+static SKILL: Skill = Skill {
+    id: "masterdata",
+    name: "Incomplete order / master data",
+    description: "Finds which master data an incomplete sales order is missing, such as the \
+                  street or postal code of the delivery address, and proposes a master data \
+                  change.",
+    tags: &[
+        "master data",
+        "incomplete",
+        "missing data",
+        "address",
+        "incompletion log",
+    ],
+    examples: &[
+        "order 4723 is incomplete",
+        "what address data is missing on 4723",
+        "Incomplete: delivery address data missing.",
+    ],
+    synonyms: &[
+        "street",
+        "postal code",
+        "zip code",
+        "postcode",
+        "city",
+        "house number",
+        "ship-to address",
+        "missing field",
+        "mandatory field",
+        "required field",
+        "not complete",
+        "lacks",
+        "empty field",
+    ],
+};
+
+pub struct MasterData;
+
+#[async_trait]
+impl Specialist for MasterData {
+    fn skill(&self) -> &'static Skill {
+        &SKILL
+    }
+
+    fn proposes(&self) -> Action {
+        Action::RequestMasterDataChange
+    }
+
+    async fn handle(
+        &self,
+        case: Case<'_>,
+        orders: &dyn OrderSource,
+    ) -> Result<Reply, BackendError> {
+        let order = match require_order(case, orders).await? {
+            Ok(order) => order,
+            Err(reply) => return Ok(reply),
+        };
+        let gaps = orders.incompletion(&order.sales_order).await?;
+        if gaps.is_empty() {
+            return Ok(not_mine(&order, "incomplete: no master data is missing"));
+        }
+        let fields: Vec<String> = gaps
+            .iter()
+            .flat_map(|gap| gap.missing_fields.iter().cloned())
+            .collect();
+        let described: Vec<String> = gaps
+            .iter()
+            .map(|gap| {
+                format!(
+                    "the {} of business partner {} lacks {}",
+                    gap.object,
+                    gap.business_partner,
+                    gap.missing_fields.join(", ")
+                )
+            })
+            .collect();
+        let partner = gaps
+            .first()
+            .map(|gap| gap.business_partner.clone())
+            .unwrap_or_else(|| order.sold_to_party.clone());
+        let text = format!(
+            "Sales order {} is incomplete: {}. The order cannot be delivered until these fields are \
+             maintained. Proposed action: request a master data change for business partner {} \
+             (fields {}).",
+            order.sales_order,
+            described.join("; "),
+            partner,
+            fields.join(", ")
+        );
+        let mut details = Map::new();
+        details.insert("businessPartner".into(), json!(partner));
+        details.insert("fields".into(), json!(fields));
+        details.insert(
+            "objects".into(),
+            json!(
+                gaps.iter()
+                    .map(|gap| gap.object.clone())
+                    .collect::<Vec<_>>()
+            ),
+        );
+        Ok(Reply {
+            outcome: Outcome::Completed,
+            text,
+            proposal: Some(Proposal {
+                action: self.proposes(),
+                sales_order: order.sales_order.clone(),
+                specialist: SKILL.id.into(),
+                summary: format!(
+                    "Request a master data change for business partner {partner} ({})",
+                    fields.join(", ")
+                ),
+                details,
+            }),
+            routing: None,
+        })
+    }
+}

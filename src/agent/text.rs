@@ -1,0 +1,106 @@
+//! Words and numbers out of free text: tokens, stems, and the sales order
+//! number a user means.
+
+use rust_stemmers::{Algorithm, Stemmer};
+use std::sync::LazyLock;
+
+static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
+/// Words that carry no meaning for routing.
+const STOPWORDS: &[&str] = &[
+    "a", "about", "again", "all", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but",
+    "by", "can", "could", "did", "do", "does", "for", "from", "get", "got", "had", "has", "have",
+    "he", "her", "here", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "let",
+    "me", "my", "of", "on", "or", "our", "please", "she", "so", "some", "than", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those", "to", "us", "was", "we",
+    "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your",
+    "hi", "hello", "thanks", "tell",
+];
+
+/// Lower-case words and numbers, split at anything that is not a letter or digit.
+pub fn tokens(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|token| !token.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The stems of the meaningful words (no stopwords, no numbers).
+pub fn stems(text: &str) -> Vec<String> {
+    tokens(text)
+        .into_iter()
+        .filter(|token| !STOPWORDS.contains(&token.as_str()))
+        .filter(|token| !token.chars().all(|c| c.is_ascii_digit()))
+        .map(|token| STEMMER.stem(&token).into_owned())
+        .collect()
+}
+
+/// Words before a number that say it is not a sales order.
+const NOT_AN_ORDER_BEFORE: &[&str] = &[
+    "customer",
+    "customers",
+    "partner",
+    "party",
+    "account",
+    "at",
+    "eur",
+    "usd",
+    "material",
+    "item",
+    "limit",
+];
+/// Words after a number that say it is an amount.
+const AMOUNT_AFTER: &[&str] = &["eur", "euro", "euros", "usd", "percent"];
+/// Words before a number that say it is one.
+const ORDER_BEFORE: &[&str] = &["order", "orders", "so", "auftrag", "no", "number"];
+
+/// The sales order number in `text`: 4 to 10 digits, preferably right after
+/// "order", never right after "customer" or before a currency.
+pub fn find_sales_order(text: &str) -> Option<String> {
+    let words = tokens(text);
+    let mut fallback = None;
+    for (index, word) in words.iter().enumerate() {
+        if !(4..=10).contains(&word.len()) || !word.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let before = index.checked_sub(1).map(|i| words[i].as_str());
+        let after = words.get(index + 1).map(String::as_str);
+        if before.is_some_and(|w| ORDER_BEFORE.contains(&w)) {
+            return Some(word.clone());
+        }
+        let excluded = before.is_some_and(|w| NOT_AN_ORDER_BEFORE.contains(&w))
+            || after.is_some_and(|w| AMOUNT_AFTER.contains(&w));
+        if !excluded && fallback.is_none() {
+            fallback = Some(word.clone());
+        }
+    }
+    fallback
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_order_not_the_customer() {
+        assert_eq!(
+            find_sales_order("customer 10023 is over the credit limit on 4711").as_deref(),
+            Some("4711")
+        );
+        assert_eq!(
+            find_sales_order("Order 4723: Incomplete").as_deref(),
+            Some("4723")
+        );
+        assert_eq!(
+            find_sales_order("price agreed at 3500 for 4725").as_deref(),
+            Some("4725")
+        );
+        assert_eq!(find_sales_order("why is it blocked by credit"), None);
+        assert_eq!(find_sales_order("it costs 3500 EUR"), None);
+    }
+
+    #[test]
+    fn stems_drop_stopwords_and_numbers() {
+        assert_eq!(stems("Why is order 4711 blocked?"), ["order", "block"]);
+    }
+}

@@ -1,0 +1,143 @@
+//! The demo data set from `data/`, compiled into the binary (or read from a
+//! folder with the same files).
+
+use super::{BackendError, CreditAccount, Incompletion, OrderSource, PriceCondition, SalesOrder};
+use async_trait::async_trait;
+use serde::de::DeserializeOwned;
+use std::path::Path;
+
+const ORDERS: &str = include_str!("../../data/orders.json");
+const CREDIT: &str = include_str!("../../data/credit.json");
+const PRICES: &str = include_str!("../../data/prices.json");
+const INCOMPLETION: &str = include_str!("../../data/incompletion.json");
+
+#[derive(Debug, Clone)]
+pub struct EmbeddedOrders {
+    orders: Vec<SalesOrder>,
+    credit: Vec<CreditAccount>,
+    prices: Vec<PriceCondition>,
+    incompletion: Vec<Incompletion>,
+}
+
+fn parse<T: DeserializeOwned>(file: &str, text: &str) -> Result<Vec<T>, BackendError> {
+    serde_json::from_str(text).map_err(|error| BackendError::InvalidData {
+        file: file.to_string(),
+        reason: error.to_string(),
+    })
+}
+
+impl EmbeddedOrders {
+    /// The data compiled into the binary.
+    pub fn demo() -> Result<Self, BackendError> {
+        Self::from_texts(ORDERS, CREDIT, PRICES, INCOMPLETION)
+    }
+
+    /// The same four files from a folder.
+    pub fn from_dir(dir: &Path) -> Result<Self, BackendError> {
+        let read = |name: &str| {
+            std::fs::read_to_string(dir.join(name)).map_err(|error| BackendError::InvalidData {
+                file: dir.join(name).display().to_string(),
+                reason: error.to_string(),
+            })
+        };
+        Self::from_texts(
+            &read("orders.json")?,
+            &read("credit.json")?,
+            &read("prices.json")?,
+            &read("incompletion.json")?,
+        )
+    }
+
+    fn from_texts(
+        orders: &str,
+        credit: &str,
+        prices: &str,
+        incompletion: &str,
+    ) -> Result<Self, BackendError> {
+        let mut orders: Vec<SalesOrder> = parse("orders.json", orders)?;
+        orders.sort_by(|a, b| a.sales_order.cmp(&b.sales_order));
+        Ok(EmbeddedOrders {
+            orders,
+            credit: parse("credit.json", credit)?,
+            prices: parse("prices.json", prices)?,
+            incompletion: parse("incompletion.json", incompletion)?,
+        })
+    }
+
+    fn is_blocked(&self, order: &SalesOrder) -> bool {
+        order.credit_blocked()
+            || order.price_disputed()
+            || order.delivery_blocked()
+            || self
+                .incompletion
+                .iter()
+                .any(|entry| entry.sales_order == order.sales_order)
+    }
+}
+
+#[async_trait]
+impl OrderSource for EmbeddedOrders {
+    async fn sales_order(&self, sales_order: &str) -> Result<Option<SalesOrder>, BackendError> {
+        Ok(self
+            .orders
+            .iter()
+            .find(|order| order.sales_order == sales_order)
+            .cloned())
+    }
+
+    async fn credit_account(&self, customer: &str) -> Result<Option<CreditAccount>, BackendError> {
+        Ok(self
+            .credit
+            .iter()
+            .find(|account| account.business_partner == customer)
+            .cloned())
+    }
+
+    async fn list_price(
+        &self,
+        customer: &str,
+        material: &str,
+    ) -> Result<Option<PriceCondition>, BackendError> {
+        Ok(self
+            .prices
+            .iter()
+            .find(|price| price.customer == customer && price.material == material)
+            .cloned())
+    }
+
+    async fn incompletion(&self, sales_order: &str) -> Result<Vec<Incompletion>, BackendError> {
+        Ok(self
+            .incompletion
+            .iter()
+            .filter(|entry| entry.sales_order == sales_order)
+            .cloned()
+            .collect())
+    }
+
+    async fn blocked_orders(&self) -> Result<Vec<SalesOrder>, BackendError> {
+        Ok(self
+            .orders
+            .iter()
+            .filter(|order| self.is_blocked(order))
+            .cloned()
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn demo_data_loads_and_lists_the_four_blocked_orders() {
+        let orders = EmbeddedOrders::demo().unwrap();
+        let blocked: Vec<String> = orders
+            .blocked_orders()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|order| order.sales_order)
+            .collect();
+        assert_eq!(blocked, ["4711", "4723", "4725", "4740"]);
+    }
+}

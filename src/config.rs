@@ -1,0 +1,259 @@
+//! Settings: defaults < optional config file < environment (`AGENT__…`) <
+//! Cloud Foundry (`PORT`, `VCAP_APPLICATION`). The public URL is the one
+//! exception: an explicit `PUBLIC_URL` or `server.public_url` beats
+//! `VCAP_APPLICATION`, because CF does not promise the order of several routes.
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub server: ServerSettings,
+    pub tasks: TaskSettings,
+    pub card: CardSettings,
+    pub backend: BackendSettings,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ServerSettings {
+    pub host: String,
+    pub port: u16,
+    /// The JSON-RPC endpoint as callers see it (agent card `url`).
+    pub public_url: Option<String>,
+    /// actix worker threads; unset = one per physical core.
+    pub workers: Option<usize>,
+    /// Seconds to finish in-flight requests after SIGTERM (CF kills after 10).
+    pub shutdown_timeout_secs: u64,
+    pub max_body_bytes: usize,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        ServerSettings {
+            host: "0.0.0.0".into(),
+            port: 8080,
+            public_url: None,
+            workers: None,
+            shutdown_timeout_secs: 5,
+            max_body_bytes: 1024 * 1024,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TaskSettings {
+    /// Strict A2A task ids instead of the Joule-compatible default.
+    pub strict_task_ids: bool,
+    /// Seconds a finished task stays readable (in-memory store).
+    pub retention_secs: u64,
+    /// Finished tasks kept at most (in-memory store).
+    pub max_finished: usize,
+    /// Open tasks kept at most; past it the oldest is dropped (in-memory store).
+    pub max_open: usize,
+}
+
+impl Default for TaskSettings {
+    fn default() -> Self {
+        TaskSettings {
+            strict_task_ids: false,
+            retention_secs: 3600,
+            max_finished: 10_000,
+            max_open: 10_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CardSettings {
+    pub name: String,
+    pub description: String,
+    pub provider_organization: String,
+    pub provider_url: String,
+    pub documentation_url: Option<String>,
+    /// `Cache-Control: max-age` of the card, in seconds.
+    pub cache_max_age_secs: u64,
+}
+
+impl Default for CardSettings {
+    fn default() -> Self {
+        CardSettings {
+            name: "Order Exception Agent".into(),
+            description: "Explains why SAP sales orders are stuck (credit blocks, price disputes, \
+                          missing master data, delivery blocks) and proposes the next action."
+                .into(),
+            provider_organization: "order-exception-agent".into(),
+            provider_url: "https://example.com/order-exception-agent".into(),
+            documentation_url: None,
+            cache_max_age_secs: 300,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BackendSettings {
+    /// A folder with the demo data files; unset = the data built into the binary.
+    pub data_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("configuration: {0}")]
+    Load(#[from] config::ConfigError),
+    #[error("VCAP_APPLICATION is not valid JSON: {0}")]
+    VcapApplication(serde_json::Error),
+    #[error("PORT `{0}` is not a port number")]
+    Port(String),
+    #[error("public URL `{0}` must start with http:// or https://")]
+    PublicUrl(String),
+}
+
+/// The parts of `VCAP_APPLICATION` we use.
+#[derive(Debug, Default, Deserialize)]
+struct VcapApplication {
+    #[serde(default)]
+    application_uris: Vec<String>,
+    #[serde(default)]
+    uris: Vec<String>,
+}
+
+/// The environment as a function, so tests need not touch process globals.
+pub trait EnvSource {
+    fn var(&self, name: &str) -> Option<String>;
+}
+
+pub struct ProcessEnv;
+
+impl EnvSource for ProcessEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok().filter(|value| !value.is_empty())
+    }
+}
+
+impl Settings {
+    /// Load from defaults, the optional file, `AGENT__…` variables and CF.
+    pub fn load(config_file: Option<&Path>) -> Result<Settings, ConfigError> {
+        let mut builder =
+            config::Config::builder().add_source(config::Config::try_from(&Settings::default())?);
+        if let Some(path) = config_file {
+            builder = builder.add_source(config::File::from(path).required(true));
+        }
+        builder = builder.add_source(
+            config::Environment::with_prefix("AGENT")
+                .prefix_separator("__")
+                .separator("__")
+                .try_parsing(true),
+        );
+        let mut settings: Settings = builder.build()?.try_deserialize()?;
+        settings.apply_cloud_foundry(&ProcessEnv)?;
+        Ok(settings)
+    }
+
+    /// `PORT` wins over everything; `PUBLIC_URL`, then `server.public_url`,
+    /// then `VCAP_APPLICATION.application_uris[0]` give the public URL.
+    pub fn apply_cloud_foundry(&mut self, env: &dyn EnvSource) -> Result<(), ConfigError> {
+        if let Some(port) = env.var("PORT") {
+            self.server.port = port.trim().parse().map_err(|_| ConfigError::Port(port))?;
+        }
+        if let Some(url) = env.var("PUBLIC_URL") {
+            self.server.public_url = Some(url);
+        }
+        if self.server.public_url.is_none() {
+            if let Some(vcap) = env.var("VCAP_APPLICATION") {
+                let vcap: VcapApplication =
+                    serde_json::from_str(&vcap).map_err(ConfigError::VcapApplication)?;
+                let host = vcap.application_uris.first().or(vcap.uris.first());
+                self.server.public_url = host.map(|host| format!("https://{host}/"));
+            }
+        }
+        if let Some(url) = self.server.public_url.take() {
+            self.server.public_url = Some(normalize_public_url(&url)?);
+        }
+        Ok(())
+    }
+}
+
+/// `https://host` → `https://host/`; anything without a scheme is refused.
+pub fn normalize_public_url(url: &str) -> Result<String, ConfigError> {
+    let url = url.trim();
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(ConfigError::PublicUrl(url.to_string()));
+    }
+    Ok(if url.ends_with('/') {
+        url.to_string()
+    } else {
+        format!("{url}/")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    struct FakeEnv(HashMap<&'static str, &'static str>);
+    impl EnvSource for FakeEnv {
+        fn var(&self, name: &str) -> Option<String> {
+            self.0.get(name).map(|v| v.to_string())
+        }
+    }
+
+    #[test]
+    fn cloud_foundry_port_and_route_are_used() {
+        let mut settings = Settings::default();
+        let env = FakeEnv(HashMap::from([
+            ("PORT", "9001"),
+            (
+                "VCAP_APPLICATION",
+                r#"{"application_uris":["agent.cfapps.eu10.hana.ondemand.com"]}"#,
+            ),
+        ]));
+        settings.apply_cloud_foundry(&env).unwrap();
+        assert_eq!(settings.server.port, 9001);
+        assert_eq!(
+            settings.server.public_url.as_deref(),
+            Some("https://agent.cfapps.eu10.hana.ondemand.com/")
+        );
+    }
+
+    #[test]
+    fn an_explicit_public_url_beats_vcap_application() {
+        let mut settings = Settings::default();
+        let env = FakeEnv(HashMap::from([
+            ("PUBLIC_URL", "https://agent.example.com"),
+            (
+                "VCAP_APPLICATION",
+                r#"{"application_uris":["other.example.com"]}"#,
+            ),
+        ]));
+        settings.apply_cloud_foundry(&env).unwrap();
+        assert_eq!(
+            settings.server.public_url.as_deref(),
+            Some("https://agent.example.com/")
+        );
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_a_reason() {
+        let mut settings = Settings::default();
+        let env = FakeEnv(HashMap::from([("PORT", "eighty")]));
+        assert!(matches!(
+            settings.apply_cloud_foundry(&env),
+            Err(ConfigError::Port(_))
+        ));
+        let env = FakeEnv(HashMap::from([("VCAP_APPLICATION", "{")]));
+        assert!(matches!(
+            Settings::default().apply_cloud_foundry(&env),
+            Err(ConfigError::VcapApplication(_))
+        ));
+        let env = FakeEnv(HashMap::from([("PUBLIC_URL", "agent.example.com")]));
+        assert!(matches!(
+            Settings::default().apply_cloud_foundry(&env),
+            Err(ConfigError::PublicUrl(_))
+        ));
+    }
+}

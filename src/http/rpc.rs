@@ -1,0 +1,82 @@
+use super::problem::problem;
+use crate::startup::AppState;
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpRequest, HttpResponse, web};
+use futures_util::StreamExt;
+
+/// Whether a Content-Type is JSON (`application/json`, `…+json`). A missing
+/// header is accepted: the body decides.
+fn is_json(content_type: &str) -> bool {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+/// POST / — the JSON-RPC endpoint. Transport problems (content type, size)
+/// are HTTP errors; everything from the body on is a JSON-RPC answer with 200.
+pub async fn json_rpc(
+    request: HttpRequest,
+    mut payload: web::Payload,
+    state: web::Data<AppState>,
+) -> HttpResponse {
+    if let Some(content_type) = request.headers().get(header::CONTENT_TYPE) {
+        let content_type = content_type.to_str().unwrap_or("");
+        if !is_json(content_type) {
+            return problem(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!("Content-Type `{content_type}` is not supported: send application/json"),
+            );
+        }
+    }
+    let limit = state.max_body_bytes;
+    let too_large = || {
+        problem(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("request body exceeds the limit of {limit} bytes"),
+        )
+    };
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<usize>().ok());
+    if declared.is_some_and(|length| length > limit) {
+        return too_large();
+    }
+    let mut body = web::BytesMut::with_capacity(declared.unwrap_or(1024).min(limit));
+    while let Some(chunk) = payload.next().await {
+        let Ok(chunk) = chunk else {
+            return problem(
+                StatusCode::BAD_REQUEST,
+                "the request body could not be read",
+            );
+        };
+        if body.len() + chunk.len() > limit {
+            return too_large();
+        }
+        body.extend_from_slice(&chunk);
+    }
+    let reply = crate::rpc::handle(&state.engine, &body).await;
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .json(reply.body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_json;
+
+    #[test]
+    fn json_content_types() {
+        assert!(is_json("application/json"));
+        assert!(is_json("application/json; charset=utf-8"));
+        assert!(is_json("application/json-rpc+json"));
+        assert!(!is_json("text/plain"));
+        assert!(!is_json("application/x-www-form-urlencoded"));
+    }
+}

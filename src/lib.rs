@@ -1,0 +1,13 @@
+//! order-exception-agent: an A2A 0.3.0 agent that SAP Joule calls to explain
+//! blocked sales orders. See `README.md` and the design in `docs/`.
+
+pub mod a2a;
+pub mod agent;
+pub mod backend;
+pub mod card;
+pub mod config;
+pub mod http;
+pub mod rpc;
+pub mod startup;
+pub mod tasks;
+pub mod telemetry;

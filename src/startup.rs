@@ -1,0 +1,136 @@
+//! Wire the state, bind, run; graceful shutdown on SIGTERM within the
+//! configured timeout (actix handles the signal).
+
+use crate::agent::{Agent, OrderExceptionAgent};
+use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
+use crate::card::{CardDocument, build_card};
+use crate::config::Settings;
+use crate::tasks::{EngineSettings, InMemoryTaskStore, MemoryStoreLimits, TaskEngine};
+use actix_web::dev::Server;
+use actix_web::{App, HttpServer, web};
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What every request handler shares.
+pub struct AppState {
+    pub engine: TaskEngine,
+    pub card: CardDocument,
+    pub max_body_bytes: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        address: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    #[error("cannot build the agent card: {0}")]
+    Card(#[from] serde_json::Error),
+}
+
+pub struct Application {
+    port: u16,
+    public_url: String,
+    server: Server,
+}
+
+/// The order source the settings ask for.
+pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, BackendError> {
+    Ok(match &settings.backend.data_dir {
+        Some(dir) => Arc::new(EmbeddedOrders::from_dir(dir)?),
+        None => Arc::new(EmbeddedOrders::demo()?),
+    })
+}
+
+impl Application {
+    /// The service with the order-exception agent on the configured data.
+    pub fn build(settings: Settings) -> Result<Self, StartupError> {
+        let agent = Arc::new(OrderExceptionAgent::new(order_source(&settings)?));
+        Self::build_with_agent(settings, agent)
+    }
+
+    /// The service around any agent (tests plug in scripted ones).
+    pub fn build_with_agent(
+        settings: Settings,
+        agent: Arc<dyn Agent>,
+    ) -> Result<Self, StartupError> {
+        let address = format!("{}:{}", settings.server.host, settings.server.port);
+        let listener = TcpListener::bind(&address).map_err(|source| StartupError::Bind {
+            address: address.clone(),
+            source,
+        })?;
+        let port = listener
+            .local_addr()
+            .map_err(|source| StartupError::Bind {
+                address: address.clone(),
+                source,
+            })?
+            .port();
+        let public_url = settings.server.public_url.clone().unwrap_or_else(|| {
+            let host = match settings.server.host.as_str() {
+                "0.0.0.0" | "::" | "[::]" => "127.0.0.1",
+                host => host,
+            };
+            format!("http://{host}:{port}/")
+        });
+
+        let skills = agent.skills();
+        let card = CardDocument::new(
+            build_card(&settings.card, &public_url, &skills),
+            settings.card.cache_max_age_secs,
+        )?;
+        let store = Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
+            retention: Duration::from_secs(settings.tasks.retention_secs),
+            max_terminal: settings.tasks.max_finished,
+            max_open: settings.tasks.max_open,
+        }));
+        let engine = TaskEngine::new(
+            store,
+            agent,
+            EngineSettings {
+                strict_task_ids: settings.tasks.strict_task_ids,
+            },
+        );
+        let state = web::Data::new(AppState {
+            engine,
+            card,
+            max_body_bytes: settings.server.max_body_bytes,
+        });
+
+        let mut server = HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .configure(crate::http::routes)
+        })
+        .shutdown_timeout(settings.server.shutdown_timeout_secs);
+        if let Some(workers) = settings.server.workers {
+            server = server.workers(workers.max(1));
+        }
+        let server = server
+            .listen(listener)
+            .map_err(|source| StartupError::Bind { address, source })?
+            .run();
+        Ok(Application {
+            port,
+            public_url,
+            server,
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The JSON-RPC endpoint as the card announces it.
+    pub fn public_url(&self) -> &str {
+        &self.public_url
+    }
+
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}

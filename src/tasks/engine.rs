@@ -1,0 +1,398 @@
+//! The task lifecycle: create or continue a task, run the agent's turn, store
+//! the outcome. `submitted → working → input-required | completed | failed |
+//! rejected | canceled`; terminal tasks never change.
+
+use super::now_rfc3339;
+use super::store::{StoreError, StoredTask, TaskStore};
+use crate::a2a::{
+    Artifact, Message, MessageSendParams, Part, Role, RpcError, Task, TaskKind, TaskState,
+    TaskStatus,
+};
+use crate::agent::{Agent, Outcome, Reply, Turn};
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EngineSettings {
+    /// Strict A2A ids: a finished task id gets -32004 and an unknown one
+    /// -32001, instead of a new task in the same context (Joule-compatible).
+    pub strict_task_ids: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("{0}")]
+    InvalidParams(String),
+    #[error("{0}")]
+    ContentTypeNotSupported(String),
+    #[error("task {0} not found")]
+    TaskNotFound(String),
+    #[error("task {id} cannot be canceled: it is already {state}")]
+    NotCancelable { id: String, state: &'static str },
+    #[error("{0}")]
+    Unsupported(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl EngineError {
+    pub fn to_rpc_error(&self) -> RpcError {
+        match self {
+            EngineError::InvalidParams(detail) => RpcError::invalid_params(detail.clone()),
+            EngineError::ContentTypeNotSupported(detail) => {
+                RpcError::content_type_not_supported(detail.clone())
+            }
+            EngineError::TaskNotFound(id) => RpcError::task_not_found(id),
+            EngineError::NotCancelable { id, state } => RpcError::task_not_cancelable(id, state),
+            EngineError::Unsupported(detail) => RpcError::unsupported(detail.clone()),
+            EngineError::Store(StoreError::NotFound(id)) => RpcError::task_not_found(id),
+            EngineError::Store(error) => RpcError::internal(error.to_string()),
+        }
+    }
+}
+
+pub struct TaskEngine {
+    store: Arc<dyn TaskStore>,
+    agent: Arc<dyn Agent>,
+    settings: EngineSettings,
+}
+
+/// `historyLength`: negative is an error; absent keeps everything.
+fn history_limit(value: Option<i64>, field: &str) -> Result<Option<u64>, EngineError> {
+    match value {
+        None => Ok(None),
+        Some(n) if n < 0 => Err(EngineError::InvalidParams(format!(
+            "{field} must not be negative (got {n})"
+        ))),
+        Some(n) => Ok(Some(n.unsigned_abs())),
+    }
+}
+
+/// Empty-string ids count as absent (Joule sends `""` on a first turn).
+fn present(id: &Option<String>) -> Option<&str> {
+    id.as_deref().filter(|id| !id.trim().is_empty())
+}
+
+fn check_message(message: &Message) -> Result<(), EngineError> {
+    if message.role != Role::User {
+        return Err(EngineError::InvalidParams(
+            "params.message.role must be \"user\"".into(),
+        ));
+    }
+    if message.parts.is_empty() {
+        return Err(EngineError::InvalidParams(
+            "params.message.parts must not be empty".into(),
+        ));
+    }
+    if message.message_id.trim().is_empty() {
+        return Err(EngineError::InvalidParams(
+            "params.message.messageId must not be empty".into(),
+        ));
+    }
+    for (index, part) in message.parts.iter().enumerate() {
+        if !matches!(part, Part::Text(_)) {
+            return Err(EngineError::ContentTypeNotSupported(format!(
+                "params.message.parts[{index}]: {} parts are not supported; this agent takes text/plain only",
+                part.media_type()
+            )));
+        }
+    }
+    if message.text().trim().is_empty() {
+        return Err(EngineError::InvalidParams(
+            "params.message.parts: the message has no text".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn outcome_state(outcome: Outcome) -> TaskState {
+    match outcome {
+        Outcome::InputRequired => TaskState::InputRequired,
+        Outcome::Completed => TaskState::Completed,
+        Outcome::Failed => TaskState::Failed,
+        Outcome::Rejected => TaskState::Rejected,
+    }
+}
+
+fn agent_message(task: &Task, text: &str, metadata: Option<Map<String, Value>>) -> Message {
+    let mut message = Message::agent_text(text);
+    message.task_id = Some(task.id.clone());
+    message.context_id = Some(task.context_id.clone());
+    message.metadata = metadata;
+    message
+}
+
+fn set_status(task: &mut Task, state: TaskState, message: Option<Message>) {
+    if let Some(message) = &message {
+        task.history
+            .get_or_insert_with(Vec::new)
+            .push(message.clone());
+    }
+    task.status = TaskStatus {
+        state,
+        message,
+        timestamp: Some(now_rfc3339()),
+    };
+}
+
+/// Apply the agent's reply: status message, answer and proposal artifacts.
+fn apply_reply(task: &mut Task, reply: Reply) {
+    let state = outcome_state(reply.outcome);
+    let mut metadata = Map::new();
+    if let Some(routing) = &reply.routing {
+        metadata.insert("routing".into(), json!(routing));
+    }
+    let metadata = (!metadata.is_empty()).then_some(metadata);
+    let message = agent_message(task, &reply.text, metadata.clone());
+    if state.is_terminal() {
+        let artifacts = task.artifacts.get_or_insert_with(Vec::new);
+        artifacts.push(Artifact {
+            artifact_id: uuid::Uuid::new_v4().to_string(),
+            name: Some("answer".into()),
+            description: None,
+            parts: vec![Part::text(reply.text.clone())],
+            metadata: None,
+            extensions: None,
+        });
+        if let Some(proposal) = &reply.proposal {
+            if let Value::Object(data) = json!(proposal) {
+                artifacts.push(Artifact {
+                    artifact_id: uuid::Uuid::new_v4().to_string(),
+                    name: Some("proposal".into()),
+                    description: Some(proposal.summary.clone()),
+                    parts: vec![Part::data(data)],
+                    metadata: None,
+                    extensions: None,
+                });
+            }
+        }
+    }
+    if let Some(metadata) = metadata {
+        task.metadata.get_or_insert_with(Map::new).extend(metadata);
+    }
+    set_status(task, state, Some(message));
+}
+
+impl TaskEngine {
+    pub fn new(store: Arc<dyn TaskStore>, agent: Arc<dyn Agent>, settings: EngineSettings) -> Self {
+        TaskEngine {
+            store,
+            agent,
+            settings,
+        }
+    }
+
+    pub fn agent(&self) -> &Arc<dyn Agent> {
+        &self.agent
+    }
+
+    /// `message/send`: start or continue a task and answer it as it stands
+    /// after the turn.
+    pub async fn send_message(&self, params: MessageSendParams) -> Result<Task, EngineError> {
+        let configuration = params.configuration.unwrap_or_default();
+        let history_length = history_limit(
+            configuration.history_length,
+            "params.configuration.historyLength",
+        )?;
+        let message = params.message;
+        check_message(&message)?;
+        if configuration.push_notification_config.is_some() {
+            tracing::warn!(
+                "pushNotificationConfig ignored: push notifications are not supported yet"
+            );
+        }
+
+        let context_id = present(&message.context_id).map(str::to_string);
+        let task = match present(&message.task_id) {
+            None => self.start_task(message, context_id, None).await?,
+            Some(task_id) => {
+                let task_id = task_id.to_string();
+                let existing = self.store.get(&task_id).await?.filter(|stored| {
+                    context_id
+                        .as_ref()
+                        .is_none_or(|c| *c == stored.task.context_id)
+                });
+                match existing {
+                    Some(stored) if stored.task.status.state.is_interrupted() => {
+                        self.continue_task(stored, message).await?
+                    }
+                    Some(stored) if stored.task.status.state.is_terminal() => {
+                        if self.settings.strict_task_ids {
+                            return Err(EngineError::Unsupported(format!(
+                                "task {task_id} is {} and cannot be continued; send the message without taskId",
+                                stored.task.status.state.as_str()
+                            )));
+                        }
+                        tracing::info!(task.id = %task_id, "message for a finished task: new task in the same context");
+                        let context = stored.task.context_id.clone();
+                        self.start_task(message, Some(context), Some(task_id))
+                            .await?
+                    }
+                    // Submitted or working: the turn in progress answers; do not start a second one.
+                    Some(stored) => stored.task,
+                    None => {
+                        if self.settings.strict_task_ids {
+                            return Err(EngineError::TaskNotFound(task_id));
+                        }
+                        tracing::info!(task.id = %task_id, "message for an unknown task: new task");
+                        self.start_task(message, context_id, Some(task_id)).await?
+                    }
+                }
+            }
+        };
+        Ok(task.with_history_limit(history_length))
+    }
+
+    async fn start_task(
+        &self,
+        mut message: Message,
+        context_id: Option<String>,
+        stale_task_id: Option<String>,
+    ) -> Result<Task, EngineError> {
+        let task_id = uuid::Uuid::new_v4().to_string();
+        let context_id = context_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        message.task_id = Some(task_id.clone());
+        message.context_id = Some(context_id.clone());
+        if let Some(stale) = stale_task_id {
+            let references = message.reference_task_ids.get_or_insert_with(Vec::new);
+            if !references.contains(&stale) {
+                references.push(stale);
+            }
+        }
+        let text = message.text();
+        let task = Task {
+            kind: TaskKind::Value,
+            id: task_id,
+            context_id,
+            status: TaskStatus {
+                state: TaskState::Submitted,
+                message: None,
+                timestamp: Some(now_rfc3339()),
+            },
+            history: Some(vec![message]),
+            artifacts: None,
+            metadata: None,
+        };
+        let stored = self.store.create(task).await?;
+        let turn = Turn {
+            earlier_user_texts: Vec::new(),
+            text,
+        };
+        self.run_turn(stored.task, stored.version, turn).await
+    }
+
+    async fn continue_task(
+        &self,
+        stored: StoredTask,
+        mut message: Message,
+    ) -> Result<Task, EngineError> {
+        let earlier_user_texts = stored
+            .task
+            .history
+            .iter()
+            .flatten()
+            .filter(|m| m.role == Role::User)
+            .map(Message::text)
+            .collect();
+        message.task_id = Some(stored.task.id.clone());
+        message.context_id = Some(stored.task.context_id.clone());
+        let turn = Turn {
+            earlier_user_texts,
+            text: message.text(),
+        };
+        let mut task = stored.task;
+        task.history.get_or_insert_with(Vec::new).push(message);
+        self.run_turn(task, stored.version, turn).await
+    }
+
+    /// Claim the task for a turn (`working`, compare-and-set on `version`),
+    /// run the agent, store the outcome.
+    async fn run_turn(
+        &self,
+        mut task: Task,
+        version: u64,
+        turn: Turn,
+    ) -> Result<Task, EngineError> {
+        set_status(&mut task, TaskState::Working, None);
+        let stored = match self.store.update(task, version).await {
+            Ok(stored) => stored,
+            // Another request continued or canceled the task first: answer it as it is.
+            Err(StoreError::Conflict(id) | StoreError::Terminal(id)) => {
+                return self.current(&id).await;
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let agent = Arc::clone(&self.agent);
+        // Its own tokio task: a panicking turn fails this task, not the server.
+        let reply = match tokio::spawn(async move { agent.respond(turn).await }).await {
+            Ok(reply) => reply,
+            Err(error) => {
+                tracing::error!(task.id = %stored.task.id, %error, "agent turn panicked");
+                Reply::new(
+                    Outcome::Failed,
+                    "The agent failed on this request (internal error). Please try again.",
+                )
+            }
+        };
+        let mut task = stored.task;
+        apply_reply(&mut task, reply);
+        match self.store.update(task, stored.version).await {
+            Ok(stored) => Ok(stored.task),
+            // Canceled while the turn ran: the cancel stands.
+            Err(StoreError::Conflict(id) | StoreError::Terminal(id)) => self.current(&id).await,
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    async fn current(&self, task_id: &str) -> Result<Task, EngineError> {
+        self.store
+            .get(task_id)
+            .await?
+            .map(|stored| stored.task)
+            .ok_or_else(|| EngineError::TaskNotFound(task_id.to_string()))
+    }
+
+    /// `tasks/get`.
+    pub async fn get_task(
+        &self,
+        task_id: &str,
+        history_length: Option<i64>,
+    ) -> Result<Task, EngineError> {
+        let limit = history_limit(history_length, "params.historyLength")?;
+        Ok(self.current(task_id).await?.with_history_limit(limit))
+    }
+
+    /// `tasks/cancel`: a task not yet finished ends `canceled`.
+    pub async fn cancel_task(&self, task_id: &str) -> Result<Task, EngineError> {
+        // Retry when a turn writes between our read and our write.
+        for _ in 0..5 {
+            let stored = self
+                .store
+                .get(task_id)
+                .await?
+                .ok_or_else(|| EngineError::TaskNotFound(task_id.to_string()))?;
+            let state = stored.task.status.state;
+            if state.is_terminal() {
+                return Err(EngineError::NotCancelable {
+                    id: task_id.to_string(),
+                    state: state.as_str(),
+                });
+            }
+            let mut task = stored.task;
+            let message = agent_message(
+                &task,
+                "The task was canceled at the client's request.",
+                None,
+            );
+            set_status(&mut task, TaskState::Canceled, Some(message));
+            match self.store.update(task, stored.version).await {
+                Ok(stored) => return Ok(stored.task),
+                Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => continue,
+                Err(error) => return Err(error.into()),
+            }
+        }
+        Err(EngineError::Store(StoreError::Conflict(
+            task_id.to_string(),
+        )))
+    }
+}

@@ -1,0 +1,284 @@
+//! The in-memory task store. Bounded: terminal tasks go after a retention
+//! time or beyond a count cap, so memory stays flat under sustained load;
+//! open tasks stay, unless a hard cap forces out the oldest (logged).
+
+use super::store::{StoreError, StoredTask, TaskStore};
+use crate::a2a::Task;
+use async_trait::async_trait;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryStoreLimits {
+    /// How long a finished task can still be read.
+    pub retention: Duration,
+    /// At most this many finished tasks are kept (oldest go first).
+    pub max_terminal: usize,
+    /// Hard cap on open tasks; past it the oldest open task is dropped.
+    pub max_open: usize,
+}
+
+impl Default for MemoryStoreLimits {
+    fn default() -> Self {
+        MemoryStoreLimits {
+            retention: Duration::from_secs(3600),
+            max_terminal: 10_000,
+            max_open: 10_000,
+        }
+    }
+}
+
+struct Entry {
+    stored: StoredTask,
+    /// Creation sequence number, the key in `open_by_age` while open.
+    sequence: u64,
+    finished_at: Option<Instant>,
+}
+
+#[derive(Default)]
+struct Tasks {
+    by_id: HashMap<String, Entry>,
+    /// Finished tasks in the order they finished (a task finishes once).
+    finished: VecDeque<(Instant, String)>,
+    /// Open tasks, oldest first.
+    open_by_age: BTreeMap<u64, String>,
+    next_sequence: u64,
+}
+
+pub struct InMemoryTaskStore {
+    limits: MemoryStoreLimits,
+    // A std mutex: every critical section is short and never awaits.
+    tasks: Mutex<Tasks>,
+}
+
+impl InMemoryTaskStore {
+    pub fn new(limits: MemoryStoreLimits) -> Self {
+        InMemoryTaskStore {
+            limits,
+            tasks: Mutex::new(Tasks::default()),
+        }
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Tasks>, StoreError> {
+        self.tasks
+            .lock()
+            .map_err(|_| StoreError::Unavailable("task store lock poisoned".into()))
+    }
+
+    /// How many tasks are held (finished and open).
+    pub fn len(&self) -> usize {
+        self.lock().map(|tasks| tasks.by_id.len()).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn expired(&self, entry: &Entry, now: Instant) -> bool {
+        entry
+            .finished_at
+            .is_some_and(|finished| now.duration_since(finished) > self.limits.retention)
+    }
+
+    fn evict(&self, tasks: &mut Tasks, now: Instant) {
+        while let Some((finished_at, _)) = tasks.finished.front() {
+            let too_old = now.duration_since(*finished_at) > self.limits.retention;
+            if !too_old && tasks.finished.len() <= self.limits.max_terminal {
+                break;
+            }
+            if let Some((_, id)) = tasks.finished.pop_front() {
+                tasks.by_id.remove(&id);
+            }
+        }
+        while tasks.open_by_age.len() > self.limits.max_open {
+            let Some((_, id)) = tasks.open_by_age.pop_first() else {
+                break;
+            };
+            tasks.by_id.remove(&id);
+            tracing::warn!(
+                task.id = %id,
+                max_open = self.limits.max_open,
+                "open-task cap reached: dropped the oldest open task"
+            );
+        }
+    }
+}
+
+#[async_trait]
+impl TaskStore for InMemoryTaskStore {
+    async fn get(&self, task_id: &str) -> Result<Option<StoredTask>, StoreError> {
+        let tasks = self.lock()?;
+        let now = Instant::now();
+        Ok(tasks
+            .by_id
+            .get(task_id)
+            .filter(|entry| !self.expired(entry, now))
+            .map(|entry| entry.stored.clone()))
+    }
+
+    async fn create(&self, task: Task) -> Result<StoredTask, StoreError> {
+        let mut tasks = self.lock()?;
+        if tasks.by_id.contains_key(&task.id) {
+            return Err(StoreError::AlreadyExists(task.id));
+        }
+        let now = Instant::now();
+        let sequence = tasks.next_sequence;
+        tasks.next_sequence += 1;
+        let terminal = task.status.state.is_terminal();
+        if terminal {
+            tasks.finished.push_back((now, task.id.clone()));
+        } else {
+            tasks.open_by_age.insert(sequence, task.id.clone());
+        }
+        let stored = StoredTask { task, version: 1 };
+        tasks.by_id.insert(
+            stored.task.id.clone(),
+            Entry {
+                stored: stored.clone(),
+                sequence,
+                finished_at: terminal.then_some(now),
+            },
+        );
+        self.evict(&mut tasks, now);
+        Ok(stored)
+    }
+
+    async fn update(&self, task: Task, expected_version: u64) -> Result<StoredTask, StoreError> {
+        let mut tasks = self.lock()?;
+        let now = Instant::now();
+        let id = task.id.clone();
+        let entry = tasks
+            .by_id
+            .get_mut(&id)
+            .filter(|entry| {
+                !(entry
+                    .finished_at
+                    .is_some_and(|f| now.duration_since(f) > self.limits.retention))
+            })
+            .ok_or_else(|| StoreError::NotFound(id.clone()))?;
+        if entry.stored.task.status.state.is_terminal() {
+            return Err(StoreError::Terminal(id));
+        }
+        if entry.stored.version != expected_version {
+            return Err(StoreError::Conflict(id));
+        }
+        let finishing = task.status.state.is_terminal();
+        entry.stored = StoredTask {
+            task,
+            version: expected_version + 1,
+        };
+        let stored = entry.stored.clone();
+        let sequence = entry.sequence;
+        if finishing {
+            entry.finished_at = Some(now);
+            tasks.open_by_age.remove(&sequence);
+            tasks.finished.push_back((now, id));
+        }
+        self.evict(&mut tasks, now);
+        Ok(stored)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::a2a::{TaskKind, TaskState, TaskStatus};
+
+    fn task(id: &str, state: TaskState) -> Task {
+        Task {
+            kind: TaskKind::Value,
+            id: id.into(),
+            context_id: "c".into(),
+            status: TaskStatus {
+                state,
+                message: None,
+                timestamp: None,
+            },
+            history: None,
+            artifacts: None,
+            metadata: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn stale_versions_conflict_and_terminal_tasks_never_change() {
+        let store = InMemoryTaskStore::new(MemoryStoreLimits::default());
+        let created = store.create(task("t", TaskState::Submitted)).await.unwrap();
+        let working = store
+            .update(task("t", TaskState::Working), created.version)
+            .await
+            .unwrap();
+        assert_eq!(
+            store
+                .update(task("t", TaskState::Completed), created.version)
+                .await,
+            Err(StoreError::Conflict("t".into()))
+        );
+        store
+            .update(task("t", TaskState::Completed), working.version)
+            .await
+            .unwrap();
+        assert_eq!(
+            store
+                .update(task("t", TaskState::Working), working.version + 1)
+                .await,
+            Err(StoreError::Terminal("t".into()))
+        );
+    }
+
+    #[tokio::test]
+    async fn finished_tasks_beyond_the_cap_are_evicted_open_ones_kept() {
+        let limits = MemoryStoreLimits {
+            max_terminal: 3,
+            ..MemoryStoreLimits::default()
+        };
+        let store = InMemoryTaskStore::new(limits);
+        store
+            .create(task("open", TaskState::InputRequired))
+            .await
+            .unwrap();
+        for i in 0..10 {
+            store
+                .create(task(&format!("done-{i}"), TaskState::Completed))
+                .await
+                .unwrap();
+        }
+        assert_eq!(store.len(), 4);
+        assert!(store.get("open").await.unwrap().is_some());
+        assert!(store.get("done-0").await.unwrap().is_none());
+        assert!(store.get("done-9").await.unwrap().is_some());
+    }
+
+    #[tokio::test]
+    async fn finished_tasks_expire_after_the_retention() {
+        let limits = MemoryStoreLimits {
+            retention: Duration::from_millis(0),
+            ..MemoryStoreLimits::default()
+        };
+        let store = InMemoryTaskStore::new(limits);
+        store
+            .create(task("done", TaskState::Completed))
+            .await
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(store.get("done").await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn the_hard_cap_drops_the_oldest_open_task() {
+        let limits = MemoryStoreLimits {
+            max_open: 2,
+            ..MemoryStoreLimits::default()
+        };
+        let store = InMemoryTaskStore::new(limits);
+        for id in ["a", "b", "c"] {
+            store
+                .create(task(id, TaskState::InputRequired))
+                .await
+                .unwrap();
+        }
+        assert!(store.get("a").await.unwrap().is_none());
+        assert!(store.get("c").await.unwrap().is_some());
+    }
+}

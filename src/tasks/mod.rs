@@ -1,0 +1,16 @@
+//! Tasks: the lifecycle engine that runs agent turns, and where tasks live.
+
+mod engine;
+mod memory;
+mod store;
+
+pub use engine::{EngineError, EngineSettings, TaskEngine};
+pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
+pub use store::{StoreError, StoredTask, TaskStore};
+
+/// The current time as RFC 3339, for `TaskStatus.timestamp`.
+pub(crate) fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}

@@ -162,13 +162,13 @@ impl Settings {
         if let Some(url) = env.var("PUBLIC_URL") {
             self.server.public_url = Some(url);
         }
-        if self.server.public_url.is_none() {
-            if let Some(vcap) = env.var("VCAP_APPLICATION") {
-                let vcap: VcapApplication =
-                    serde_json::from_str(&vcap).map_err(ConfigError::VcapApplication)?;
-                let host = vcap.application_uris.first().or(vcap.uris.first());
-                self.server.public_url = host.map(|host| format!("https://{host}/"));
-            }
+        if self.server.public_url.is_none()
+            && let Some(vcap) = env.var("VCAP_APPLICATION")
+        {
+            let vcap: VcapApplication =
+                serde_json::from_str(&vcap).map_err(ConfigError::VcapApplication)?;
+            let host = vcap.application_uris.first().or(vcap.uris.first());
+            self.server.public_url = host.map(|host| format!("https://{host}/"));
         }
         if let Some(url) = self.server.public_url.take() {
             self.server.public_url = Some(normalize_public_url(&url)?);

@@ -145,10 +145,10 @@ fn legacy_send_params(params: Option<Value>) -> Result<Value, RpcError> {
     };
     if let Some(Value::Array(parts)) = message.get_mut("parts") {
         for part in parts.iter_mut().filter_map(Value::as_object_mut) {
-            if !part.contains_key("kind") {
-                if let Some(kind) = part.remove("type") {
-                    part.insert("kind".into(), kind);
-                }
+            if !part.contains_key("kind")
+                && let Some(kind) = part.remove("type")
+            {
+                part.insert("kind".into(), kind);
             }
         }
     }

@@ -9,7 +9,7 @@
 //! two cards share ("delivery") decides less than one only one card has.
 
 use super::specialists::Skill;
-use super::text::stems;
+use super::text::stem_runs;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -47,13 +47,14 @@ pub struct Router {
 }
 
 fn features(text: &str) -> Vec<(String, f64)> {
-    let stems = stems(text);
-    let mut features: Vec<(String, f64)> = stems.iter().map(|s| (s.clone(), 1.0)).collect();
-    features.extend(
-        stems
-            .windows(2)
-            .map(|pair| (format!("{} {}", pair[0], pair[1]), PAIR_FACTOR)),
-    );
+    let mut features = Vec::new();
+    for run in stem_runs(text) {
+        features.extend(run.iter().map(|stem| (stem.clone(), 1.0)));
+        features.extend(
+            run.windows(2)
+                .map(|pair| (format!("{} {}", pair[0], pair[1]), PAIR_FACTOR)),
+        );
+    }
     features
 }
 
@@ -111,7 +112,8 @@ impl Router {
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
         let scores = ranked
             .iter()
-            .map(|(id, score)| (id.clone(), (score * 100.0).round() / 100.0))
+            // `+ 0.0` turns a rounded -0.0 into 0.0.
+            .map(|(id, score)| (id.clone(), (score * 100.0).round() / 100.0 + 0.0))
             .collect();
         let top = ranked.first().map(|(_, s)| *s).unwrap_or(0.0);
         let second = ranked.get(1).map(|(_, s)| *s).unwrap_or(0.0);
@@ -142,5 +144,111 @@ impl Router {
             basis: "text".into(),
             tied: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::specialists;
+
+    fn router() -> Router {
+        let all = specialists::all();
+        let skills: Vec<&Skill> = all.iter().map(|s| s.skill()).collect();
+        Router::new(&skills)
+    }
+
+    fn check(cases: &[(&str, Option<&str>)]) {
+        let router = router();
+        let misses: Vec<String> = cases
+            .iter()
+            .filter_map(|(text, expected)| {
+                let decision = router.route(text);
+                (decision.specialist.as_deref() != *expected)
+                    .then(|| format!("{text:?}: expected {expected:?}, got {decision:?}"))
+            })
+            .collect();
+        assert!(misses.is_empty(), "{misses:#?}");
+    }
+
+    #[test]
+    fn the_seed_evaluation_set() {
+        check(&[
+            ("why is order 4711 blocked by credit", Some("credit")),
+            (
+                "customer 10023 is over the credit limit on 4711",
+                Some("credit"),
+            ),
+            ("the customer disputes the price on 4725", Some("pricing")),
+            (
+                "check the billed price of 4725 against the price list",
+                Some("pricing"),
+            ),
+            ("order 4723 is incomplete", Some("masterdata")),
+            ("what address data is missing on 4723", Some("masterdata")),
+            ("Blocked by the credit check.", Some("credit")),
+            ("Pricing: customer disputes the price.", Some("pricing")),
+            (
+                "Incomplete: delivery address data missing.",
+                Some("masterdata"),
+            ),
+            (
+                "customer wants a later delivery date on 4740",
+                Some("delivery"),
+            ),
+            (
+                "Delivery block: customer asked for a later date.",
+                Some("delivery"),
+            ),
+            ("book a meeting room for tomorrow", None),
+        ]);
+    }
+
+    /// How clerks say the same things in their own words.
+    #[test]
+    fn paraphrases_and_synonyms() {
+        check(&[
+            ("4711 is on credit hold", Some("credit")),
+            (
+                "the customer exceeded their credit limit, order 4711",
+                Some("credit"),
+            ),
+            (
+                "customer has too many unpaid invoices, 4711 stuck",
+                Some("credit"),
+            ),
+            ("open items are above the limit for 4711", Some("credit")),
+            (
+                "the client says we overcharged them on 4725",
+                Some("pricing"),
+            ),
+            ("4725 was invoiced at the wrong price", Some("pricing")),
+            (
+                "customer claims a discount was agreed for 4725",
+                Some("pricing"),
+            ),
+            ("the billed amount on 4725 is too high", Some("pricing")),
+            ("zip code missing on 4723", Some("masterdata")),
+            (
+                "the ship-to address of 4723 has no street",
+                Some("masterdata"),
+            ),
+            ("postal code is empty for order 4723", Some("masterdata")),
+            ("order 4723 lacks mandatory fields", Some("masterdata")),
+            ("can we postpone the delivery of 4740", Some("delivery")),
+            ("customer asked to reschedule 4740", Some("delivery")),
+            ("push back the shipping date for 4740", Some("delivery")),
+            ("the customer wants 4740 shipped later", Some("delivery")),
+            ("what's the weather like", None),
+            ("hello", None),
+            ("please order lunch for the team", None),
+        ]);
+    }
+
+    #[test]
+    fn a_shared_word_alone_decides_nothing() {
+        let decision = router().route("order");
+        assert_eq!(decision.specialist, None);
+        assert_eq!(decision.basis, "no-match");
     }
 }

@@ -14,7 +14,8 @@ const STOPWORDS: &[&str] = &[
     "me", "my", "of", "on", "or", "our", "please", "she", "so", "some", "than", "that", "the",
     "their", "them", "then", "there", "these", "they", "this", "those", "to", "us", "was", "we",
     "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your",
-    "hi", "hello", "thanks", "tell",
+    "hi", "hello", "thanks", "tell", "too", "not", "no", "much", "very", "also", "still", "want",
+    "wants", "need", "needs", "says", "said",
 ];
 
 /// Lower-case words and numbers, split at anything that is not a letter or digit.
@@ -27,12 +28,26 @@ pub fn tokens(text: &str) -> Vec<String> {
 
 /// The stems of the meaningful words (no stopwords, no numbers).
 pub fn stems(text: &str) -> Vec<String> {
-    tokens(text)
-        .into_iter()
-        .filter(|token| !STOPWORDS.contains(&token.as_str()))
-        .filter(|token| !token.chars().all(|c| c.is_ascii_digit()))
-        .map(|token| STEMMER.stem(&token).into_owned())
-        .collect()
+    stem_runs(text).into_iter().flatten().collect()
+}
+
+/// Stems in runs of adjacent meaningful words: a stopword or a number ends a
+/// run, so "order 4711 blocked" gives two runs and no pair "order block".
+pub fn stem_runs(text: &str) -> Vec<Vec<String>> {
+    let mut runs = vec![Vec::new()];
+    for token in tokens(text) {
+        let meaningless =
+            STOPWORDS.contains(&token.as_str()) || token.chars().all(|c| c.is_ascii_digit());
+        if meaningless {
+            if runs.last().is_some_and(|run| !run.is_empty()) {
+                runs.push(Vec::new());
+            }
+        } else if let Some(run) = runs.last_mut() {
+            run.push(STEMMER.stem(&token).into_owned());
+        }
+    }
+    runs.retain(|run| !run.is_empty());
+    runs
 }
 
 /// Words before a number that say it is not a sales order.
@@ -102,5 +117,9 @@ mod tests {
     #[test]
     fn stems_drop_stopwords_and_numbers() {
         assert_eq!(stems("Why is order 4711 blocked?"), ["order", "block"]);
+        assert_eq!(
+            stem_runs("order 4711 blocked by the credit limit"),
+            [vec!["order"], vec!["block"], vec!["credit", "limit"]]
+        );
     }
 }

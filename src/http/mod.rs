@@ -9,17 +9,23 @@ mod rpc;
 use actix_web::web;
 
 pub fn routes(config: &mut web::ServiceConfig) {
+    for path in ["/.well-known/agent-card.json", "/.well-known/agent.json"] {
+        config.service(
+            web::resource(path)
+                .route(web::get().to(card::agent_card))
+                .default_service(web::to(problem::only_get)),
+        );
+    }
     config
-        .route(
-            "/.well-known/agent-card.json",
-            web::get().to(card::agent_card),
+        .service(
+            web::resource("/health")
+                .route(web::get().to(health::health))
+                .default_service(web::to(problem::only_get)),
         )
-        .route("/.well-known/agent.json", web::get().to(card::agent_card))
-        .route("/health", web::get().to(health::health))
         .service(
             web::resource("/")
                 .route(web::post().to(rpc::json_rpc))
-                .default_service(web::to(problem::method_not_allowed)),
+                .default_service(web::to(problem::only_post)),
         )
         .default_service(web::to(problem::not_found));
 }

@@ -25,17 +25,26 @@ pub async fn not_found(request: HttpRequest) -> HttpResponse {
     )
 }
 
-pub async fn method_not_allowed(request: HttpRequest) -> HttpResponse {
+fn method_not_allowed(request: &HttpRequest, allowed: &'static str, hint: &str) -> HttpResponse {
     let mut response = problem(
         StatusCode::METHOD_NOT_ALLOWED,
         format!(
-            "{} / is not allowed: send JSON-RPC requests with POST",
-            request.method()
+            "{} {} is not allowed: {hint}",
+            request.method(),
+            request.path()
         ),
     );
     response.headers_mut().insert(
         actix_web::http::header::ALLOW,
-        actix_web::http::header::HeaderValue::from_static("POST"),
+        actix_web::http::header::HeaderValue::from_static(allowed),
     );
     response
+}
+
+pub async fn only_post(request: HttpRequest) -> HttpResponse {
+    method_not_allowed(&request, "POST", "send JSON-RPC requests with POST")
+}
+
+pub async fn only_get(request: HttpRequest) -> HttpResponse {
+    method_not_allowed(&request, "GET", "this resource is read with GET")
 }

@@ -154,17 +154,17 @@ fn apply_reply(task: &mut Task, reply: Reply) {
             metadata: None,
             extensions: None,
         });
-        if let Some(proposal) = &reply.proposal {
-            if let Value::Object(data) = json!(proposal) {
-                artifacts.push(Artifact {
-                    artifact_id: uuid::Uuid::new_v4().to_string(),
-                    name: Some("proposal".into()),
-                    description: Some(proposal.summary.clone()),
-                    parts: vec![Part::data(data)],
-                    metadata: None,
-                    extensions: None,
-                });
-            }
+        if let Some(proposal) = &reply.proposal
+            && let Value::Object(data) = json!(proposal)
+        {
+            artifacts.push(Artifact {
+                artifact_id: uuid::Uuid::new_v4().to_string(),
+                name: Some("proposal".into()),
+                description: Some(proposal.summary.clone()),
+                parts: vec![Part::data(data)],
+                metadata: None,
+                extensions: None,
+            });
         }
     }
     if let Some(metadata) = metadata {

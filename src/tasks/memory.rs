@@ -151,11 +151,7 @@ impl TaskStore for InMemoryTaskStore {
         let entry = tasks
             .by_id
             .get_mut(&id)
-            .filter(|entry| {
-                !(entry
-                    .finished_at
-                    .is_some_and(|f| now.duration_since(f) > self.limits.retention))
-            })
+            .filter(|entry| !self.expired(entry, now))
             .ok_or_else(|| StoreError::NotFound(id.clone()))?;
         if entry.stored.task.status.state.is_terminal() {
             return Err(StoreError::Terminal(id));

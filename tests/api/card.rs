@@ -1,0 +1,97 @@
+use crate::helpers::{assert_schema, spawn_app};
+
+#[tokio::test]
+async fn the_card_is_served_at_both_well_known_paths_and_is_schema_valid() {
+    let app = spawn_app().await;
+    let mut cards = Vec::new();
+    for path in ["/.well-known/agent-card.json", "/.well-known/agent.json"] {
+        let response = app
+            .client
+            .get(format!("{}{path}", app.address))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{path}");
+        assert!(
+            response.headers().get("etag").is_some(),
+            "{path} has an ETag"
+        );
+        let cache_control = response.headers()["cache-control"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(cache_control.contains("max-age="), "{cache_control}");
+        let card: serde_json::Value = response.json().await.unwrap();
+        assert_schema("AgentCard", &card);
+        cards.push(card);
+    }
+    assert_eq!(cards[0], cards[1], "both paths serve the same card");
+    let card = &cards[0];
+    assert_eq!(card["protocolVersion"], "0.3.0");
+    assert_eq!(card["preferredTransport"], "JSONRPC");
+    assert_eq!(card["url"], format!("http://127.0.0.1:{}/", app.port));
+    assert_eq!(card["capabilities"]["streaming"], false);
+    assert_eq!(card["capabilities"]["pushNotifications"], false);
+    let skill_ids: Vec<&str> = card["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| skill["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(skill_ids, ["credit", "pricing", "masterdata", "delivery"]);
+    for skill in card["skills"].as_array().unwrap() {
+        assert!(!skill["examples"].as_array().unwrap().is_empty(), "{skill}");
+        assert!(!skill["tags"].as_array().unwrap().is_empty(), "{skill}");
+    }
+}
+
+#[tokio::test]
+async fn if_none_match_with_the_etag_gives_304() {
+    let app = spawn_app().await;
+    let url = format!("{}/.well-known/agent-card.json", app.address);
+    let first = app.client.get(&url).send().await.unwrap();
+    let etag = first.headers()["etag"].to_str().unwrap().to_string();
+
+    let again = app
+        .client
+        .get(&url)
+        .header("If-None-Match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status().as_u16(), 304);
+    assert_eq!(again.headers()["etag"].to_str().unwrap(), etag);
+    assert!(again.bytes().await.unwrap().is_empty());
+
+    let weak = app
+        .client
+        .get(&url)
+        .header("If-None-Match", format!("\"other\", W/{etag}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(weak.status().as_u16(), 304);
+
+    let stale = app
+        .client
+        .get(&url)
+        .header("If-None-Match", "\"not-the-etag\"")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stale.status().as_u16(), 200);
+}
+
+#[tokio::test]
+async fn health_answers_200() {
+    let app = spawn_app().await;
+    let response = app
+        .client
+        .get(format!("{}/health", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["status"], "UP");
+}

@@ -1,0 +1,58 @@
+//! Interop with the official Python A2A SDK (a2a-sdk 0.3.x): card, send,
+//! get, cancel, errors — `tests/interop/a2a_client.py` against this server.
+//!
+//! The interpreter comes from `A2A_INTEROP_PYTHON`, else `.venv/bin/python`
+//! (see tests/interop/requirements.txt). Without one the test says it is
+//! skipped, unless `A2A_INTEROP_REQUIRED=1` (set by .ci/run) makes that a failure.
+
+use crate::helpers::spawn_app;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn python() -> Option<PathBuf> {
+    if let Ok(path) = std::env::var("A2A_INTEROP_PYTHON") {
+        return Some(PathBuf::from(path));
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    venv.exists().then_some(venv)
+}
+
+#[tokio::test]
+async fn the_official_python_client_resolves_sends_gets_and_cancels() {
+    let required = std::env::var("A2A_INTEROP_REQUIRED").is_ok_and(|v| v == "1");
+    let Some(python) = python() else {
+        assert!(
+            !required,
+            "A2A_INTEROP_REQUIRED=1 but no Python with a2a-sdk was found"
+        );
+        eprintln!(
+            "SKIPPED interop test: set A2A_INTEROP_PYTHON or create .venv \
+             (python3 -m venv .venv && .venv/bin/pip install -r tests/interop/requirements.txt)"
+        );
+        return;
+    };
+    let app = spawn_app().await;
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/a2a_client.py");
+    let base_url = format!("{}/", app.address);
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new(&python)
+            .arg(&script)
+            .arg(&base_url)
+            .env("NO_PROXY", "127.0.0.1,localhost")
+            .output()
+    })
+    .await
+    .expect("the client thread finishes")
+    .expect("the Python client starts");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the Python client failed ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+    assert!(
+        stdout.contains("interop: 7 passed, 0 failed"),
+        "{stdout}\n{stderr}"
+    );
+}

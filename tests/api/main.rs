@@ -1,0 +1,11 @@
+//! Black-box tests: the service on an ephemeral loopback port, real HTTP.
+
+mod card;
+mod helpers;
+mod interop;
+mod jsonrpc_errors;
+mod lifecycle;
+mod process;
+mod routing;
+mod specialists;
+mod transport;

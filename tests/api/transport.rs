@@ -1,0 +1,124 @@
+//! HTTP-level guards: content type, body size, paths and methods. Each gives
+//! a clear JSON error with the right status, never a panic.
+
+use crate::helpers::{spawn_app, user_message};
+use serde_json::json;
+
+fn send_request(text: &str) -> String {
+    json!({
+        "jsonrpc": "2.0", "id": "t1", "method": "message/send",
+        "params": { "message": user_message(text) }
+    })
+    .to_string()
+}
+
+#[tokio::test]
+async fn non_json_content_types_get_415_with_a_json_reason() {
+    let app = spawn_app().await;
+    for content_type in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "text/html; charset=utf-8",
+    ] {
+        let (status, body) = app
+            .post_raw(send_request("order 4711"), Some(content_type))
+            .await;
+        assert_eq!(status, 415, "{content_type}");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("application/json"),
+            "{body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn json_content_types_and_a_missing_header_are_accepted() {
+    let app = spawn_app().await;
+    for content_type in [Some("application/json; charset=utf-8"), None] {
+        let (status, body) = app
+            .post_raw(
+                send_request("why is order 4711 blocked by credit"),
+                content_type,
+            )
+            .await;
+        assert_eq!(status, 200, "{content_type:?}: {body}");
+        assert_eq!(body["result"]["status"]["state"], "completed");
+    }
+}
+
+#[tokio::test]
+async fn bodies_over_one_mebibyte_get_413_and_the_server_keeps_serving() {
+    let app = spawn_app().await;
+    let huge = send_request(&"x".repeat(1024 * 1024 + 10));
+    let (status, body) = app.post_raw(huge, Some("application/json")).await;
+    assert_eq!(status, 413);
+    assert!(
+        body["error"]["message"].as_str().unwrap().contains("limit"),
+        "{body}"
+    );
+
+    // Chunked, without Content-Length: the limit still holds.
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+        (0..20).map(|_| Ok(vec![b' '; 64 * 1024])).collect();
+    let stream = futures_util::stream::iter(chunks);
+    let response = app
+        .client
+        .post(format!("{}/", app.address))
+        .header("Content-Type", "application/json")
+        .body(reqwest::Body::wrap_stream(stream))
+        .send()
+        .await;
+    if let Ok(response) = response {
+        assert_eq!(response.status().as_u16(), 413);
+    }
+
+    let (status, _) = app
+        .post_raw(
+            send_request("why is order 4711 blocked by credit"),
+            Some("application/json"),
+        )
+        .await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn wrong_paths_and_methods_get_json_404_and_405() {
+    let app = spawn_app().await;
+    let response = app
+        .client
+        .get(format!("{}/", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 405);
+    assert_eq!(response.headers()["allow"], "POST");
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert!(body["error"]["message"].as_str().unwrap().contains("POST"));
+
+    let response = app
+        .client
+        .post(format!("{}/.well-known/agent-card.json", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 405);
+    assert_eq!(response.headers()["allow"], "GET");
+
+    let response = app
+        .client
+        .get(format!("{}/nothing-here", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 404);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/nothing-here")
+    );
+}

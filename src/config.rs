@@ -60,7 +60,7 @@ impl Default for TaskSettings {
         TaskSettings {
             strict_task_ids: false,
             retention_secs: 3600,
-            max_finished: 10_000,
+            max_finished: 2_000,
             max_open: 10_000,
         }
     }

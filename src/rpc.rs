@@ -1,8 +1,8 @@
 //! JSON-RPC method dispatch: envelope checks, params for each A2A method, the
 //! task engine's answer as a response body. Knows no HTTP.
 
-use crate::a2a::jsonrpc::{self, RpcError, error_body, parse_params, success_body};
-use crate::a2a::{MessageSendParams, TaskIdParams, TaskQueryParams};
+use crate::a2a::jsonrpc::{self, RpcError, error_bytes, parse_params, success_bytes};
+use crate::a2a::{MessageSendParams, Task, TaskIdParams, TaskQueryParams};
 use crate::tasks::TaskEngine;
 use serde_json::{Map, Value, json};
 use std::time::Instant;
@@ -10,9 +10,10 @@ use std::time::Instant;
 /// The response body and what the request log line needs.
 #[derive(Debug)]
 pub struct RpcReply {
-    pub body: Value,
+    pub body: Vec<u8>,
+    pub id: Value,
     pub method: Option<String>,
-    pub task_state: Option<String>,
+    pub task_state: Option<&'static str>,
     pub error_code: Option<i64>,
 }
 
@@ -46,59 +47,47 @@ fn method(name: &str) -> Option<Method> {
 /// Handle one request body and always produce a JSON-RPC response.
 pub async fn handle(engine: &TaskEngine, body: &[u8]) -> RpcReply {
     let started = Instant::now();
-    let request = match jsonrpc::parse_request(body) {
-        Ok(request) => request,
-        Err(envelope) => {
-            let reply = RpcReply {
-                body: error_body(&envelope.id, &envelope.error),
-                method: None,
-                task_state: None,
-                error_code: Some(envelope.error.code),
-            };
-            log(&reply, started);
-            return reply;
-        }
-    };
-    let id = request.id.clone();
-    let result = dispatch(engine, &request.method, request.params).await;
-    let reply = match result {
-        Ok(result) => RpcReply {
-            task_state: result
-                .pointer("/status/state")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            body: success_body(&id, result),
-            method: Some(request.method),
-            error_code: None,
-        },
-        Err(error) => RpcReply {
-            body: error_body(&id, &error),
-            method: Some(request.method),
+    let reply = match jsonrpc::parse_request(body) {
+        Err(envelope) => RpcReply {
+            body: error_bytes(&envelope.id, &envelope.error),
+            id: envelope.id,
+            method: None,
             task_state: None,
-            error_code: Some(error.code),
+            error_code: Some(envelope.error.code),
+        },
+        Ok(request) => match dispatch(engine, &request.method, request.params).await {
+            Ok(task) => RpcReply {
+                body: success_bytes(&request.id, &task),
+                task_state: Some(task.status.state.as_str()),
+                id: request.id,
+                method: Some(request.method),
+                error_code: None,
+            },
+            Err(error) => RpcReply {
+                body: error_bytes(&request.id, &error),
+                id: request.id,
+                method: Some(request.method),
+                task_state: None,
+                error_code: Some(error.code),
+            },
         },
     };
-    log(&reply, started);
-    reply
-}
-
-fn log(reply: &RpcReply, started: Instant) {
-    let request_id = reply.body.get("id").cloned().unwrap_or(Value::Null);
     tracing::info!(
         rpc.method = reply.method.as_deref().unwrap_or("-"),
-        rpc.id = %request_id,
-        a2a.task.state = reply.task_state.as_deref().unwrap_or("-"),
+        rpc.id = %reply.id,
+        a2a.task.state = reply.task_state.unwrap_or("-"),
         rpc.error_code = reply.error_code.unwrap_or(0),
         latency_ms = started.elapsed().as_secs_f64() * 1000.0,
         "jsonrpc request"
     );
+    reply
 }
 
 async fn dispatch(
     engine: &TaskEngine,
     name: &str,
     params: Option<Value>,
-) -> Result<Value, RpcError> {
+) -> Result<Task, RpcError> {
     // Unknown methods are refused before params are looked at.
     let Some(method) = method(name) else {
         return Err(RpcError::method_not_found(name));
@@ -128,8 +117,7 @@ async fn dispatch(
         Method::PushConfig => return Err(RpcError::push_not_supported()),
         Method::ExtendedCard => return Err(RpcError::extended_card_not_configured()),
     };
-    let task = task.map_err(|error| error.to_rpc_error())?;
-    serde_json::to_value(task).map_err(|error| RpcError::internal(error.to_string()))
+    task.map_err(|error| error.to_rpc_error())
 }
 
 /// v0.2 `tasks/send` params (`id`, `sessionId`, parts with `type`) as 0.3

@@ -192,15 +192,44 @@ pub fn parse_params<T: DeserializeOwned>(params: Option<Value>) -> Result<T, Rpc
     })
 }
 
-/// A success response body.
-pub fn success_body(id: &Value, result: impl Serialize) -> Value {
-    match serde_json::to_value(result) {
-        Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
-        Err(error) => error_body(
+#[derive(Serialize)]
+struct Success<'a, T> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: &'a T,
+}
+
+#[derive(Serialize)]
+struct Failure<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    error: &'a RpcError,
+}
+
+/// A success response, serialized straight from the result type.
+pub fn success_bytes<T: Serialize>(id: &Value, result: &T) -> Vec<u8> {
+    let success = Success {
+        jsonrpc: "2.0",
+        id,
+        result,
+    };
+    serde_json::to_vec(&success).unwrap_or_else(|error| {
+        error_bytes(
             id,
             &RpcError::internal(format!("could not encode the result: {error}")),
-        ),
-    }
+        )
+    })
+}
+
+/// An error response; `id` is `null` when it could not be read.
+pub fn error_bytes(id: &Value, error: &RpcError) -> Vec<u8> {
+    let failure = Failure {
+        jsonrpc: "2.0",
+        id,
+        error,
+    };
+    // An RpcError is strings, numbers and JSON values: it always encodes.
+    serde_json::to_vec(&failure).unwrap_or_default()
 }
 
 /// An error response body; `id` is `null` when it could not be read.

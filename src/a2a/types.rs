@@ -237,8 +237,8 @@ pub struct Task {
 impl Task {
     /// A copy carrying at most the last `history_length` history messages;
     /// `Some(0)` omits the member, `None` keeps everything.
-    pub fn with_history_limit(&self, history_length: Option<u64>) -> Task {
-        let mut task = self.clone();
+    pub fn with_history_limit(self, history_length: Option<u64>) -> Task {
+        let mut task = self;
         match history_length {
             None => {}
             Some(0) => task.history = None,

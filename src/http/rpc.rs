@@ -64,7 +64,7 @@ pub async fn json_rpc(
     let reply = crate::rpc::handle(&state.engine, &body).await;
     HttpResponse::Ok()
         .content_type("application/json")
-        .json(reply.body)
+        .body(reply.body)
 }
 
 #[cfg(test)]

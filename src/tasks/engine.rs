@@ -273,12 +273,12 @@ impl TaskEngine {
             artifacts: None,
             metadata: None,
         };
-        let stored = self.store.create(task).await?;
+        let version = self.store.create(&task).await?;
         let turn = Turn {
             earlier_user_texts: Vec::new(),
             text,
         };
-        self.run_turn(stored.task, stored.version, turn).await
+        self.run_turn(task, version, turn).await
     }
 
     async fn continue_task(
@@ -314,8 +314,8 @@ impl TaskEngine {
         turn: Turn,
     ) -> Result<Task, EngineError> {
         set_status(&mut task, TaskState::Working, None);
-        let stored = match self.store.update(task, version).await {
-            Ok(stored) => stored,
+        let version = match self.store.update(&task, version).await {
+            Ok(version) => version,
             // Another request continued or canceled the task first: answer it as it is.
             Err(StoreError::Conflict(id) | StoreError::Terminal(id)) => {
                 return self.current(&id).await;
@@ -327,17 +327,16 @@ impl TaskEngine {
         let reply = match tokio::spawn(async move { agent.respond(turn).await }).await {
             Ok(reply) => reply,
             Err(error) => {
-                tracing::error!(task.id = %stored.task.id, %error, "agent turn panicked");
+                tracing::error!(task.id = %task.id, %error, "agent turn panicked");
                 Reply::new(
                     Outcome::Failed,
                     "The agent failed on this request (internal error). Please try again.",
                 )
             }
         };
-        let mut task = stored.task;
         apply_reply(&mut task, reply);
-        match self.store.update(task, stored.version).await {
-            Ok(stored) => Ok(stored.task),
+        match self.store.update(&task, version).await {
+            Ok(_) => Ok(task),
             // Canceled while the turn ran: the cancel stands.
             Err(StoreError::Conflict(id) | StoreError::Terminal(id)) => self.current(&id).await,
             Err(error) => Err(error.into()),
@@ -385,8 +384,8 @@ impl TaskEngine {
                 None,
             );
             set_status(&mut task, TaskState::Canceled, Some(message));
-            match self.store.update(task, stored.version).await {
-                Ok(stored) => return Ok(stored.task),
+            match self.store.update(&task, stored.version).await {
+                Ok(_) => return Ok(task),
                 Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => continue,
                 Err(error) => return Err(error.into()),
             }

@@ -23,14 +23,18 @@ impl Default for MemoryStoreLimits {
     fn default() -> Self {
         MemoryStoreLimits {
             retention: Duration::from_secs(3600),
-            max_terminal: 10_000,
+            max_terminal: 2_000,
             max_open: 10_000,
         }
     }
 }
 
 struct Entry {
-    stored: StoredTask,
+    /// The task as compact JSON: a third of the size of the live structs,
+    /// and the same form the SQL stores keep.
+    json: Box<str>,
+    version: u64,
+    terminal: bool,
     /// Creation sequence number, the key in `open_by_age` while open.
     sequence: u64,
     finished_at: Option<Instant>,
@@ -50,6 +54,14 @@ pub struct InMemoryTaskStore {
     limits: MemoryStoreLimits,
     // A std mutex: every critical section is short and never awaits.
     tasks: Mutex<Tasks>,
+}
+
+fn encode(task: &Task) -> Result<Box<str>, StoreError> {
+    serde_json::to_string(task)
+        .map(String::into_boxed_str)
+        .map_err(|error| {
+            StoreError::Unavailable(format!("cannot encode task {}: {error}", task.id))
+        })
 }
 
 impl InMemoryTaskStore {
@@ -108,19 +120,30 @@ impl InMemoryTaskStore {
 #[async_trait]
 impl TaskStore for InMemoryTaskStore {
     async fn get(&self, task_id: &str) -> Result<Option<StoredTask>, StoreError> {
-        let tasks = self.lock()?;
-        let now = Instant::now();
-        Ok(tasks
-            .by_id
-            .get(task_id)
-            .filter(|entry| !self.expired(entry, now))
-            .map(|entry| entry.stored.clone()))
+        // Copy the JSON out under the lock; decode after releasing it.
+        let found = {
+            let tasks = self.lock()?;
+            let now = Instant::now();
+            tasks
+                .by_id
+                .get(task_id)
+                .filter(|entry| !self.expired(entry, now))
+                .map(|entry| (entry.json.clone(), entry.version))
+        };
+        let Some((json, version)) = found else {
+            return Ok(None);
+        };
+        let task = serde_json::from_str(&json).map_err(|error| {
+            StoreError::Unavailable(format!("cannot decode task {task_id}: {error}"))
+        })?;
+        Ok(Some(StoredTask { task, version }))
     }
 
-    async fn create(&self, task: Task) -> Result<StoredTask, StoreError> {
+    async fn create(&self, task: &Task) -> Result<u64, StoreError> {
+        let json = encode(task)?;
         let mut tasks = self.lock()?;
         if tasks.by_id.contains_key(&task.id) {
-            return Err(StoreError::AlreadyExists(task.id));
+            return Err(StoreError::AlreadyExists(task.id.clone()));
         }
         let now = Instant::now();
         let sequence = tasks.next_sequence;
@@ -131,20 +154,22 @@ impl TaskStore for InMemoryTaskStore {
         } else {
             tasks.open_by_age.insert(sequence, task.id.clone());
         }
-        let stored = StoredTask { task, version: 1 };
         tasks.by_id.insert(
-            stored.task.id.clone(),
+            task.id.clone(),
             Entry {
-                stored: stored.clone(),
+                json,
+                version: 1,
+                terminal,
                 sequence,
                 finished_at: terminal.then_some(now),
             },
         );
         self.evict(&mut tasks, now);
-        Ok(stored)
+        Ok(1)
     }
 
-    async fn update(&self, task: Task, expected_version: u64) -> Result<StoredTask, StoreError> {
+    async fn update(&self, task: &Task, expected_version: u64) -> Result<u64, StoreError> {
+        let json = encode(task)?;
         let mut tasks = self.lock()?;
         let now = Instant::now();
         let id = task.id.clone();
@@ -153,18 +178,16 @@ impl TaskStore for InMemoryTaskStore {
             .get_mut(&id)
             .filter(|entry| !self.expired(entry, now))
             .ok_or_else(|| StoreError::NotFound(id.clone()))?;
-        if entry.stored.task.status.state.is_terminal() {
+        if entry.terminal {
             return Err(StoreError::Terminal(id));
         }
-        if entry.stored.version != expected_version {
+        if entry.version != expected_version {
             return Err(StoreError::Conflict(id));
         }
         let finishing = task.status.state.is_terminal();
-        entry.stored = StoredTask {
-            task,
-            version: expected_version + 1,
-        };
-        let stored = entry.stored.clone();
+        entry.json = json;
+        entry.version = expected_version + 1;
+        entry.terminal = finishing;
         let sequence = entry.sequence;
         if finishing {
             entry.finished_at = Some(now);
@@ -172,7 +195,7 @@ impl TaskStore for InMemoryTaskStore {
             tasks.finished.push_back((now, id));
         }
         self.evict(&mut tasks, now);
-        Ok(stored)
+        Ok(expected_version + 1)
     }
 }
 
@@ -200,27 +223,31 @@ mod tests {
     #[tokio::test]
     async fn stale_versions_conflict_and_terminal_tasks_never_change() {
         let store = InMemoryTaskStore::new(MemoryStoreLimits::default());
-        let created = store.create(task("t", TaskState::Submitted)).await.unwrap();
+        let created = store
+            .create(&task("t", TaskState::Submitted))
+            .await
+            .unwrap();
         let working = store
-            .update(task("t", TaskState::Working), created.version)
+            .update(&task("t", TaskState::Working), created)
             .await
             .unwrap();
         assert_eq!(
             store
-                .update(task("t", TaskState::Completed), created.version)
+                .update(&task("t", TaskState::Completed), created)
                 .await,
             Err(StoreError::Conflict("t".into()))
         );
-        store
-            .update(task("t", TaskState::Completed), working.version)
+        let done = store
+            .update(&task("t", TaskState::Completed), working)
             .await
             .unwrap();
         assert_eq!(
-            store
-                .update(task("t", TaskState::Working), working.version + 1)
-                .await,
+            store.update(&task("t", TaskState::Working), done).await,
             Err(StoreError::Terminal("t".into()))
         );
+        let stored = store.get("t").await.unwrap().unwrap();
+        assert_eq!(stored.task.status.state, TaskState::Completed);
+        assert_eq!(stored.version, done);
     }
 
     #[tokio::test]
@@ -231,12 +258,12 @@ mod tests {
         };
         let store = InMemoryTaskStore::new(limits);
         store
-            .create(task("open", TaskState::InputRequired))
+            .create(&task("open", TaskState::InputRequired))
             .await
             .unwrap();
         for i in 0..10 {
             store
-                .create(task(&format!("done-{i}"), TaskState::Completed))
+                .create(&task(&format!("done-{i}"), TaskState::Completed))
                 .await
                 .unwrap();
         }
@@ -254,7 +281,7 @@ mod tests {
         };
         let store = InMemoryTaskStore::new(limits);
         store
-            .create(task("done", TaskState::Completed))
+            .create(&task("done", TaskState::Completed))
             .await
             .unwrap();
         std::thread::sleep(Duration::from_millis(5));
@@ -270,7 +297,7 @@ mod tests {
         let store = InMemoryTaskStore::new(limits);
         for id in ["a", "b", "c"] {
             store
-                .create(task(id, TaskState::InputRequired))
+                .create(&task(id, TaskState::InputRequired))
                 .await
                 .unwrap();
         }

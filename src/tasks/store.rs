@@ -31,9 +31,10 @@ pub trait TaskStore: Send + Sync {
     /// The task, or `None` when unknown or evicted.
     async fn get(&self, task_id: &str) -> Result<Option<StoredTask>, StoreError>;
 
-    /// Store a new task at version 1.
-    async fn create(&self, task: Task) -> Result<StoredTask, StoreError>;
+    /// Store a new task; returns its version (1).
+    async fn create(&self, task: &Task) -> Result<u64, StoreError>;
 
-    /// Replace the task if it is still at `expected_version` and not terminal.
-    async fn update(&self, task: Task, expected_version: u64) -> Result<StoredTask, StoreError>;
+    /// Replace the task if it is still at `expected_version` and not
+    /// terminal; returns the new version.
+    async fn update(&self, task: &Task, expected_version: u64) -> Result<u64, StoreError>;
 }

@@ -1,0 +1,26 @@
+-- wrk script: message/send with the walkthrough's requests, a fresh id each time.
+local texts = {
+  "why is order 4711 blocked by credit",
+  "Order 4725: Pricing: customer disputes the price.",
+  "Order 4723: Incomplete: delivery address data missing.",
+  "customer wants a later delivery date on 4740",
+}
+local counter = 0
+
+request = function()
+  counter = counter + 1
+  local text = texts[(counter % #texts) + 1]
+  local body = string.format(
+    '{"jsonrpc":"2.0","id":%d,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"bench-%d","parts":[{"kind":"text","text":"%s"}]}}}',
+    counter, counter, text)
+  return wrk.format("POST", "/", { ["Content-Type"] = "application/json" }, body)
+end
+
+done = function(summary, latency, requests)
+  io.write(string.format("RESULT rps=%.1f p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f max_ms=%.2f errors=%d requests=%d\n",
+    summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(90) / 1000,
+    latency:percentile(99) / 1000, latency.max / 1000,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout,
+    summary.requests))
+end

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Load benchmark: message/send throughput, latency percentiles and peak RSS of
+# the service against a bare actix-web baseline (bench/baseline.rs), driven by
+# the same wrk script in the same run. Loopback only. See bench/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${DURATION:-20s}
+WARMUP=${WARMUP:-3s}
+CONNECTIONS=${CONNECTIONS:-32}
+THREADS=${THREADS:-1}
+SERVICE_PORT=${SERVICE_PORT:-18080}
+BASELINE_PORT=${BASELINE_PORT:-18081}
+OUT=bench/results
+mkdir -p "$OUT"
+
+if ! command -v wrk >/dev/null; then
+  echo "installing wrk (Debian package)" >&2
+  apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+fi
+
+cargo build --release --quiet --bin order-exception-agent --example bench_baseline
+
+PIDS=()
+cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+wait_for_port() {
+  for _ in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  echo "nothing listens on port $1" >&2
+  return 1
+}
+
+# measure NAME PORT PID: warm up, load, then read peak RSS (VmHWM) of PID.
+measure() {
+  local name=$1 port=$2 pid=$3
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s bench/message_send.lua "http://127.0.0.1:$port/" >/dev/null
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/message_send.lua \
+    "http://127.0.0.1:$port/" >"$OUT/$name.wrk.txt"
+  local result hwm
+  result=$(grep '^RESULT' "$OUT/$name.wrk.txt" | sed 's/^RESULT //')
+  hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")
+  echo "$name $result peak_rss_kb=$hwm"
+}
+
+RUST_LOG=${RUST_LOG:-info} PORT=$SERVICE_PORT AGENT__SERVER__HOST=127.0.0.1 \
+  ./target/release/order-exception-agent 2>/dev/null &
+PIDS+=($!); SERVICE_PID=$!
+./target/release/examples/bench_baseline "$BASELINE_PORT" 2>/dev/null &
+PIDS+=($!); BASELINE_PID=$!
+wait_for_port "$SERVICE_PORT"; wait_for_port "$BASELINE_PORT"
+
+# Baseline first, then the service, so neither profits from a warmer machine.
+baseline=$(measure baseline "$BASELINE_PORT" "$BASELINE_PID")
+service=$(measure service "$SERVICE_PORT" "$SERVICE_PID")
+
+field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }'; }
+b_rps=$(field "$baseline" rps); s_rps=$(field "$service" rps)
+ratio=$(awk -v s="$s_rps" -v b="$b_rps" 'BEGIN { printf "%.2f", s / b }')
+s_rss_mb=$(awk -v k="$(field "$service" peak_rss_kb)" 'BEGIN { printf "%.1f", k / 1024 }')
+
+{
+  echo "# message/send load benchmark ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk -t$THREADS -c$CONNECTIONS -d$DURATION)"
+  echo
+  echo "| server | req/s | p50 ms | p90 ms | p99 ms | max ms | errors | peak RSS MB |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for line in "$baseline" "$service"; do
+    name=${line%% *}
+    printf '| %s | %s | %s | %s | %s | %s | %s | %.1f |\n' "$name" \
+      "$(field "$line" rps)" "$(field "$line" p50_ms)" "$(field "$line" p90_ms)" \
+      "$(field "$line" p99_ms)" "$(field "$line" max_ms)" "$(field "$line" errors)" \
+      "$(awk -v k="$(field "$line" peak_rss_kb)" 'BEGIN { print k / 1024 }')"
+  done
+  echo
+  echo "service/baseline throughput: $ratio (target >= 0.50); service peak RSS: $s_rss_mb MB (target < 30)"
+} | tee "$OUT/latest.md"

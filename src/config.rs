@@ -203,6 +203,36 @@ mod tests {
     }
 
     #[test]
+    fn a_toml_file_overrides_the_defaults() {
+        let path = std::env::temp_dir().join(format!("agent-{}.toml", uuid::Uuid::new_v4()));
+        std::fs::write(
+            &path,
+            "[card]\nname = \"From the file\"\n[tasks]\nmax_finished = 7\nstrict_task_ids = true\n",
+        )
+        .unwrap();
+        let settings = Settings::load(Some(&path));
+        let _ = std::fs::remove_file(&path);
+        let settings = settings.unwrap();
+        assert_eq!(settings.card.name, "From the file");
+        assert_eq!(settings.tasks.max_finished, 7);
+        assert!(settings.tasks.strict_task_ids);
+        assert_eq!(
+            settings.tasks.retention_secs, 3600,
+            "unset keys keep their defaults"
+        );
+    }
+
+    #[test]
+    fn a_missing_or_broken_file_is_an_error() {
+        assert!(Settings::load(Some(Path::new("/nonexistent/agent.toml"))).is_err());
+        let path = std::env::temp_dir().join(format!("agent-{}.toml", uuid::Uuid::new_v4()));
+        std::fs::write(&path, "[tasks]\nmax_finished = \"many\"\n").unwrap();
+        let result = Settings::load(Some(&path));
+        let _ = std::fs::remove_file(&path);
+        assert!(result.is_err());
+    }
+
+    #[test]
     fn cloud_foundry_port_and_route_are_used() {
         let mut settings = Settings::default();
         let env = FakeEnv(HashMap::from([

@@ -1,7 +1,7 @@
 //! The agent behind the card: route, then let one specialist answer.
 
 use super::router::{Router, RoutingDecision};
-use super::specialists::{self, Case, Skill, Specialist};
+use super::specialists::{self, Skill, Specialist};
 use super::text::find_sales_order;
 use super::{Agent, Outcome, Reply, Turn};
 use crate::backend::OrderSource;
@@ -105,11 +105,8 @@ impl OrderExceptionAgent {
                 "No specialist is available for this request.",
             ));
         };
-        let case = Case {
-            text: &everything,
-            sales_order: sales_order.as_deref(),
-        };
-        let mut reply = specialist.handle(case, self.orders.as_ref()).await?;
+        let mut reply =
+            specialists::handle(specialist, sales_order.as_deref(), self.orders.as_ref()).await?;
         reply.routing = Some(decision);
         Ok(reply)
     }

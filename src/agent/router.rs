@@ -171,37 +171,22 @@ mod tests {
         assert!(misses.is_empty(), "{misses:#?}");
     }
 
+    /// The twelve walkthrough cases, shipped as `data/routing_eval.json`.
     #[test]
     fn the_seed_evaluation_set() {
-        check(&[
-            ("why is order 4711 blocked by credit", Some("credit")),
-            (
-                "customer 10023 is over the credit limit on 4711",
-                Some("credit"),
-            ),
-            ("the customer disputes the price on 4725", Some("pricing")),
-            (
-                "check the billed price of 4725 against the price list",
-                Some("pricing"),
-            ),
-            ("order 4723 is incomplete", Some("masterdata")),
-            ("what address data is missing on 4723", Some("masterdata")),
-            ("Blocked by the credit check.", Some("credit")),
-            ("Pricing: customer disputes the price.", Some("pricing")),
-            (
-                "Incomplete: delivery address data missing.",
-                Some("masterdata"),
-            ),
-            (
-                "customer wants a later delivery date on 4740",
-                Some("delivery"),
-            ),
-            (
-                "Delivery block: customer asked for a later date.",
-                Some("delivery"),
-            ),
-            ("book a meeting room for tomorrow", None),
-        ]);
+        #[derive(serde::Deserialize)]
+        struct Case {
+            text: String,
+            expected: Option<String>,
+        }
+        let cases: Vec<Case> =
+            serde_json::from_str(include_str!("../../data/routing_eval.json")).unwrap();
+        assert_eq!(cases.len(), 12);
+        let cases: Vec<(&str, Option<&str>)> = cases
+            .iter()
+            .map(|case| (case.text.as_str(), case.expected.as_deref()))
+            .collect();
+        check(&cases);
     }
 
     /// How clerks say the same things in their own words.

@@ -1,8 +1,8 @@
 //! Credit blocks: open items against the credit limit, and who decides.
 
-use super::{Case, Skill, Specialist, not_mine, require_order};
-use crate::agent::{Action, Outcome, Proposal, Reply};
-use crate::backend::{BackendError, OrderSource};
+use super::{Skill, Specialist, not_mine, proposing};
+use crate::agent::{Action, Outcome, Reply};
+use crate::backend::{BackendError, OrderSource, SalesOrder};
 use async_trait::async_trait;
 use serde_json::{Map, json};
 
@@ -53,17 +53,13 @@ impl Specialist for Credit {
         Action::RequestCreditReview
     }
 
-    async fn handle(
+    async fn explain(
         &self,
-        case: Case<'_>,
+        order: &SalesOrder,
         orders: &dyn OrderSource,
     ) -> Result<Reply, BackendError> {
-        let order = match require_order(case, orders).await? {
-            Ok(order) => order,
-            Err(reply) => return Ok(reply),
-        };
         if !order.credit_blocked() {
-            return Ok(not_mine(&order, "blocked by the credit check"));
+            return Ok(not_mine(order, "blocked by the credit check"));
         }
         let Some(account) = orders.credit_account(&order.sold_to_party).await? else {
             return Ok(Reply::new(
@@ -115,20 +111,15 @@ impl Specialist for Credit {
         details.insert("currency".into(), json!(account.currency));
         details.insert("percentOver".into(), json!(percent_over));
         details.insert("decider".into(), json!(decider));
-        Ok(Reply {
-            outcome: Outcome::Completed,
+        Ok(proposing(
+            self,
+            order,
             text,
-            proposal: Some(Proposal {
-                action: self.proposes(),
-                sales_order: order.sales_order.clone(),
-                specialist: SKILL.id.into(),
-                summary: format!(
-                    "Request a credit review for sales order {}",
-                    order.sales_order
-                ),
-                details,
-            }),
-            routing: None,
-        })
+            format!(
+                "Request a credit review for sales order {}",
+                order.sales_order
+            ),
+            details,
+        ))
     }
 }

@@ -1,8 +1,8 @@
 //! Delivery blocks: the customer asked for another date.
 
-use super::{Case, Skill, Specialist, not_mine, require_order};
-use crate::agent::{Action, Outcome, Proposal, Reply};
-use crate::backend::{BackendError, OrderSource};
+use super::{Skill, Specialist, not_mine, proposing};
+use crate::agent::{Action, Reply};
+use crate::backend::{BackendError, OrderSource, SalesOrder};
 use async_trait::async_trait;
 use serde_json::{Map, json};
 
@@ -51,17 +51,13 @@ impl Specialist for Delivery {
         Action::RequestDeliveryDateChange
     }
 
-    async fn handle(
+    async fn explain(
         &self,
-        case: Case<'_>,
-        orders: &dyn OrderSource,
+        order: &SalesOrder,
+        _orders: &dyn OrderSource,
     ) -> Result<Reply, BackendError> {
-        let order = match require_order(case, orders).await? {
-            Ok(order) => order,
-            Err(reply) => return Ok(reply),
-        };
         if !order.delivery_blocked() {
-            return Ok(not_mine(&order, "blocked for delivery"));
+            return Ok(not_mine(order, "blocked for delivery"));
         }
         let text = format!(
             "Sales order {} (customer {}) has a delivery block (reason {}): \"{}\" The new delivery \
@@ -80,20 +76,15 @@ impl Specialist for Delivery {
             json!(order.delivery_block_reason),
         );
         details.insert("newDate".into(), json!("to be confirmed with the customer"));
-        Ok(Reply {
-            outcome: Outcome::Completed,
+        Ok(proposing(
+            self,
+            order,
             text,
-            proposal: Some(Proposal {
-                action: self.proposes(),
-                sales_order: order.sales_order.clone(),
-                specialist: SKILL.id.into(),
-                summary: format!(
-                    "Request a delivery date change for sales order {}",
-                    order.sales_order
-                ),
-                details,
-            }),
-            routing: None,
-        })
+            format!(
+                "Request a delivery date change for sales order {}",
+                order.sales_order
+            ),
+            details,
+        ))
     }
 }

@@ -1,8 +1,8 @@
 //! Incomplete orders: which master data fields are missing.
 
-use super::{Case, Skill, Specialist, not_mine, require_order};
-use crate::agent::{Action, Outcome, Proposal, Reply};
-use crate::backend::{BackendError, OrderSource};
+use super::{Skill, Specialist, not_mine, proposing};
+use crate::agent::{Action, Reply};
+use crate::backend::{BackendError, OrderSource, SalesOrder};
 use async_trait::async_trait;
 use serde_json::{Map, json};
 
@@ -53,18 +53,14 @@ impl Specialist for MasterData {
         Action::RequestMasterDataChange
     }
 
-    async fn handle(
+    async fn explain(
         &self,
-        case: Case<'_>,
+        order: &SalesOrder,
         orders: &dyn OrderSource,
     ) -> Result<Reply, BackendError> {
-        let order = match require_order(case, orders).await? {
-            Ok(order) => order,
-            Err(reply) => return Ok(reply),
-        };
         let gaps = orders.incompletion(&order.sales_order).await?;
         if gaps.is_empty() {
-            return Ok(not_mine(&order, "incomplete: no master data is missing"));
+            return Ok(not_mine(order, "incomplete: no master data is missing"));
         }
         let fields: Vec<String> = gaps
             .iter()
@@ -105,20 +101,15 @@ impl Specialist for MasterData {
                     .collect::<Vec<_>>()
             ),
         );
-        Ok(Reply {
-            outcome: Outcome::Completed,
+        Ok(proposing(
+            self,
+            order,
             text,
-            proposal: Some(Proposal {
-                action: self.proposes(),
-                sales_order: order.sales_order.clone(),
-                specialist: SKILL.id.into(),
-                summary: format!(
-                    "Request a master data change for business partner {partner} ({})",
-                    fields.join(", ")
-                ),
-                details,
-            }),
-            routing: None,
-        })
+            format!(
+                "Request a master data change for business partner {partner} ({})",
+                fields.join(", ")
+            ),
+            details,
+        ))
     }
 }

@@ -7,9 +7,10 @@ mod delivery;
 mod masterdata;
 mod pricing;
 
-use super::{Action, Outcome, Reply};
+use super::{Action, Outcome, Proposal, Reply};
 use crate::backend::{BackendError, OrderSource, SalesOrder};
 use async_trait::async_trait;
+use serde_json::{Map, Value};
 
 /// What a specialist tells the card and the router about itself.
 #[derive(Debug)]
@@ -23,13 +24,6 @@ pub struct Skill {
     pub synonyms: &'static [&'static str],
 }
 
-/// The facts a specialist gets: the user's words and the order they name.
-#[derive(Debug, Clone, Copy)]
-pub struct Case<'a> {
-    pub text: &'a str,
-    pub sales_order: Option<&'a str>,
-}
-
 #[async_trait]
 pub trait Specialist: Send + Sync {
     fn skill(&self) -> &'static Skill;
@@ -37,8 +31,13 @@ pub trait Specialist: Send + Sync {
     /// The one action this specialist may propose.
     fn proposes(&self) -> Action;
 
-    async fn handle(&self, case: Case<'_>, orders: &dyn OrderSource)
-    -> Result<Reply, BackendError>;
+    /// Explain an existing order's block, or reject it when the block is not
+    /// this specialist's kind.
+    async fn explain(
+        &self,
+        order: &SalesOrder,
+        orders: &dyn OrderSource,
+    ) -> Result<Reply, BackendError>;
 }
 
 /// Every specialist, in card order.
@@ -51,21 +50,45 @@ pub fn all() -> Vec<Box<dyn Specialist>> {
     ]
 }
 
-/// The order a case names, or the reply that ends the turn without one.
-async fn require_order(
-    case: Case<'_>,
+/// The input checks every specialist makes (which order? does it exist?),
+/// then its explanation.
+pub async fn handle(
+    specialist: &dyn Specialist,
+    sales_order: Option<&str>,
     orders: &dyn OrderSource,
-) -> Result<Result<SalesOrder, Reply>, BackendError> {
-    let Some(number) = case.sales_order else {
-        return Ok(Err(Reply::new(
+) -> Result<Reply, BackendError> {
+    let Some(number) = sales_order else {
+        return Ok(Reply::new(
             Outcome::InputRequired,
             "Which sales order is it? Please give its number (a four-digit number such as 4711).",
-        )));
+        ));
     };
-    Ok(match orders.sales_order(number).await? {
-        Some(order) => Ok(order),
-        None => Err(not_found(number)),
-    })
+    match orders.sales_order(number).await? {
+        Some(order) => specialist.explain(&order, orders).await,
+        None => Ok(not_found(number)),
+    }
+}
+
+/// A completed answer carrying the specialist's proposal for `order`.
+fn proposing(
+    specialist: &dyn Specialist,
+    order: &SalesOrder,
+    text: String,
+    summary: String,
+    details: Map<String, Value>,
+) -> Reply {
+    Reply {
+        outcome: Outcome::Completed,
+        text,
+        proposal: Some(Proposal {
+            action: specialist.proposes(),
+            sales_order: order.sales_order.clone(),
+            specialist: specialist.skill().id.into(),
+            summary,
+            details,
+        }),
+        routing: None,
+    }
 }
 
 pub(crate) fn not_found(number: &str) -> Reply {

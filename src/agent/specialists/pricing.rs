@@ -1,9 +1,9 @@
 //! Price disputes: billed price against the customer's price list; the
 //! customer's note is quoted as data.
 
-use super::{Case, Skill, Specialist, not_mine, quote, require_order};
-use crate::agent::{Action, Outcome, Proposal, Reply};
-use crate::backend::{BackendError, OrderSource};
+use super::{Skill, Specialist, not_mine, proposing, quote};
+use crate::agent::{Action, Reply};
+use crate::backend::{BackendError, OrderSource, SalesOrder};
 use async_trait::async_trait;
 use serde_json::{Map, json};
 
@@ -52,17 +52,13 @@ impl Specialist for Pricing {
         Action::OpenDisputeCase
     }
 
-    async fn handle(
+    async fn explain(
         &self,
-        case: Case<'_>,
+        order: &SalesOrder,
         orders: &dyn OrderSource,
     ) -> Result<Reply, BackendError> {
-        let order = match require_order(case, orders).await? {
-            Ok(order) => order,
-            Err(reply) => return Ok(reply),
-        };
         if !order.price_disputed() {
-            return Ok(not_mine(&order, "in a price dispute"));
+            return Ok(not_mine(order, "in a price dispute"));
         }
         let mut lines = Vec::new();
         let mut items = Vec::new();
@@ -128,17 +124,12 @@ impl Specialist for Pricing {
         if !order.customer_note.is_empty() {
             details.insert("customerNote".into(), json!(order.customer_note));
         }
-        Ok(Reply {
-            outcome: Outcome::Completed,
+        Ok(proposing(
+            self,
+            order,
             text,
-            proposal: Some(Proposal {
-                action: self.proposes(),
-                sales_order: order.sales_order.clone(),
-                specialist: SKILL.id.into(),
-                summary: format!("Open a dispute case for sales order {}", order.sales_order),
-                details,
-            }),
-            routing: None,
-        })
+            format!("Open a dispute case for sales order {}", order.sales_order),
+            details,
+        ))
     }
 }

@@ -4,8 +4,11 @@
 use crate::a2a::card::{
     AgentCapabilities, AgentCard, AgentInterface, AgentProvider, AgentSkill, PROTOCOL_VERSION,
 };
-use crate::agent::Skill;
+use crate::agent::{Action, Skill};
+use crate::auth::IdentityConfig;
 use crate::config::CardSettings;
+use crate::roles::Role;
+use serde_json::{Map, json};
 use std::hash::{Hash, Hasher};
 
 /// The serialized card and its validator.
@@ -18,7 +21,34 @@ pub struct CardDocument {
     pub max_age_secs: u64,
 }
 
-pub fn build_card(settings: &CardSettings, public_url: &str, skills: &[&Skill]) -> AgentCard {
+pub fn build_card(
+    settings: &CardSettings,
+    public_url: &str,
+    skills: &[&Skill],
+    identity: Option<&IdentityConfig>,
+) -> AgentCard {
+    // With authentication on, callers learn where tokens come from.
+    let (security_schemes, security) = match identity {
+        Some(identity) => {
+            let tenant = identity
+                .url
+                .clone()
+                .unwrap_or_else(|| format!("https://{}", identity.domains[0]));
+            let mut schemes = Map::new();
+            schemes.insert(
+                "ias".into(),
+                json!({
+                    "type": "openIdConnect",
+                    "openIdConnectUrl": format!("{}/.well-known/openid-configuration", tenant.trim_end_matches('/')),
+                    "description": "SAP Cloud Identity Services (IAS) App2App token for this application's provided API"
+                }),
+            );
+            let mut requirement = Map::new();
+            requirement.insert("ias".into(), json!([]));
+            (Some(schemes), Some(vec![requirement]))
+        }
+        None => (None, None),
+    };
     AgentCard {
         protocol_version: PROTOCOL_VERSION.into(),
         name: settings.name.clone(),
@@ -37,8 +67,8 @@ pub fn build_card(settings: &CardSettings, public_url: &str, skills: &[&Skill]) 
         documentation_url: settings.documentation_url.clone(),
         // Only what works today: no streaming, no push yet.
         capabilities: AgentCapabilities::default(),
-        security_schemes: None,
-        security: None,
+        security_schemes,
+        security,
         default_input_modes: vec!["text/plain".into()],
         default_output_modes: vec!["text/plain".into(), "application/json".into()],
         skills: skills
@@ -57,8 +87,32 @@ pub fn build_card(settings: &CardSettings, public_url: &str, skills: &[&Skill]) 
                 output_modes: None,
             })
             .collect(),
-        supports_authenticated_extended_card: false,
+        supports_authenticated_extended_card: identity.is_some(),
     }
+}
+
+/// The card an authenticated caller gets: each skill also says which action
+/// it proposes and which roles may approve it.
+pub fn extended_card(public: &AgentCard, actions: &[(&str, Action)]) -> AgentCard {
+    let mut card = public.clone();
+    for skill in &mut card.skills {
+        let Some((_, action)) = actions.iter().find(|(id, _)| *id == skill.id) else {
+            continue;
+        };
+        let approvers: Vec<&str> = Role::ALL
+            .into_iter()
+            .filter(|role| role.seed_actions().contains(&action.as_str()))
+            .map(Role::as_str)
+            .collect();
+        skill.description = format!(
+            "{} Proposes `{}`; roles that may approve it: {}.",
+            skill.description,
+            action.as_str(),
+            approvers.join(", ")
+        );
+        skill.tags.push(format!("action:{}", action.as_str()));
+    }
+    card
 }
 
 impl CardDocument {

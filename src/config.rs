@@ -13,6 +13,7 @@ pub struct Settings {
     pub tasks: TaskSettings,
     pub card: CardSettings,
     pub backend: BackendSettings,
+    pub auth: crate::auth::AuthSettings,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -146,7 +147,10 @@ impl Settings {
             config::Environment::with_prefix("AGENT")
                 .prefix_separator("__")
                 .separator("__")
-                .try_parsing(true),
+                .try_parsing(true)
+                .list_separator(",")
+                .with_list_parse_key("auth.domains")
+                .with_list_parse_key("auth.group_roles"),
         );
         let mut settings: Settings = builder.build()?.try_deserialize()?;
         settings.apply_cloud_foundry(&ProcessEnv)?;

@@ -3,10 +3,12 @@
 
 pub mod a2a;
 pub mod agent;
+pub mod auth;
 pub mod backend;
 pub mod card;
 pub mod config;
 pub mod http;
+pub mod roles;
 pub mod rpc;
 pub mod startup;
 pub mod tasks;

@@ -1,9 +1,12 @@
 //! JSON-RPC method dispatch: envelope checks, params for each A2A method, the
 //! task engine's answer as a response body. Knows no HTTP.
 
+use crate::a2a::card::AgentCard;
 use crate::a2a::jsonrpc::{self, RpcError, error_bytes, parse_params, success_bytes};
 use crate::a2a::{MessageSendParams, Task, TaskIdParams, TaskQueryParams};
+use crate::auth::Principal;
 use crate::tasks::TaskEngine;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::time::Instant;
 
@@ -44,8 +47,24 @@ fn method(name: &str) -> Option<Method> {
     })
 }
 
+/// What a request runs with besides its body.
+pub struct RpcContext<'a> {
+    pub engine: &'a TaskEngine,
+    /// The authenticated caller; `None` when authentication is off.
+    pub principal: Option<&'a Principal>,
+    /// Served to authenticated callers only.
+    pub extended_card: Option<&'a AgentCard>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum RpcResult {
+    Task(Box<Task>),
+    Card(Box<AgentCard>),
+}
+
 /// Handle one request body and always produce a JSON-RPC response.
-pub async fn handle(engine: &TaskEngine, body: &[u8]) -> RpcReply {
+pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
     let started = Instant::now();
     let reply = match jsonrpc::parse_request(body) {
         Err(envelope) => RpcReply {
@@ -55,10 +74,13 @@ pub async fn handle(engine: &TaskEngine, body: &[u8]) -> RpcReply {
             task_state: None,
             error_code: Some(envelope.error.code),
         },
-        Ok(request) => match dispatch(engine, &request.method, request.params).await {
-            Ok(task) => RpcReply {
-                body: success_bytes(&request.id, &task),
-                task_state: Some(task.status.state.as_str()),
+        Ok(request) => match dispatch(context, &request.method, request.params).await {
+            Ok(result) => RpcReply {
+                body: success_bytes(&request.id, &result),
+                task_state: match &result {
+                    RpcResult::Task(task) => Some(task.status.state.as_str()),
+                    RpcResult::Card(_) => None,
+                },
                 id: request.id,
                 method: Some(request.method),
                 error_code: None,
@@ -78,16 +100,22 @@ pub async fn handle(engine: &TaskEngine, body: &[u8]) -> RpcReply {
         a2a.task.state = reply.task_state.unwrap_or("-"),
         rpc.error_code = reply.error_code.unwrap_or(0),
         latency_ms = started.elapsed().as_secs_f64() * 1000.0,
+        user.id = context.principal.map(|p| p.user_id.as_str()).unwrap_or("-"),
+        client.id = context
+            .principal
+            .and_then(|p| p.client_id.as_deref())
+            .unwrap_or("-"),
         "jsonrpc request"
     );
     reply
 }
 
 async fn dispatch(
-    engine: &TaskEngine,
+    context: &RpcContext<'_>,
     name: &str,
     params: Option<Value>,
-) -> Result<Task, RpcError> {
+) -> Result<RpcResult, RpcError> {
+    let engine = context.engine;
     // Unknown methods are refused before params are looked at.
     let Some(method) = method(name) else {
         return Err(RpcError::method_not_found(name));
@@ -115,9 +143,15 @@ async fn dispatch(
             )));
         }
         Method::PushConfig => return Err(RpcError::push_not_supported()),
-        Method::ExtendedCard => return Err(RpcError::extended_card_not_configured()),
+        Method::ExtendedCard => {
+            return match (context.principal, context.extended_card) {
+                (Some(_), Some(card)) => Ok(RpcResult::Card(Box::new(card.clone()))),
+                _ => Err(RpcError::extended_card_not_configured()),
+            };
+        }
     };
-    task.map_err(|error| error.to_rpc_error())
+    task.map(|task| RpcResult::Task(Box::new(task)))
+        .map_err(|error| error.to_rpc_error())
 }
 
 /// v0.2 `tasks/send` params (`id`, `sessionId`, parts with `type`) as 0.3

@@ -1,10 +1,12 @@
 //! Wire the state, bind, run; graceful shutdown on SIGTERM within the
 //! configured timeout (actix handles the signal).
 
+use crate::a2a::card::AgentCard;
 use crate::agent::{Agent, OrderExceptionAgent};
+use crate::auth::{AuthConfigError, ResolvedAuth, TokenValidator};
 use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
-use crate::card::{CardDocument, build_card};
-use crate::config::Settings;
+use crate::card::{CardDocument, build_card, extended_card};
+use crate::config::{ProcessEnv, Settings};
 use crate::tasks::{EngineSettings, InMemoryTaskStore, MemoryStoreLimits, TaskEngine};
 use actix_web::dev::Server;
 use actix_web::{App, HttpServer, web};
@@ -16,6 +18,10 @@ use std::time::Duration;
 pub struct AppState {
     pub engine: TaskEngine,
     pub card: CardDocument,
+    /// The card for authenticated callers (`agent/getAuthenticatedExtendedCard`).
+    pub extended_card: Option<AgentCard>,
+    /// `None` when authentication is off.
+    pub auth: Option<Arc<TokenValidator>>,
     pub max_body_bytes: usize,
 }
 
@@ -30,6 +36,10 @@ pub enum StartupError {
     Backend(#[from] BackendError),
     #[error("cannot build the agent card: {0}")]
     Card(#[from] serde_json::Error),
+    #[error(transparent)]
+    Auth(#[from] AuthConfigError),
+    #[error("cannot build the HTTP client for key discovery: {0}")]
+    HttpClient(#[from] reqwest::Error),
 }
 
 pub struct Application {
@@ -58,6 +68,30 @@ impl Application {
         settings: Settings,
         agent: Arc<dyn Agent>,
     ) -> Result<Self, StartupError> {
+        // One TLS crypto provider for the whole process (ring); a second
+        // install attempt (tests build many apps) is harmless.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let validator = match crate::auth::resolve(&settings.auth, &ProcessEnv)? {
+            ResolvedAuth::Off => {
+                tracing::warn!(
+                    "AUTHENTICATION IS OFF: every caller is anonymous. Bind an identity service or set \
+                     AGENT__AUTH__CLIENT_ID and AGENT__AUTH__DOMAINS before exposing this service."
+                );
+                None
+            }
+            ResolvedAuth::Required(identity) => {
+                let http = reqwest::Client::builder()
+                    .timeout(identity.http_timeout)
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()?;
+                tracing::info!(
+                    client_id = %identity.client_id,
+                    domains = ?identity.domains,
+                    "authentication required (IAS App2App tokens)"
+                );
+                Some(Arc::new(TokenValidator::new(*identity, http)))
+            }
+        };
         let address = format!("{}:{}", settings.server.host, settings.server.port);
         let listener = TcpListener::bind(&address).map_err(|source| StartupError::Bind {
             address: address.clone(),
@@ -79,10 +113,14 @@ impl Application {
         });
 
         let skills = agent.skills();
+        let identity = validator.as_ref().map(|v| v.config());
         let card = CardDocument::new(
-            build_card(&settings.card, &public_url, &skills),
+            build_card(&settings.card, &public_url, &skills, identity),
             settings.card.cache_max_age_secs,
         )?;
+        let extended_card = validator
+            .as_ref()
+            .map(|_| extended_card(&card.card, &agent.actions()));
         let store = Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
             retention: Duration::from_secs(settings.tasks.retention_secs),
             max_terminal: settings.tasks.max_finished,
@@ -98,6 +136,8 @@ impl Application {
         let state = web::Data::new(AppState {
             engine,
             card,
+            extended_card,
+            auth: validator,
             max_body_bytes: settings.server.max_body_bytes,
         });
 

@@ -62,5 +62,10 @@ pub trait Agent: Send + Sync {
     /// The skills for the agent card, one per specialist.
     fn skills(&self) -> Vec<&'static Skill>;
 
+    /// The action each skill may propose (skill id, action).
+    fn actions(&self) -> Vec<(&'static str, Action)> {
+        Vec::new()
+    }
+
     async fn respond(&self, turn: Turn) -> Reply;
 }

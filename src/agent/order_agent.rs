@@ -126,6 +126,13 @@ impl Agent for OrderExceptionAgent {
         self.specialists.iter().map(|s| s.skill()).collect()
     }
 
+    fn actions(&self) -> Vec<(&'static str, crate::agent::Action)> {
+        self.specialists
+            .iter()
+            .map(|s| (s.skill().id, s.proposes()))
+            .collect()
+    }
+
     async fn respond(&self, turn: Turn) -> Reply {
         match self.answer(&turn).await {
             Ok(reply) => reply,

@@ -1,6 +1,7 @@
 //! HTTP with actix-web: the well-known card, the JSON-RPC endpoint, health.
 //! The only module that knows actix.
 
+mod auth;
 mod card;
 mod health;
 mod problem;

@@ -24,6 +24,11 @@ pub async fn json_rpc(
     mut payload: web::Payload,
     state: web::Data<AppState>,
 ) -> HttpResponse {
+    // Who calls comes first: no body is read for an unauthenticated caller.
+    let principal = match super::auth::authenticate(&request, &state).await {
+        Ok(principal) => principal,
+        Err(answer) => return answer,
+    };
     if let Some(content_type) = request.headers().get(header::CONTENT_TYPE) {
         let content_type = content_type.to_str().unwrap_or("");
         if !is_json(content_type) {
@@ -61,7 +66,12 @@ pub async fn json_rpc(
         }
         body.extend_from_slice(&chunk);
     }
-    let reply = crate::rpc::handle(&state.engine, &body).await;
+    let context = crate::rpc::RpcContext {
+        engine: &state.engine,
+        principal: principal.as_ref(),
+        extended_card: state.extended_card.as_ref(),
+    };
+    let reply = crate::rpc::handle(&context, &body).await;
     HttpResponse::Ok()
         .content_type("application/json")
         .body(reply.body)

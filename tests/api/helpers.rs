@@ -76,11 +76,17 @@ fn start(application: Application) -> TestApp {
     TestApp {
         address: format!("http://127.0.0.1:{port}"),
         port,
-        client: reqwest::Client::builder()
-            .no_proxy()
-            .build()
-            .expect("client builds"),
+        client: http_client(),
     }
+}
+
+/// A loopback HTTP client (reqwest needs the process's rustls provider).
+pub fn http_client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client builds")
 }
 
 /// A user message with one text part.

@@ -1,9 +1,11 @@
 //! Black-box tests: the service on an ephemeral loopback port, real HTTP.
 
+mod auth;
 mod card;
 mod helpers;
 mod interop;
 mod jsonrpc_errors;
+mod key_server;
 mod lifecycle;
 mod process;
 mod routing;

@@ -1,0 +1,15 @@
+//! Authentication: IAS App2App (and hybrid XSUAA) token validation as SAP's
+//! security libraries do it, key discovery and cache, and the `Principal`.
+//! Knows no HTTP framework; `http/auth.rs` maps its errors to answers.
+
+pub mod issuer;
+pub mod keys;
+pub mod principal;
+pub mod settings;
+pub mod validator;
+
+pub use principal::{Principal, TokenIssuer, TokenKind};
+pub use settings::{
+    AuthConfigError, AuthMode, AuthSettings, IdentityConfig, ResolvedAuth, resolve,
+};
+pub use validator::{AuthError, TokenValidator};

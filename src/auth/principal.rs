@@ -1,0 +1,46 @@
+//! Who called: what a valid token says about the caller.
+
+use crate::roles::Role;
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TokenKind {
+    /// A person's token (principal propagation).
+    User,
+    /// An application's own token (client credentials); never approves.
+    Technical,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TokenIssuer {
+    Ias,
+    Xsuaa,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Principal {
+    /// `user_uuid`, else `scim_id`, else `sub` (XSUAA: `user_id`, else `user_name`, else `sub`).
+    pub user_id: String,
+    pub email: Option<String>,
+    pub display_name: Option<String>,
+    /// The calling application (`azp`, XSUAA `cid`).
+    pub client_id: Option<String>,
+    /// `app_tid` (XSUAA `zid`).
+    pub tenant: Option<String>,
+    pub kind: TokenKind,
+    pub issuer: TokenIssuer,
+    /// API permission groups granted to the calling app (`ias_apis`).
+    pub apis: Vec<String>,
+    pub roles: BTreeSet<Role>,
+}
+
+impl Principal {
+    /// Only a person with a role may approve; a technical token never does.
+    pub fn may_approve(&self) -> bool {
+        self.kind == TokenKind::User && !self.roles.is_empty()
+    }
+}

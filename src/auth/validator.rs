@@ -1,0 +1,378 @@
+//! Token validation as SAP's libraries do it (`ias-tokens.md` §3): cheap
+//! offline checks first, the issuer proven trusted before any network call,
+//! then keys and signature, then every claim again on the verified payload,
+//! then authorisation.
+
+use super::issuer::trusted_issuer;
+use super::keys::{KeyCache, KeyError, KeyRequest, KeySource};
+use super::principal::{Principal, TokenIssuer, TokenKind};
+use super::settings::{IdentityConfig, XsuaaConfig};
+use jsonwebtoken::{Algorithm, Validation};
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+const LEEWAY_SECS: i64 = 60;
+const PRINCIPAL_PROPAGATION: &str = "principal-propagation";
+
+type Claims = Map<String, Value>;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthError {
+    #[error("a bearer token is required")]
+    Missing,
+    #[error("the token is invalid: {0}")]
+    Invalid(String),
+    #[error("the token does not grant access: {0}")]
+    Forbidden(String),
+    #[error("the token cannot be checked right now: {0}")]
+    Unavailable(String),
+}
+
+fn invalid(reason: impl Into<String>) -> AuthError {
+    AuthError::Invalid(reason.into())
+}
+
+pub struct TokenValidator {
+    config: IdentityConfig,
+    keys: Arc<KeyCache>,
+}
+
+fn text<'a>(claims: &'a Claims, name: &str) -> Option<&'a str> {
+    claims
+        .get(name)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+/// A claim that may be one string or an array of strings.
+fn strings(claims: &Claims, name: &str) -> Vec<String> {
+    match claims.get(name) {
+        Some(Value::String(one)) => vec![one.clone()],
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// `exp` required (valid while now < exp + 60 s); `nbf`, else `iat`, not
+/// more than 60 s in the future.
+fn check_times(claims: &Claims, now: i64) -> Result<(), AuthError> {
+    let exp = claims
+        .get("exp")
+        .and_then(Value::as_f64)
+        .ok_or_else(|| invalid("exp missing or not a number"))? as i64;
+    if now >= exp + LEEWAY_SECS {
+        return Err(invalid("expired"));
+    }
+    let not_before = claims
+        .get("nbf")
+        .or_else(|| claims.get("iat"))
+        .and_then(Value::as_f64);
+    if let Some(not_before) = not_before
+        && now < not_before as i64 - LEEWAY_SECS
+    {
+        return Err(invalid("not yet valid"));
+    }
+    Ok(())
+}
+
+fn key_error(error: KeyError) -> AuthError {
+    match error {
+        KeyError::UnknownKid => invalid("no signing key with this kid"),
+        KeyError::Rejected(reason) => invalid(reason),
+        KeyError::Unavailable(reason) => AuthError::Unavailable(reason),
+    }
+}
+
+impl TokenValidator {
+    pub fn new(config: IdentityConfig, http: reqwest::Client) -> Self {
+        let keys = Arc::new(KeyCache::new(
+            http,
+            config.key_cache_ttl,
+            config.test_key_server.clone(),
+        ));
+        TokenValidator { config, keys }
+    }
+
+    pub fn config(&self) -> &IdentityConfig {
+        &self.config
+    }
+
+    pub fn key_fetches(&self) -> u64 {
+        self.keys.fetch_count()
+    }
+
+    /// Validate the `Authorization` header value and say who called.
+    pub async fn authenticate(&self, authorization: Option<&str>) -> Result<Principal, AuthError> {
+        let header = authorization.ok_or(AuthError::Missing)?;
+        let (scheme, token) = header.trim().split_once(' ').unwrap_or((header.trim(), ""));
+        if !scheme.eq_ignore_ascii_case("bearer") {
+            return Err(AuthError::Missing);
+        }
+        let token = token.trim();
+        if token.is_empty() || token.contains(char::is_whitespace) {
+            return Err(invalid("malformed Authorization header"));
+        }
+
+        // Header: RS256 only (`none` and HMAC fail here), kid required.
+        let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("malformed token"))?;
+        if header.alg != Algorithm::RS256 {
+            return Err(invalid("algorithm is not RS256"));
+        }
+        let kid = header.kid.clone().ok_or_else(|| invalid("kid missing"))?;
+        // Unverified claims: only to route (which tenant, which keys).
+        let unverified: Claims = jsonwebtoken::dangerous::insecure_decode_claims(token)
+            .map_err(|_| invalid("malformed token payload"))?;
+        check_times(&unverified, now_secs())?;
+
+        match &self.config.xsuaa {
+            Some(xsuaa)
+                if unverified.contains_key("zid") && !unverified.contains_key("ias_iss") =>
+            {
+                self.xsuaa_token(token, &kid, &unverified, xsuaa).await
+            }
+            _ => self.ias_token(token, &kid, &unverified).await,
+        }
+    }
+
+    /// The issuer (`ias_iss`, else `iss`) as a trusted `https://host`.
+    fn trusted(&self, claims: &Claims) -> Result<String, AuthError> {
+        let issuer = match claims.get("ias_iss").or_else(|| claims.get("iss")) {
+            Some(Value::String(issuer)) => issuer.as_str(),
+            _ => return Err(invalid("issuer missing or not a string")),
+        };
+        let trusted = trusted_issuer(issuer, &self.config.domains, self.config.trailing_slash)
+            .map_err(|error| invalid(error.to_string()))?;
+        if trusted.slash_stripped {
+            tracing::debug!(issuer = %trusted.url, "tolerated a trailing slash in the token issuer");
+        }
+        Ok(trusted.url)
+    }
+
+    fn check_ias_claims(&self, claims: &Claims, issuer: &str) -> Result<(), AuthError> {
+        if !strings(claims, "aud").contains(&self.config.client_id) {
+            return Err(invalid("audience does not contain our client id"));
+        }
+        let tenant = text(claims, "app_tid").or_else(|| text(claims, "zone_uuid"));
+        match (&self.config.app_tid, tenant) {
+            (Some(ours), Some(theirs)) if ours != theirs => {
+                return Err(invalid("app_tid does not match our tenant"));
+            }
+            (Some(_), None) => return Err(invalid("app_tid missing")),
+            (None, None)
+                if self.config.url.as_deref().map(|u| u.trim_end_matches('/')) != Some(issuer) =>
+            {
+                return Err(invalid("app_tid missing for a foreign issuer"));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    async fn ias_token(
+        &self,
+        token: &str,
+        kid: &str,
+        unverified: &Claims,
+    ) -> Result<Principal, AuthError> {
+        let issuer = self.trusted(unverified)?;
+        self.check_ias_claims(unverified, &issuer)?;
+        let request = KeyRequest {
+            source: KeySource::Ias {
+                issuer: issuer.clone(),
+            },
+            client_id: self.config.client_id.clone(),
+            app_tid: text(unverified, "app_tid")
+                .or_else(|| text(unverified, "zone_uuid"))
+                .map(str::to_string),
+            azp: text(unverified, "azp").map(str::to_string),
+            azp_app_tid: text(unverified, "azp_app_tid").map(str::to_string),
+        };
+        let key = self
+            .keys
+            .decoding_key(&request, kid)
+            .await
+            .map_err(key_error)?;
+        let mut validation = Validation::new(Algorithm::RS256);
+        validation.leeway = LEEWAY_SECS as u64;
+        validation.validate_nbf = true;
+        validation.set_audience(&[&self.config.client_id]);
+        validation.set_required_spec_claims(&["exp", "aud", "iss"]);
+        let verified: Claims = jsonwebtoken::decode(token, &key, &validation)
+            .map_err(|error| invalid(format!("signature or claims rejected ({:?})", error.kind())))?
+            .claims;
+        // From here on only verified claims count.
+        check_times(&verified, now_secs())?;
+        if self.trusted(&verified)? != issuer {
+            return Err(invalid("issuer changed"));
+        }
+        self.check_ias_claims(&verified, &issuer)?;
+        self.ias_principal(&verified)
+    }
+
+    /// `ias_apis` and roles (`ias-tokens.md` §7, §8).
+    fn ias_principal(&self, claims: &Claims) -> Result<Principal, AuthError> {
+        let sub = text(claims, "sub").unwrap_or_default();
+        let azp = text(claims, "azp");
+        let kind = if Some(sub) == azp || text(claims, "sap_id_type") == Some("app") {
+            TokenKind::Technical
+        } else {
+            TokenKind::User
+        };
+        let apis = strings(claims, "ias_apis");
+        if claims.contains_key("ias_apis") {
+            let granted = apis.contains(&self.config.required_api)
+                || (apis.iter().any(|a| a == PRINCIPAL_PROPAGATION) && kind == TokenKind::User);
+            if !granted {
+                return Err(AuthError::Forbidden(format!(
+                    "the calling application lacks the API permission group `{}`",
+                    self.config.required_api
+                )));
+            }
+        } else if azp != Some(self.config.client_id.as_str()) {
+            return Err(AuthError::Forbidden(
+                "the token grants no API permission group for this application".into(),
+            ));
+        }
+        let roles: BTreeSet<_> = match kind {
+            TokenKind::User => strings(claims, "groups")
+                .iter()
+                .filter_map(|group| self.config.group_roles.get(group).copied())
+                .collect(),
+            TokenKind::Technical => BTreeSet::new(),
+        };
+        if kind == TokenKind::User && roles.is_empty() {
+            return Err(AuthError::Forbidden(
+                "the user has no role for this agent".into(),
+            ));
+        }
+        let display_name = text(claims, "name").map(str::to_string).or_else(|| {
+            let given = text(claims, "given_name").or_else(|| text(claims, "first_name"));
+            let family = text(claims, "family_name").or_else(|| text(claims, "last_name"));
+            match (given, family) {
+                (Some(g), Some(f)) => Some(format!("{g} {f}")),
+                (Some(one), None) | (None, Some(one)) => Some(one.to_string()),
+                (None, None) => None,
+            }
+        });
+        Ok(Principal {
+            user_id: text(claims, "user_uuid")
+                .or_else(|| text(claims, "scim_id"))
+                .unwrap_or(sub)
+                .to_string(),
+            email: text(claims, "email")
+                .or_else(|| text(claims, "mail"))
+                .map(str::to_string),
+            display_name,
+            client_id: azp.map(str::to_string),
+            tenant: text(claims, "app_tid").map(str::to_string),
+            kind,
+            issuer: TokenIssuer::Ias,
+            apis,
+            roles,
+        })
+    }
+
+    async fn xsuaa_token(
+        &self,
+        token: &str,
+        kid: &str,
+        unverified: &Claims,
+        xsuaa: &XsuaaConfig,
+    ) -> Result<Principal, AuthError> {
+        let zid = text(unverified, "zid")
+            .filter(|zid| zid.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+            .ok_or_else(|| invalid("zid missing or malformed"))?;
+        let request = KeyRequest {
+            source: KeySource::Xsuaa {
+                uaa_domain: xsuaa.uaa_domain.clone(),
+                zid: zid.to_string(),
+            },
+            client_id: xsuaa.client_id.clone(),
+            app_tid: None,
+            azp: None,
+            azp_app_tid: None,
+        };
+        let key = self
+            .keys
+            .decoding_key(&request, kid)
+            .await
+            .map_err(key_error)?;
+        let mut validation = Validation::new(Algorithm::RS256);
+        validation.leeway = LEEWAY_SECS as u64;
+        validation.validate_nbf = true;
+        // XSUAA audiences follow their own rule, checked below.
+        validation.validate_aud = false;
+        validation.set_required_spec_claims(&["exp"]);
+        let verified: Claims = jsonwebtoken::decode(token, &key, &validation)
+            .map_err(|error| invalid(format!("signature or claims rejected ({:?})", error.kind())))?
+            .claims;
+        check_times(&verified, now_secs())?;
+        if text(&verified, "zid") != Some(zid) {
+            return Err(invalid("zid changed"));
+        }
+        let scopes = strings(&verified, "scope");
+        // Audience candidates: `aud` (else the scopes' prefixes) plus `cid`/`azp`,
+        // each cut at the first '.'; one must be our client id or xsappname.
+        let mut candidates = strings(&verified, "aud");
+        if candidates.is_empty() {
+            candidates = scopes.clone();
+        }
+        candidates.extend(strings(&verified, "cid"));
+        candidates.extend(strings(&verified, "azp"));
+        let audience_ok = candidates.iter().any(|candidate| {
+            let head = candidate.split('.').next().unwrap_or("");
+            head == xsuaa.client_id || head == xsuaa.xsappname
+        });
+        if !audience_ok {
+            return Err(invalid("audience does not name this application"));
+        }
+        let prefix = format!("{}.", xsuaa.xsappname);
+        let roles: BTreeSet<_> = scopes
+            .iter()
+            .filter_map(|scope| scope.strip_prefix(&prefix))
+            .filter_map(|name| name.parse().ok())
+            .collect();
+        if roles.is_empty() {
+            return Err(AuthError::Forbidden(format!(
+                "the token has no `{prefix}<role>` scope for this agent"
+            )));
+        }
+        let user_id = text(&verified, "user_id")
+            .or_else(|| text(&verified, "user_name"))
+            .or_else(|| text(&verified, "sub"))
+            .unwrap_or_default()
+            .to_string();
+        let kind = if text(&verified, "grant_type") == Some("client_credentials") {
+            TokenKind::Technical
+        } else {
+            TokenKind::User
+        };
+        Ok(Principal {
+            user_id,
+            email: text(&verified, "email").map(str::to_string),
+            display_name: text(&verified, "user_name").map(str::to_string),
+            client_id: text(&verified, "cid").map(str::to_string),
+            tenant: Some(zid.to_string()),
+            kind,
+            issuer: TokenIssuer::Xsuaa,
+            apis: Vec::new(),
+            roles: if kind == TokenKind::User {
+                roles
+            } else {
+                BTreeSet::new()
+            },
+        })
+    }
+}

@@ -1,0 +1,98 @@
+//! Bearer tokens at the HTTP edge: RFC 6750 answers for every failure.
+//! Bodies and headers say why in one sentence; the token is never echoed or
+//! logged.
+
+use crate::auth::{AuthError, Principal};
+use crate::startup::AppState;
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpRequest, HttpResponse};
+use serde_json::json;
+
+/// `Ok(None)` when authentication is off; `Err` is the answer to send.
+pub async fn authenticate(
+    request: &HttpRequest,
+    state: &AppState,
+) -> Result<Option<Principal>, HttpResponse> {
+    let Some(validator) = &state.auth else {
+        return Ok(None);
+    };
+    let mut values = request.headers().get_all(header::AUTHORIZATION);
+    let first = values.next();
+    let outcome = if values.next().is_some() {
+        Err(AuthError::Invalid(
+            "more than one Authorization header".into(),
+        ))
+    } else {
+        match first.map(|value| value.to_str()) {
+            Some(Err(_)) => Err(AuthError::Invalid("malformed Authorization header".into())),
+            Some(Ok(value)) => validator.authenticate(Some(value)).await,
+            None => validator.authenticate(None).await,
+        }
+    };
+    match outcome {
+        Ok(principal) => Ok(Some(principal)),
+        Err(error) => {
+            tracing::warn!(reason = %error, path = request.path(), "request rejected by authentication");
+            Err(answer(&error))
+        }
+    }
+}
+
+/// Quotes and backslashes cannot appear inside a quoted header parameter.
+fn quoted(text: &str) -> String {
+    text.replace(['"', '\\'], "'")
+}
+
+fn answer(error: &AuthError) -> HttpResponse {
+    let (status, challenge, code) = match error {
+        AuthError::Missing => (
+            StatusCode::UNAUTHORIZED,
+            Some("Bearer".to_string()),
+            "unauthorized",
+        ),
+        AuthError::Invalid(reason) => (
+            StatusCode::UNAUTHORIZED,
+            Some(format!(
+                "Bearer error=\"invalid_token\", error_description=\"{}\"",
+                quoted(reason)
+            )),
+            "invalid_token",
+        ),
+        AuthError::Forbidden(reason) => (
+            StatusCode::FORBIDDEN,
+            Some(format!(
+                "Bearer error=\"insufficient_scope\", error_description=\"{}\"",
+                quoted(reason)
+            )),
+            "insufficient_scope",
+        ),
+        AuthError::Unavailable(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            None,
+            "temporarily_unavailable",
+        ),
+    };
+    // For 503 the details (URLs, transport errors) stay in the log.
+    let description = match error {
+        AuthError::Unavailable(_) => {
+            "The token's signing keys could not be fetched from the identity service; try again shortly.".to_string()
+        }
+        other => format!("{}.", capitalized(&other.to_string())),
+    };
+    let mut response = HttpResponse::build(status);
+    if let Some(challenge) = challenge {
+        response.insert_header((header::WWW_AUTHENTICATE, challenge));
+    }
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        response.insert_header((header::RETRY_AFTER, "5"));
+    }
+    response.json(json!({ "error": code, "error_description": description }))
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,63 @@
+//! The business roles a caller can hold, and what each may do by default
+//! (the rule book's seed; the approvals issue makes it configurable).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    ArClerk,
+    CreditManager,
+    MasterDataSpecialist,
+    Viewer,
+}
+
+impl Role {
+    pub const ALL: [Role; 4] = [
+        Role::ArClerk,
+        Role::CreditManager,
+        Role::MasterDataSpecialist,
+        Role::Viewer,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::ArClerk => "ar_clerk",
+            Role::CreditManager => "credit_manager",
+            Role::MasterDataSpecialist => "master_data_specialist",
+            Role::Viewer => "viewer",
+        }
+    }
+
+    /// The actions (by name) this role may have filed, as seeded.
+    pub fn seed_actions(self) -> &'static [&'static str] {
+        match self {
+            Role::ArClerk => &["open_dispute_case", "request_delivery_date_change"],
+            Role::CreditManager => &["request_credit_review", "open_dispute_case"],
+            Role::MasterDataSpecialist => &["request_master_data_change"],
+            Role::Viewer => &[],
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("unknown role `{0}` (known: ar_clerk, credit_manager, master_data_specialist, viewer)")]
+pub struct UnknownRole(pub String);
+
+impl FromStr for Role {
+    type Err = UnknownRole;
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Role::ALL
+            .into_iter()
+            .find(|role| role.as_str() == name)
+            .ok_or_else(|| UnknownRole(name.to_string()))
+    }
+}

@@ -1,0 +1,820 @@
+//! IAS token validation end to end: the service with authentication on, a
+//! real key server on loopback, tokens signed with throwaway RSA keys; every
+//! case of the negative table in `ias-tokens.md` §11.
+
+use crate::helpers::{TestApp, spawn_app, spawn_app_with, test_settings, user_message};
+use crate::key_server::*;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use order_exception_agent::config::Settings;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+fn auth_settings(keys: &KeyServer) -> Settings {
+    let mut settings = test_settings();
+    settings.auth.client_id = Some(CLIENT_ID.into());
+    settings.auth.domains = vec![DOMAIN.into(), "accounts.cloud.test".into()];
+    settings.auth.app_tid = Some(APP_TID.into());
+    settings.auth.url = Some(ISSUER.into());
+    settings.auth.test_key_server = Some(keys.url.clone());
+    settings.auth.http_timeout_ms = 500;
+    settings
+}
+
+async fn spawn(keys: &KeyServer) -> TestApp {
+    spawn_app_with(auth_settings(keys)).await
+}
+
+struct Answer {
+    status: u16,
+    challenge: Option<String>,
+    retry_after: Option<String>,
+    body: Value,
+}
+
+async fn call(app: &TestApp, authorization: Option<String>) -> Answer {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "message/send",
+        "params": { "message": user_message("why is order 4711 blocked by credit") }
+    });
+    let mut request = app
+        .client
+        .post(format!("{}/", app.address))
+        .header("Content-Type", "application/json")
+        .body(body.to_string());
+    if let Some(authorization) = authorization {
+        request = request.header("Authorization", authorization);
+    }
+    let response = request.send().await.unwrap();
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_string())
+    };
+    let challenge = header("www-authenticate");
+    let retry_after = header("retry-after");
+    let status = response.status().as_u16();
+    let body = response.json().await.unwrap_or(Value::Null);
+    Answer {
+        status,
+        challenge,
+        retry_after,
+        body,
+    }
+}
+
+async fn bearer(app: &TestApp, token: &str) -> Answer {
+    call(app, Some(format!("Bearer {token}"))).await
+}
+
+fn assert_valid(answer: &Answer, case: &str) {
+    assert_eq!(answer.status, 200, "{case}: {:?}", answer.body);
+    assert_eq!(
+        answer.body["result"]["status"]["state"], "completed",
+        "{case}"
+    );
+}
+
+fn assert_invalid(answer: &Answer, case: &str) {
+    assert_eq!(answer.status, 401, "{case}: {:?}", answer.body);
+    let challenge = answer.challenge.as_deref().unwrap_or("");
+    assert!(
+        challenge.starts_with("Bearer error=\"invalid_token\""),
+        "{case}: {challenge}"
+    );
+    assert_eq!(answer.body["error"], "invalid_token", "{case}");
+}
+
+fn assert_forbidden(answer: &Answer, case: &str) {
+    assert_eq!(answer.status, 403, "{case}: {:?}", answer.body);
+    let challenge = answer.challenge.as_deref().unwrap_or("");
+    assert!(
+        challenge.contains("insufficient_scope"),
+        "{case}: {challenge}"
+    );
+}
+
+#[tokio::test]
+async fn a_valid_user_token_passes_and_the_key_request_carries_the_headers() {
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    assert_valid(&bearer(&app, &token(&user_claims())).await, "valid");
+    let headers = keys.last_jwks_headers();
+    assert_eq!(
+        headers.get("x-client_id").map(String::as_str),
+        Some(CLIENT_ID)
+    );
+    assert_eq!(headers.get("x-app_tid").map(String::as_str), Some(APP_TID));
+    assert_eq!(
+        headers.get("x-azp").map(String::as_str),
+        Some("joule-proxy-client")
+    );
+    // A second token with the same key: cached, no new fetch (42).
+    let before = keys.jwks_calls();
+    let second = with(user_claims(), "jti", json!("jti-2"));
+    assert_valid(&bearer(&app, &token(&second)).await, "cached");
+    assert_eq!(keys.jwks_calls(), before);
+    // Another azp: its own cache entry (43).
+    let other = with(user_claims(), "azp", json!("another-consumer"));
+    assert_valid(&bearer(&app, &token(&other)).await, "other azp");
+    assert_eq!(keys.jwks_calls(), before + 1);
+}
+
+#[tokio::test]
+async fn missing_or_foreign_schemes_get_a_plain_challenge_and_public_paths_stay_open() {
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    for authorization in [None, Some("Basic dXNlcjpwYXNz".to_string())] {
+        let answer = call(&app, authorization.clone()).await;
+        assert_eq!(answer.status, 401, "{authorization:?}");
+        assert_eq!(answer.challenge.as_deref(), Some("Bearer"));
+        assert_eq!(answer.body["error"], "unauthorized");
+    }
+    for path in [
+        "/.well-known/agent-card.json",
+        "/.well-known/agent.json",
+        "/health",
+    ] {
+        let response = app
+            .client
+            .get(format!("{}{path}", app.address))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{path} stays public");
+    }
+    let health: Value = app
+        .client
+        .get(format!("{}/health", app.address))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(health["authentication"], "required");
+    assert_eq!(keys.jwks_calls(), 0, "no network call without a token");
+}
+
+#[tokio::test]
+async fn malformed_tokens_are_invalid() {
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"RS256","kid":"key-1"}"#);
+    let payload = URL_SAFE_NO_PAD.encode(json!(user_claims()).to_string());
+    for token in [
+        "abc".to_string(),
+        "a.b".to_string(),
+        "!!!.???.###".to_string(),
+        format!("{}.{payload}.sig", URL_SAFE_NO_PAD.encode(b"not json")),
+        format!("{header}.{}.sig", URL_SAFE_NO_PAD.encode(b"[1,2]")),
+    ] {
+        assert_invalid(&bearer(&app, &token).await, &token);
+    }
+    assert_invalid(
+        &call(&app, Some("Bearer".into())).await,
+        "Bearer without a token",
+    );
+    assert_invalid(&call(&app, Some("Bearer a b".into())).await, "two tokens");
+}
+
+#[tokio::test]
+async fn time_claims_with_sixty_seconds_leeway() {
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    let now = now();
+    let cases = [
+        (
+            "expired 2 min ago",
+            with(user_claims(), "exp", json!(now - 120)),
+            false,
+        ),
+        (
+            "expired 30 s ago (leeway)",
+            with(user_claims(), "exp", json!(now - 30)),
+            true,
+        ),
+        (
+            "exp missing",
+            with(user_claims(), "exp", Value::Null),
+            false,
+        ),
+        (
+            "exp not a number",
+            with(user_claims(), "exp", json!("soon")),
+            false,
+        ),
+        (
+            "nbf 2 min ahead",
+            with(user_claims(), "nbf", json!(now + 120)),
+            false,
+        ),
+        (
+            "nbf 30 s ahead (leeway)",
+            with(user_claims(), "nbf", json!(now + 30)),
+            true,
+        ),
+        (
+            "iat 2 min ahead, no nbf",
+            with(user_claims(), "iat", json!(now + 120)),
+            false,
+        ),
+    ];
+    for (case, claims, valid) in cases {
+        let answer = bearer(&app, &token(&claims)).await;
+        if valid {
+            assert_valid(&answer, case);
+        } else {
+            assert_invalid(&answer, case);
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_issuer_must_be_a_trusted_ias_domain() {
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    for issuer in [
+        json!(null),
+        json!(""),
+        json!(42),
+        json!("https://attackerdomain.com"),
+        json!("https://tenant.attackerdomain.com"),
+        json!("https://myaccounts.test"),
+        json!("https://accounts.test.attackerDomain.com"),
+        json!("https://tenant.accounts.test/path"),
+        json!("https://tenant.accounts.test?x=1"),
+        json!("https://tenant.accounts.test#frag"),
+        json!("https://user@tenant.accounts.test"),
+        json!("https://tenant.accounts.test&"),
+        json!("https://tenant.accounts.testa"),
+        json!("https://tenant.accounts.test%2f"),
+        json!("https://tenant%2eaccounts.test"),
+        json!("https://tenant.accounts.test:443"),
+        json!("http://tenant.accounts.test"),
+        json!("https://"),
+        json!("https://tenant.accounts.test\t"),
+        json!("https://tenant.accounts.test\n"),
+        json!("https://two.labels.accounts.test"),
+        json!(format!("https://{}.accounts.test", "a".repeat(64))),
+        json!("https://tenant.accounts.test//"),
+        json!("https://tenant.accounts.test/path/"),
+    ] {
+        let claims = with(user_claims(), "iss", issuer.clone());
+        assert_invalid(&bearer(&app, &token(&claims)).await, &issuer.to_string());
+    }
+    assert_eq!(
+        keys.discovery_calls(),
+        0,
+        "untrusted issuers never reach the network"
+    );
+
+    // Scheme-less and one trailing slash (tolerated by default) are fine.
+    for issuer in ["tenant.accounts.test", "https://tenant.accounts.test/"] {
+        let claims = with(user_claims(), "iss", json!(issuer));
+        assert_valid(&bearer(&app, &token(&claims)).await, issuer);
+    }
+    // ias_iss decides: a custom iss with a trusted ias_iss passes, not the reverse.
+    let custom = with(
+        with(
+            user_claims(),
+            "iss",
+            json!("https://login.customer.example"),
+        ),
+        "ias_iss",
+        json!(ISSUER),
+    );
+    assert_valid(
+        &bearer(&app, &token(&custom)).await,
+        "custom domain + ias_iss",
+    );
+    let reverse = with(
+        user_claims(),
+        "ias_iss",
+        json!("https://tenant.attacker.example"),
+    );
+    assert_invalid(&bearer(&app, &token(&reverse)).await, "untrusted ias_iss");
+}
+
+#[tokio::test]
+async fn a_trailing_slash_is_refused_when_the_switch_says_reject() {
+    let keys = KeyServer::start().await;
+    let mut settings = auth_settings(&keys);
+    settings.auth.issuer_trailing_slash =
+        order_exception_agent::auth::issuer::TrailingSlash::Reject;
+    let app = spawn_app_with(settings).await;
+    let claims = with(user_claims(), "iss", json!("https://tenant.accounts.test/"));
+    assert_invalid(
+        &bearer(&app, &token(&claims)).await,
+        "trailing slash, reject",
+    );
+    assert_valid(&bearer(&app, &token(&user_claims())).await, "no slash");
+}
+
+#[tokio::test]
+async fn the_audience_must_contain_our_client_id_and_the_tenant_must_match() {
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    for (case, claims) in [
+        (
+            "other audience",
+            with(user_claims(), "aud", json!("someone-else")),
+        ),
+        (
+            "other audiences",
+            with(user_claims(), "aud", json!(["a", "b"])),
+        ),
+        ("empty audience", with(user_claims(), "aud", json!([]))),
+        ("no audience", with(user_claims(), "aud", Value::Null)),
+        (
+            "azp is us but aud is not",
+            with(
+                with(user_claims(), "aud", json!("x")),
+                "azp",
+                json!(CLIENT_ID),
+            ),
+        ),
+        (
+            "app_tid differs",
+            with(user_claims(), "app_tid", json!("another-tenant")),
+        ),
+        (
+            "app_tid missing",
+            with(user_claims(), "app_tid", Value::Null),
+        ),
+    ] {
+        assert_invalid(&bearer(&app, &token(&claims)).await, case);
+    }
+    let several = with(user_claims(), "aud", json!(["other", CLIENT_ID]));
+    assert_valid(&bearer(&app, &token(&several)).await, "aud array with ours");
+}
+
+#[tokio::test]
+async fn without_a_configured_tenant_a_foreign_issuer_needs_app_tid() {
+    let keys = KeyServer::start().await;
+    let mut settings = auth_settings(&keys);
+    settings.auth.app_tid = None;
+    let app = spawn_app_with(settings).await;
+    let own_issuer = with(user_claims(), "app_tid", Value::Null);
+    assert_valid(
+        &bearer(&app, &token(&own_issuer)).await,
+        "issuer = binding url",
+    );
+    let foreign = with(
+        with(user_claims(), "app_tid", Value::Null),
+        "iss",
+        json!("https://other.accounts.test"),
+    );
+    assert_invalid(
+        &bearer(&app, &token(&foreign)).await,
+        "foreign issuer, no app_tid",
+    );
+}
+
+fn forged(header: Value, claims: &serde_json::Map<String, Value>, signature: &str) -> String {
+    format!(
+        "{}.{}.{signature}",
+        URL_SAFE_NO_PAD.encode(header.to_string()),
+        URL_SAFE_NO_PAD.encode(json!(claims).to_string())
+    )
+}
+
+#[tokio::test]
+async fn algorithms_kids_and_signatures() {
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    let claims = user_claims();
+    let public_pem = KEYS["key-1"]["public_pem"].as_str().unwrap();
+    let hs256_with_public_key = jsonwebtoken::encode(
+        &jsonwebtoken::Header {
+            kid: Some("key-1".into()),
+            ..jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256)
+        },
+        &claims,
+        &jsonwebtoken::EncodingKey::from_secret(public_pem.as_bytes()).unwrap(),
+    )
+    .unwrap();
+    let valid = token(&claims);
+    let (head, rest) = valid.split_once('.').unwrap();
+    let (_, signature) = rest.split_once('.').unwrap();
+    let tampered = format!(
+        "{head}.{}.{signature}",
+        URL_SAFE_NO_PAD
+            .encode(json!(with(claims.clone(), "groups", json!(["credit_manager"]))).to_string())
+    );
+    for (case, token) in [
+        (
+            "alg none",
+            forged(json!({"alg": "none", "kid": "key-1"}), &claims, ""),
+        ),
+        (
+            "alg NONE",
+            forged(json!({"alg": "NONE", "kid": "key-1"}), &claims, ""),
+        ),
+        (
+            "alg empty",
+            forged(json!({"alg": "", "kid": "key-1"}), &claims, ""),
+        ),
+        (
+            "alg ES256",
+            forged(json!({"alg": "ES256", "kid": "key-1"}), &claims, "c2ln"),
+        ),
+        (
+            "alg unknown",
+            forged(json!({"alg": "XX99", "kid": "key-1"}), &claims, "c2ln"),
+        ),
+        ("HS256 with the RSA public key", hs256_with_public_key),
+        ("no kid", sign(&claims, None, "key-1")),
+        (
+            "signed by another key",
+            sign(&claims, Some("key-1"), "attacker"),
+        ),
+        ("payload tampered", tampered),
+        (
+            "signature empty",
+            format!("{head}.{}.", rest.split_once('.').unwrap().0),
+        ),
+    ] {
+        assert_invalid(&bearer(&app, &token).await, case);
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_kid_forces_one_refetch_per_minute() {
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    assert_valid(
+        &bearer(&app, &token(&user_claims())).await,
+        "warm the cache",
+    );
+    let warm = keys.jwks_calls();
+    assert_invalid(
+        &bearer(&app, &sign(&user_claims(), Some("key-2"), "key-2")).await,
+        "unknown kid",
+    );
+    assert_eq!(keys.jwks_calls(), warm + 1, "exactly one forced refetch");
+    assert_invalid(
+        &bearer(&app, &sign(&user_claims(), Some("key-3"), "key-2")).await,
+        "second unknown kid",
+    );
+    assert_eq!(keys.jwks_calls(), warm + 1, "no further fetch within 60 s");
+}
+
+#[tokio::test]
+async fn a_rotated_key_is_accepted_after_one_refetch() {
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    assert_valid(
+        &bearer(&app, &token(&user_claims())).await,
+        "warm the cache",
+    );
+    keys.set(|b| b.jwks = vec![jwk("key-1"), jwk("key-2")]);
+    let warm = keys.jwks_calls();
+    assert_valid(
+        &bearer(&app, &sign(&user_claims(), Some("key-2"), "key-2")).await,
+        "rotated key",
+    );
+    assert_eq!(keys.jwks_calls(), warm + 1);
+}
+
+#[tokio::test]
+async fn a_kid_whose_key_is_not_rsa_is_never_used() {
+    let keys = KeyServer::start().await;
+    keys.set(|b| b.jwks = vec![ec_jwk("key-1")]);
+    let app = spawn(&keys).await;
+    assert_invalid(
+        &bearer(&app, &token(&user_claims())).await,
+        "EC key under the kid",
+    );
+}
+
+#[tokio::test]
+async fn a_400_from_the_key_endpoint_rejects_and_is_not_cached() {
+    let keys = KeyServer::start().await;
+    keys.set(|b| b.jwks_status = 400);
+    let app = spawn(&keys).await;
+    assert_invalid(&bearer(&app, &token(&user_claims())).await, "JWKS 400");
+    keys.set(|b| b.jwks_status = 200);
+    assert_valid(&bearer(&app, &token(&user_claims())).await, "after the 400");
+}
+
+#[tokio::test]
+async fn a_failing_slow_or_dead_key_service_gives_503_and_is_retried() {
+    type Change = fn(&mut Behaviour);
+    let cases: [(&str, Change); 4] = [
+        ("JWKS 500", |b| b.jwks_status = 500),
+        ("JWKS 429", |b| b.jwks_status = 429),
+        ("discovery 503", |b| b.discovery_status = 503),
+        ("JWKS slower than the timeout", |b| {
+            b.jwks_delay = Duration::from_secs(2)
+        }),
+    ];
+    for (case, change) in cases {
+        let keys = KeyServer::start().await;
+        let app = spawn(&keys).await;
+        keys.set(change);
+        let answer = bearer(&app, &token(&user_claims())).await;
+        assert_eq!(answer.status, 503, "{case}: {:?}", answer.body);
+        assert_eq!(answer.challenge, None, "{case}: no challenge on 503");
+        assert_eq!(answer.retry_after.as_deref(), Some("5"), "{case}");
+        assert!(
+            !answer.body.to_string().contains("127.0.0.1"),
+            "{case}: no internals"
+        );
+        keys.set(|b| {
+            b.jwks_status = 200;
+            b.discovery_status = 200;
+            b.jwks_delay = Duration::ZERO;
+        });
+        assert_valid(&bearer(&app, &token(&user_claims())).await, case);
+    }
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    keys.stop().await;
+    let answer = bearer(&app, &token(&user_claims())).await;
+    assert_eq!(answer.status, 503, "key server down: {:?}", answer.body);
+}
+
+#[tokio::test]
+async fn untrustworthy_discovery_documents_are_rejected() {
+    let keys = KeyServer::start().await;
+    keys.set(|b| b.omit_jwks_uri = true);
+    let app = spawn(&keys).await;
+    assert_invalid(&bearer(&app, &token(&user_claims())).await, "no jwks_uri");
+    keys.set(|b| {
+        b.omit_jwks_uri = false;
+        b.discovery_issuer = "https://evil.accounts.test".into();
+    });
+    assert_invalid(
+        &bearer(&app, &token(&user_claims())).await,
+        "discovery issuer differs",
+    );
+}
+
+#[tokio::test]
+async fn two_hundred_parallel_requests_with_a_cold_cache_fetch_the_keys_once() {
+    let keys = KeyServer::start().await;
+    keys.set(|b| b.jwks_delay = Duration::from_millis(100));
+    let app = spawn(&keys).await;
+    let token = token(&user_claims());
+    let calls = (0..200).map(|_| bearer(&app, &token));
+    let answers = futures_util::future::join_all(calls).await;
+    assert!(answers.iter().all(|a| a.status == 200), "all pass");
+    assert_eq!(keys.jwks_calls(), 1, "exactly one key fetch");
+    assert_eq!(keys.discovery_calls(), 1, "exactly one discovery");
+}
+
+#[tokio::test]
+async fn api_groups_and_roles_decide_access() {
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    assert_forbidden(
+        &bearer(
+            &app,
+            &token(&with(user_claims(), "ias_apis", json!(["some-other-api"]))),
+        )
+        .await,
+        "group missing",
+    );
+    assert_forbidden(
+        &bearer(
+            &app,
+            &token(&with(
+                technical_claims(),
+                "ias_apis",
+                json!(["principal-propagation"]),
+            )),
+        )
+        .await,
+        "technical token with principal-propagation only",
+    );
+    assert_valid(
+        &bearer(
+            &app,
+            &token(&with(
+                user_claims(),
+                "ias_apis",
+                json!(["principal-propagation"]),
+            )),
+        )
+        .await,
+        "user token with principal-propagation and a role",
+    );
+    assert_forbidden(
+        &bearer(
+            &app,
+            &token(&with(user_claims(), "groups", json!(["Unmapped_Group"]))),
+        )
+        .await,
+        "user without a role",
+    );
+    assert_forbidden(
+        &bearer(&app, &token(&with(user_claims(), "ias_apis", Value::Null))).await,
+        "no ias_apis, azp is not us",
+    );
+    let first_party = with(
+        with(technical_claims(), "ias_apis", Value::Null),
+        "azp",
+        json!(CLIENT_ID),
+    );
+    let first_party = with(first_party, "sub", json!(CLIENT_ID));
+    assert_valid(
+        &bearer(&app, &token(&first_party)).await,
+        "own client credentials",
+    );
+    assert_valid(
+        &bearer(
+            &app,
+            &token(&with(user_claims(), "ias_apis", json!(REQUIRED_API))),
+        )
+        .await,
+        "ias_apis as one string",
+    );
+    assert_valid(
+        &bearer(&app, &token(&technical_claims())).await,
+        "technical App2App token",
+    );
+}
+
+#[tokio::test]
+async fn xsuaa_tokens_are_checked_by_scope() {
+    let keys = KeyServer::start().await;
+    let mut settings = auth_settings(&keys);
+    settings.auth.xsuaa.client_id = Some(XS_CLIENT_ID.into());
+    settings.auth.xsuaa.xsappname = Some(XSAPPNAME.into());
+    settings.auth.xsuaa.uaa_domain = Some("authentication.test".into());
+    let app = spawn_app_with(settings).await;
+    let now = now();
+    let xsuaa = json!({
+        "iss": "https://sub.authentication.test/oauth/token",
+        "zid": "zone-1",
+        "cid": XS_CLIENT_ID,
+        "azp": XS_CLIENT_ID,
+        "aud": [XS_CLIENT_ID, XSAPPNAME],
+        "sub": "user-7",
+        "user_id": "user-7",
+        "user_name": "clerk7",
+        "grant_type": "authorization_code",
+        "scope": [format!("{XSAPPNAME}.credit_manager"), "openid"],
+        "exp": now + 600,
+        "iat": now
+    })
+    .as_object()
+    .cloned()
+    .unwrap();
+    assert_valid(
+        &bearer(&app, &token(&xsuaa)).await,
+        "XSUAA with a role scope",
+    );
+    assert_eq!(keys.token_keys_calls(), 1);
+    assert_eq!(
+        keys.last_jwks_headers().get("x-zid").map(String::as_str),
+        Some("zone-1")
+    );
+    let no_scope = with(
+        xsuaa.clone(),
+        "scope",
+        json!(["openid", "other-app!t1.credit_manager"]),
+    );
+    assert_forbidden(
+        &bearer(&app, &token(&no_scope)).await,
+        "XSUAA without our scope",
+    );
+    let foreign = with(
+        with(
+            with(xsuaa.clone(), "aud", json!(["other-app"])),
+            "cid",
+            json!("other"),
+        ),
+        "azp",
+        json!("other"),
+    );
+    assert_invalid(
+        &bearer(&app, &token(&foreign)).await,
+        "XSUAA for another app",
+    );
+}
+
+#[tokio::test]
+async fn the_card_declares_the_scheme_and_the_extended_card_needs_a_token() {
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    let card: Value = app
+        .client
+        .get(format!("{}/.well-known/agent-card.json", app.address))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    crate::helpers::assert_schema("AgentCard", &card);
+    assert_eq!(card["supportsAuthenticatedExtendedCard"], true);
+    assert_eq!(card["securitySchemes"]["ias"]["type"], "openIdConnect");
+    assert_eq!(
+        card["securitySchemes"]["ias"]["openIdConnectUrl"],
+        format!("{ISSUER}/.well-known/openid-configuration")
+    );
+    assert_eq!(card["security"], json!([{ "ias": [] }]));
+
+    let response = app
+        .client
+        .post(format!("{}/", app.address))
+        .header("Authorization", format!("Bearer {}", token(&user_claims())))
+        .json(&json!({ "jsonrpc": "2.0", "id": 9, "method": "agent/getAuthenticatedExtendedCard", "params": {} }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let body: Value = response.json().await.unwrap();
+    crate::helpers::assert_schema("GetAuthenticatedExtendedCardResponse", &body);
+    let pricing = body["result"]["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|skill| skill["id"] == "pricing")
+        .unwrap()
+        .clone();
+    let description = pricing["description"].as_str().unwrap();
+    assert!(description.contains("open_dispute_case"), "{description}");
+    assert!(
+        description.contains("ar_clerk, credit_manager"),
+        "{description}"
+    );
+
+    // Without a token the endpoint refuses before any JSON-RPC is read.
+    let answer = call(&app, None).await;
+    assert_eq!(answer.status, 401);
+}
+
+#[tokio::test]
+async fn with_authentication_off_health_warns_and_the_extended_card_is_not_configured() {
+    let app = spawn_app().await;
+    let health: Value = app
+        .client
+        .get(format!("{}/health", app.address))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(health["authentication"], "off");
+    assert!(health["warning"].as_str().unwrap().contains("anonymous"));
+    let error = app
+        .rpc_error("agent/getAuthenticatedExtendedCard", json!({}))
+        .await;
+    assert_eq!(error["code"], -32007);
+}
+
+#[tokio::test]
+async fn a_protected_card_needs_a_token() {
+    let keys = KeyServer::start().await;
+    let mut settings = auth_settings(&keys);
+    settings.auth.protect_card = true;
+    let app = spawn_app_with(settings).await;
+    let url = format!("{}/.well-known/agent-card.json", app.address);
+    let response = app.client.get(&url).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 401);
+    let response = app
+        .client
+        .get(&url)
+        .header("Authorization", format!("Bearer {}", token(&user_claims())))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+}
+
+#[tokio::test]
+async fn cached_keys_are_refreshed_in_the_background_and_expire() {
+    let keys = KeyServer::start().await;
+    let mut settings = auth_settings(&keys);
+    settings.auth.key_cache_ttl_secs = 2;
+    let app = spawn_app_with(settings).await;
+    assert_valid(&bearer(&app, &token(&user_claims())).await, "cold");
+    assert_eq!(keys.jwks_calls(), 1);
+    // Past half the lifetime: served from the cache, refreshed behind it.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_valid(
+        &bearer(&app, &token(&user_claims())).await,
+        "refresh window",
+    );
+    for _ in 0..50 {
+        if keys.jwks_calls() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(keys.jwks_calls(), 2, "one background refresh");
+    // A failing refresh keeps serving; past the hard expiry it must refetch.
+    keys.set(|b| b.jwks_status = 500);
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    let answer = bearer(&app, &token(&user_claims())).await;
+    assert_eq!(
+        answer.status, 503,
+        "expired keys are not used: {:?}",
+        answer.body
+    );
+}

@@ -6,6 +6,11 @@ local texts = {
   "customer wants a later delivery date on 4740",
 }
 local counter = 0
+local token = os.getenv("BENCH_TOKEN")
+local headers = { ["Content-Type"] = "application/json" }
+if token and token ~= "" then
+  headers["Authorization"] = "Bearer " .. token
+end
 
 request = function()
   counter = counter + 1
@@ -13,7 +18,7 @@ request = function()
   local body = string.format(
     '{"jsonrpc":"2.0","id":%d,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"bench-%d","parts":[{"kind":"text","text":"%s"}]}}}',
     counter, counter, text)
-  return wrk.format("POST", "/", { ["Content-Type"] = "application/json" }, body)
+  return wrk.format("POST", "/", headers, body)
 end
 
 done = function(summary, latency, requests)

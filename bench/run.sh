@@ -11,6 +11,8 @@ CONNECTIONS=${CONNECTIONS:-32}
 THREADS=${THREADS:-1}
 SERVICE_PORT=${SERVICE_PORT:-18080}
 BASELINE_PORT=${BASELINE_PORT:-18081}
+AUTH_PORT=${AUTH_PORT:-18082}
+KEYS_PORT=${KEYS_PORT:-18083}
 OUT=bench/results
 mkdir -p "$OUT"
 
@@ -19,7 +21,7 @@ if ! command -v wrk >/dev/null; then
   apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
 fi
 
-cargo build --release --quiet --bin order-exception-agent --example bench_baseline
+cargo build --release --quiet --bin order-exception-agent --example bench_baseline --example bench_token
 
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
@@ -34,9 +36,10 @@ wait_for_port() {
   return 1
 }
 
-# measure NAME PORT PID: warm up, load, then read peak RSS (VmHWM) of PID.
+# measure NAME PORT PID [TOKEN]: warm up, load, then read peak RSS (VmHWM) of PID.
 measure() {
   local name=$1 port=$2 pid=$3
+  export BENCH_TOKEN=${4:-}
   wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s bench/message_send.lua "http://127.0.0.1:$port/" >/dev/null
   wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/message_send.lua \
     "http://127.0.0.1:$port/" >"$OUT/$name.wrk.txt"
@@ -51,15 +54,29 @@ RUST_LOG=${RUST_LOG:-info} PORT=$SERVICE_PORT AGENT__SERVER__HOST=127.0.0.1 \
 PIDS+=($!); SERVICE_PID=$!
 ./target/release/examples/bench_baseline "$BASELINE_PORT" 2>/dev/null &
 PIDS+=($!); BASELINE_PID=$!
-wait_for_port "$SERVICE_PORT"; wait_for_port "$BASELINE_PORT"
+# The authenticated service: a static key server (discovery + JWKS) on
+# loopback through the documented test hook, and a signed user token.
+KEYS_DIR=$(mktemp -d)
+TOKEN=$(./target/release/examples/bench_token "$KEYS_DIR" "http://127.0.0.1:$KEYS_PORT")
+python3 -m http.server "$KEYS_PORT" --bind 127.0.0.1 --directory "$KEYS_DIR" >/dev/null 2>&1 &
+PIDS+=($!)
+RUST_LOG=${RUST_LOG:-info} PORT=$AUTH_PORT AGENT__SERVER__HOST=127.0.0.1 \
+  AGENT__AUTH__CLIENT_ID=bench-client AGENT__AUTH__DOMAINS=accounts.test \
+  AGENT__AUTH__APP_TID=bench-tenant AGENT__AUTH__TEST_KEY_SERVER="http://127.0.0.1:$KEYS_PORT" \
+  ./target/release/order-exception-agent 2>/dev/null &
+PIDS+=($!); AUTH_PID=$!
+wait_for_port "$SERVICE_PORT"; wait_for_port "$BASELINE_PORT"; wait_for_port "$AUTH_PORT"; wait_for_port "$KEYS_PORT"
 
 # Baseline first, then the service, so neither profits from a warmer machine.
 baseline=$(measure baseline "$BASELINE_PORT" "$BASELINE_PID")
 service=$(measure service "$SERVICE_PORT" "$SERVICE_PID")
+authenticated=$(measure service+token "$AUTH_PORT" "$AUTH_PID" "$TOKEN")
 
 field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }'; }
 b_rps=$(field "$baseline" rps); s_rps=$(field "$service" rps)
 ratio=$(awk -v s="$s_rps" -v b="$b_rps" 'BEGIN { printf "%.2f", s / b }')
+a_rps=$(field "$authenticated" rps)
+auth_ratio=$(awk -v a="$a_rps" -v s="$s_rps" 'BEGIN { printf "%.2f", a / s }')
 s_rss_mb=$(awk -v k="$(field "$service" peak_rss_kb)" 'BEGIN { printf "%.1f", k / 1024 }')
 
 {
@@ -67,7 +84,7 @@ s_rss_mb=$(awk -v k="$(field "$service" peak_rss_kb)" 'BEGIN { printf "%.1f", k 
   echo
   echo "| server | req/s | p50 ms | p90 ms | p99 ms | max ms | errors | peak RSS MB |"
   echo "|---|---|---|---|---|---|---|---|"
-  for line in "$baseline" "$service"; do
+  for line in "$baseline" "$service" "$authenticated"; do
     name=${line%% *}
     printf '| %s | %s | %s | %s | %s | %s | %s | %.1f |\n' "$name" \
       "$(field "$line" rps)" "$(field "$line" p50_ms)" "$(field "$line" p90_ms)" \
@@ -76,4 +93,5 @@ s_rss_mb=$(awk -v k="$(field "$service" peak_rss_kb)" 'BEGIN { printf "%.1f", k 
   done
   echo
   echo "service/baseline throughput: $ratio (target >= 0.50); service peak RSS: $s_rss_mb MB (target < 30)"
+  echo "with a valid IAS token / without: $auth_ratio (target >= 0.80)"
 } | tee "$OUT/latest.md"

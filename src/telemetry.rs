@@ -1,6 +1,7 @@
 //! Logging: readable text on stderr, filtered by `RUST_LOG` (default `info`).
 //! OpenTelemetry export and SAP's JSON log format come with the ops issue.
 
+use std::io::IsTerminal;
 use tracing_subscriber::EnvFilter;
 
 /// Install the global subscriber once; later calls (tests) are no-ops.
@@ -10,5 +11,6 @@ pub fn init() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .try_init();
 }

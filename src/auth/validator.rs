@@ -9,8 +9,10 @@ use super::principal::{Principal, TokenIssuer, TokenKind};
 use super::settings::{IdentityConfig, XsuaaConfig};
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
-use std::sync::Arc;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 const LEEWAY_SECS: i64 = 60;
 const PRINCIPAL_PROPAGATION: &str = "principal-propagation";
@@ -33,9 +35,25 @@ fn invalid(reason: impl Into<String>) -> AuthError {
     AuthError::Invalid(reason.into())
 }
 
+/// How long a verified token is remembered (never past its `exp` or the
+/// key cache's lifetime), and how many are remembered.
+const VERIFIED_TTL: Duration = Duration::from_secs(300);
+const VERIFIED_MAX: usize = 4096;
+
+struct Verified {
+    principal: Principal,
+    /// `exp` + leeway, in Unix seconds.
+    valid_until: i64,
+    remembered_until: Instant,
+}
+
 pub struct TokenValidator {
     config: IdentityConfig,
     keys: Arc<KeyCache>,
+    /// SHA-256 of a token that passed every check → its principal. Joule
+    /// reuses a user's token for every call of a conversation; this spares
+    /// the RSA verification on repeats. Only successes are remembered.
+    verified: Mutex<HashMap<[u8; 32], Verified>>,
 }
 
 fn text<'a>(claims: &'a Claims, name: &str) -> Option<&'a str> {
@@ -102,7 +120,11 @@ impl TokenValidator {
             config.key_cache_ttl,
             config.test_key_server.clone(),
         ));
-        TokenValidator { config, keys }
+        TokenValidator {
+            config,
+            keys,
+            verified: Mutex::new(HashMap::new()),
+        }
     }
 
     pub fn config(&self) -> &IdentityConfig {
@@ -124,7 +146,44 @@ impl TokenValidator {
         if token.is_empty() || token.contains(char::is_whitespace) {
             return Err(invalid("malformed Authorization header"));
         }
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        if let Some(principal) = self.remembered(&digest) {
+            return Ok(principal);
+        }
+        let (principal, exp) = self.validate(token).await?;
+        self.remember(digest, &principal, exp);
+        Ok(principal)
+    }
 
+    fn remembered(&self, digest: &[u8; 32]) -> Option<Principal> {
+        let verified = self.verified.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = verified.get(digest)?;
+        (now_secs() < entry.valid_until && Instant::now() < entry.remembered_until)
+            .then(|| entry.principal.clone())
+    }
+
+    fn remember(&self, digest: [u8; 32], principal: &Principal, exp: i64) {
+        let now = Instant::now();
+        let mut verified = self.verified.lock().unwrap_or_else(|p| p.into_inner());
+        if verified.len() >= VERIFIED_MAX {
+            let unix_now = now_secs();
+            verified.retain(|_, e| unix_now < e.valid_until && now < e.remembered_until);
+            if verified.len() >= VERIFIED_MAX {
+                verified.clear();
+            }
+        }
+        verified.insert(
+            digest,
+            Verified {
+                principal: principal.clone(),
+                valid_until: exp + LEEWAY_SECS,
+                remembered_until: now + VERIFIED_TTL.min(self.config.key_cache_ttl),
+            },
+        );
+    }
+
+    /// Every check, for a token not seen before; returns the principal and `exp`.
+    async fn validate(&self, token: &str) -> Result<(Principal, i64), AuthError> {
         // Header: RS256 only (`none` and HMAC fail here), kid required.
         let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("malformed token"))?;
         if header.alg != Algorithm::RS256 {
@@ -135,15 +194,18 @@ impl TokenValidator {
         let unverified: Claims = jsonwebtoken::dangerous::insecure_decode_claims(token)
             .map_err(|_| invalid("malformed token payload"))?;
         check_times(&unverified, now_secs())?;
+        // Checked numeric by check_times.
+        let exp = unverified.get("exp").and_then(Value::as_f64).unwrap_or(0.0) as i64;
 
-        match &self.config.xsuaa {
+        let principal = match &self.config.xsuaa {
             Some(xsuaa)
                 if unverified.contains_key("zid") && !unverified.contains_key("ias_iss") =>
             {
                 self.xsuaa_token(token, &kid, &unverified, xsuaa).await
             }
             _ => self.ias_token(token, &kid, &unverified).await,
-        }
+        }?;
+        Ok((principal, exp))
     }
 
     /// The issuer (`ias_iss`, else `iss`) as a trusted `https://host`.

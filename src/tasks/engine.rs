@@ -122,12 +122,16 @@ fn agent_message(task: &Task, text: &str, metadata: Option<Map<String, Value>>) 
     message
 }
 
-fn set_status(task: &mut Task, state: TaskState, message: Option<Message>) {
-    if let Some(message) = &message {
-        task.history
-            .get_or_insert_with(Vec::new)
-            .push(message.clone());
+/// The current status message moves into the history when the status
+/// changes (as the reference SDK does), so each message is stored once.
+fn archive_status_message(task: &mut Task) {
+    if let Some(previous) = task.status.message.take() {
+        task.history.get_or_insert_with(Vec::new).push(previous);
     }
+}
+
+fn set_status(task: &mut Task, state: TaskState, message: Option<Message>) {
+    archive_status_message(task);
     task.status = TaskStatus {
         state,
         message,
@@ -143,7 +147,7 @@ fn apply_reply(task: &mut Task, reply: Reply) {
         metadata.insert("routing".into(), json!(routing));
     }
     let metadata = (!metadata.is_empty()).then_some(metadata);
-    let message = agent_message(task, &reply.text, metadata.clone());
+    let message = agent_message(task, &reply.text, metadata);
     if state.is_terminal() {
         let artifacts = task.artifacts.get_or_insert_with(Vec::new);
         artifacts.push(Artifact {
@@ -166,9 +170,6 @@ fn apply_reply(task: &mut Task, reply: Reply) {
                 extensions: None,
             });
         }
-    }
-    if let Some(metadata) = metadata {
-        task.metadata.get_or_insert_with(Map::new).extend(metadata);
     }
     set_status(task, state, Some(message));
 }
@@ -301,6 +302,8 @@ impl TaskEngine {
             text: message.text(),
         };
         let mut task = stored.task;
+        // The question goes into the history before the answer to it.
+        archive_status_message(&mut task);
         task.history.get_or_insert_with(Vec::new).push(message);
         self.run_turn(task, stored.version, turn).await
     }

@@ -797,10 +797,9 @@ async fn cached_keys_are_refreshed_in_the_background_and_expire() {
     assert_eq!(keys.jwks_calls(), 1);
     // Past half the lifetime: served from the cache, refreshed behind it.
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    assert_valid(
-        &bearer(&app, &token(&user_claims())).await,
-        "refresh window",
-    );
+    // A new token (another jti): verified tokens are remembered, keys are not asked.
+    let second = with(user_claims(), "jti", json!("jti-refresh"));
+    assert_valid(&bearer(&app, &token(&second)).await, "refresh window");
     for _ in 0..50 {
         if keys.jwks_calls() == 2 {
             break;
@@ -811,10 +810,24 @@ async fn cached_keys_are_refreshed_in_the_background_and_expire() {
     // A failing refresh keeps serving; past the hard expiry it must refetch.
     keys.set(|b| b.jwks_status = 500);
     tokio::time::sleep(Duration::from_millis(2200)).await;
-    let answer = bearer(&app, &token(&user_claims())).await;
+    let third = with(user_claims(), "jti", json!("jti-expired-keys"));
+    let answer = bearer(&app, &token(&third)).await;
     assert_eq!(
         answer.status, 503,
         "expired keys are not used: {:?}",
         answer.body
     );
+}
+
+#[tokio::test]
+async fn a_remembered_token_is_still_refused_once_it_expires() {
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    let almost_expired = token(&with(user_claims(), "exp", json!(now() - 58)));
+    assert_valid(&bearer(&app, &almost_expired).await, "within the leeway");
+    let fetched = keys.jwks_calls();
+    assert_valid(&bearer(&app, &almost_expired).await, "remembered");
+    assert_eq!(keys.jwks_calls(), fetched);
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_invalid(&bearer(&app, &almost_expired).await, "past exp + leeway");
 }

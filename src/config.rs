@@ -54,6 +54,9 @@ pub struct TaskSettings {
     pub max_finished: usize,
     /// Open tasks kept at most; past it the oldest is dropped (in-memory store).
     pub max_open: usize,
+    /// Milliseconds a blocking `message/send` waits before it answers the
+    /// task as `working` and the turn goes on (Joule waits about 60 s).
+    pub budget_ms: u64,
 }
 
 impl Default for TaskSettings {
@@ -63,6 +66,7 @@ impl Default for TaskSettings {
             retention_secs: 3600,
             max_finished: 2_000,
             max_open: 10_000,
+            budget_ms: 55_000,
         }
     }
 }
@@ -94,11 +98,25 @@ impl Default for CardSettings {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct BackendSettings {
     /// A folder with the demo data files; unset = the data built into the binary.
     pub data_dir: Option<PathBuf>,
+    /// Added to every read of the embedded data, to demo the async path.
+    pub latency_ms: u64,
+    /// A turn whose backend reads take longer fails with a clear message.
+    pub timeout_ms: u64,
+}
+
+impl Default for BackendSettings {
+    fn default() -> Self {
+        BackendSettings {
+            data_dir: None,
+            latency_ms: 0,
+            timeout_ms: 120_000,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -50,16 +50,22 @@ pub struct Application {
 
 /// The order source the settings ask for.
 pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, BackendError> {
-    Ok(match &settings.backend.data_dir {
-        Some(dir) => Arc::new(EmbeddedOrders::from_dir(dir)?),
-        None => Arc::new(EmbeddedOrders::demo()?),
-    })
+    let orders = match &settings.backend.data_dir {
+        Some(dir) => EmbeddedOrders::from_dir(dir)?,
+        None => EmbeddedOrders::demo()?,
+    };
+    Ok(Arc::new(orders.with_latency(Duration::from_millis(
+        settings.backend.latency_ms,
+    ))))
 }
 
 impl Application {
     /// The service with the order-exception agent on the configured data.
     pub fn build(settings: Settings) -> Result<Self, StartupError> {
-        let agent = Arc::new(OrderExceptionAgent::new(order_source(&settings)?));
+        let agent = Arc::new(
+            OrderExceptionAgent::new(order_source(&settings)?)
+                .with_backend_timeout(Duration::from_millis(settings.backend.timeout_ms)),
+        );
         Self::build_with_agent(settings, agent)
     }
 
@@ -131,6 +137,7 @@ impl Application {
             agent,
             EngineSettings {
                 strict_task_ids: settings.tasks.strict_task_ids,
+                budget: Duration::from_millis(settings.tasks.budget_ms),
             },
         );
         let state = web::Data::new(AppState {

@@ -7,11 +7,14 @@ use super::{Agent, Outcome, Reply, Turn};
 use crate::backend::OrderSource;
 use async_trait::async_trait;
 use std::sync::Arc;
+use std::time::Duration;
 
 pub struct OrderExceptionAgent {
     specialists: Vec<Box<dyn Specialist>>,
     router: Router,
     orders: Arc<dyn OrderSource>,
+    /// A turn's backend reads together may take this long.
+    backend_timeout: Duration,
 }
 
 impl OrderExceptionAgent {
@@ -22,7 +25,13 @@ impl OrderExceptionAgent {
             router: Router::new(&skills),
             specialists,
             orders,
+            backend_timeout: Duration::from_secs(120),
         }
+    }
+
+    pub fn with_backend_timeout(mut self, timeout: Duration) -> Self {
+        self.backend_timeout = timeout;
+        self
     }
 
     fn specialist(&self, id: &str) -> Option<&dyn Specialist> {
@@ -134,7 +143,14 @@ impl Agent for OrderExceptionAgent {
     }
 
     async fn respond(&self, turn: Turn) -> Reply {
-        match self.answer(&turn).await {
+        match tokio::time::timeout(self.backend_timeout, self.answer(&turn))
+            .await
+            .unwrap_or_else(|_| {
+                Err(crate::backend::BackendError::Unavailable(format!(
+                    "no answer within {} s",
+                    self.backend_timeout.as_secs_f64()
+                )))
+            }) {
             Ok(reply) => reply,
             Err(error) => {
                 tracing::warn!(%error, "backend read failed");

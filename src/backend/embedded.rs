@@ -17,6 +17,8 @@ pub struct EmbeddedOrders {
     credit: Vec<CreditAccount>,
     prices: Vec<PriceCondition>,
     incompletion: Vec<Incompletion>,
+    /// Simulated backend latency per read (demos of the async path).
+    latency: std::time::Duration,
 }
 
 fn parse<T: DeserializeOwned>(file: &str, text: &str) -> Result<Vec<T>, BackendError> {
@@ -61,7 +63,20 @@ impl EmbeddedOrders {
             credit: parse("credit.json", credit)?,
             prices: parse("prices.json", prices)?,
             incompletion: parse("incompletion.json", incompletion)?,
+            latency: std::time::Duration::ZERO,
         })
+    }
+
+    /// Every read waits this long first, like a slow S/4HANA would.
+    pub fn with_latency(mut self, latency: std::time::Duration) -> Self {
+        self.latency = latency;
+        self
+    }
+
+    async fn delay(&self) {
+        if !self.latency.is_zero() {
+            tokio::time::sleep(self.latency).await;
+        }
     }
 
     fn is_blocked(&self, order: &SalesOrder) -> bool {
@@ -78,6 +93,7 @@ impl EmbeddedOrders {
 #[async_trait]
 impl OrderSource for EmbeddedOrders {
     async fn sales_order(&self, sales_order: &str) -> Result<Option<SalesOrder>, BackendError> {
+        self.delay().await;
         Ok(self
             .orders
             .iter()
@@ -86,6 +102,7 @@ impl OrderSource for EmbeddedOrders {
     }
 
     async fn credit_account(&self, customer: &str) -> Result<Option<CreditAccount>, BackendError> {
+        self.delay().await;
         Ok(self
             .credit
             .iter()
@@ -98,6 +115,7 @@ impl OrderSource for EmbeddedOrders {
         customer: &str,
         material: &str,
     ) -> Result<Option<PriceCondition>, BackendError> {
+        self.delay().await;
         Ok(self
             .prices
             .iter()
@@ -106,6 +124,7 @@ impl OrderSource for EmbeddedOrders {
     }
 
     async fn incompletion(&self, sales_order: &str) -> Result<Vec<Incompletion>, BackendError> {
+        self.delay().await;
         Ok(self
             .incompletion
             .iter()
@@ -115,6 +134,7 @@ impl OrderSource for EmbeddedOrders {
     }
 
     async fn blocked_orders(&self) -> Result<Vec<SalesOrder>, BackendError> {
+        self.delay().await;
         Ok(self
             .orders
             .iter()

@@ -10,13 +10,45 @@ use crate::a2a::{
 };
 use crate::agent::{Agent, Outcome, Reply, Turn};
 use serde_json::{Map, Value, json};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{Notify, broadcast};
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct EngineSettings {
     /// Strict A2A ids: a finished task id gets -32004 and an unknown one
     /// -32001, instead of a new task in the same context (Joule-compatible).
     pub strict_task_ids: bool,
+    /// How long a blocking `message/send` waits before answering `working`.
+    pub budget: Duration,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        EngineSettings {
+            strict_task_ids: false,
+            budget: Duration::from_secs(55),
+        }
+    }
+}
+
+/// What happened to a task, in order, for whoever listens (blocking
+/// waiters now; streams and push delivery consume the same events).
+#[derive(Debug, Clone)]
+pub enum TaskEvent {
+    Status(Arc<Task>),
+    Artifact {
+        task_id: String,
+        context_id: String,
+        artifact: Artifact,
+    },
+}
+
+/// A turn in flight: its event channel and how to stop it.
+struct RunningTurn {
+    events: broadcast::Sender<TaskEvent>,
+    cancel: Arc<Notify>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -51,10 +83,17 @@ impl EngineError {
     }
 }
 
+/// Cheap to clone: turns run as their own tokio tasks and keep a handle.
+#[derive(Clone)]
 pub struct TaskEngine {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     store: Arc<dyn TaskStore>,
     agent: Arc<dyn Agent>,
     settings: EngineSettings,
+    turns: Mutex<HashMap<String, RunningTurn>>,
 }
 
 /// `historyLength`: negative is an error; absent keeps everything.
@@ -177,24 +216,37 @@ fn apply_reply(task: &mut Task, reply: Reply) {
 impl TaskEngine {
     pub fn new(store: Arc<dyn TaskStore>, agent: Arc<dyn Agent>, settings: EngineSettings) -> Self {
         TaskEngine {
-            store,
-            agent,
-            settings,
+            inner: Arc::new(Inner {
+                store,
+                agent,
+                settings,
+                turns: Mutex::new(HashMap::new()),
+            }),
         }
     }
 
     pub fn agent(&self) -> &Arc<dyn Agent> {
-        &self.agent
+        &self.inner.agent
     }
 
-    /// `message/send`: start or continue a task and answer it as it stands
-    /// after the turn.
+    /// Follow a task's events while a turn runs (`None` when none runs).
+    pub fn subscribe(&self, task_id: &str) -> Option<broadcast::Receiver<TaskEvent>> {
+        self.inner
+            .turns()
+            .get(task_id)
+            .map(|turn| turn.events.subscribe())
+    }
+
+    /// `message/send`: start or continue a task; answer when the turn ends or
+    /// pauses, when the budget runs out (`working`, the turn goes on), or at
+    /// once for `blocking: false`.
     pub async fn send_message(&self, params: MessageSendParams) -> Result<Task, EngineError> {
         let configuration = params.configuration.unwrap_or_default();
         let history_length = history_limit(
             configuration.history_length,
             "params.configuration.historyLength",
         )?;
+        let blocking = configuration.blocking.unwrap_or(true);
         let message = params.message;
         check_message(&message)?;
         if configuration.push_notification_config.is_some() {
@@ -202,13 +254,14 @@ impl TaskEngine {
                 "pushNotificationConfig ignored: push notifications are not supported yet"
             );
         }
+        let store = &self.inner.store;
 
         let context_id = present(&message.context_id).map(str::to_string);
-        let task = match present(&message.task_id) {
+        let started = match present(&message.task_id) {
             None => self.start_task(message, context_id, None).await?,
             Some(task_id) => {
                 let task_id = task_id.to_string();
-                let existing = self.store.get(&task_id).await?.filter(|stored| {
+                let existing = store.get(&task_id).await?.filter(|stored| {
                     context_id
                         .as_ref()
                         .is_none_or(|c| *c == stored.task.context_id)
@@ -218,7 +271,7 @@ impl TaskEngine {
                         self.continue_task(stored, message).await?
                     }
                     Some(stored) if stored.task.status.state.is_terminal() => {
-                        if self.settings.strict_task_ids {
+                        if self.inner.settings.strict_task_ids {
                             return Err(EngineError::Unsupported(format!(
                                 "task {task_id} is {} and cannot be continued; send the message without taskId",
                                 stored.task.status.state.as_str()
@@ -230,9 +283,9 @@ impl TaskEngine {
                             .await?
                     }
                     // Submitted or working: the turn in progress answers; do not start a second one.
-                    Some(stored) => stored.task,
+                    Some(stored) => Started::AsItIs(stored.task),
                     None => {
-                        if self.settings.strict_task_ids {
+                        if self.inner.settings.strict_task_ids {
                             return Err(EngineError::TaskNotFound(task_id));
                         }
                         tracing::info!(task.id = %task_id, "message for an unknown task: new task");
@@ -241,7 +294,45 @@ impl TaskEngine {
                 }
             }
         };
+        let task = match started {
+            Started::AsItIs(task) => task,
+            Started::Running { task, events } if !blocking => {
+                drop(events);
+                task
+            }
+            Started::Running { task, events } => self.wait(task, events).await?,
+        };
         Ok(task.with_history_limit(history_length))
+    }
+
+    /// Wait for the turn to end or pause, at most the budget.
+    async fn wait(
+        &self,
+        task: Task,
+        mut events: broadcast::Receiver<TaskEvent>,
+    ) -> Result<Task, EngineError> {
+        let deadline = tokio::time::Instant::now() + self.inner.settings.budget;
+        loop {
+            match tokio::time::timeout_at(deadline, events.recv()).await {
+                Ok(Ok(TaskEvent::Status(snapshot)))
+                    if snapshot.status.state.is_terminal()
+                        || snapshot.status.state.is_interrupted() =>
+                {
+                    break;
+                }
+                Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
+                Ok(Err(broadcast::error::RecvError::Closed)) => break,
+                Err(_) => {
+                    tracing::info!(
+                        task.id = %task.id,
+                        budget_ms = self.inner.settings.budget.as_millis() as u64,
+                        "budget expired: answering `working`, the turn goes on"
+                    );
+                    break;
+                }
+            }
+        }
+        self.current(&task.id).await
     }
 
     async fn start_task(
@@ -249,7 +340,7 @@ impl TaskEngine {
         mut message: Message,
         context_id: Option<String>,
         stale_task_id: Option<String>,
-    ) -> Result<Task, EngineError> {
+    ) -> Result<Started, EngineError> {
         let task_id = uuid::Uuid::new_v4().to_string();
         let context_id = context_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         message.task_id = Some(task_id.clone());
@@ -274,7 +365,7 @@ impl TaskEngine {
             artifacts: None,
             metadata: None,
         };
-        let version = self.store.create(&task).await?;
+        let version = self.inner.store.create(&task).await?;
         let turn = Turn {
             earlier_user_texts: Vec::new(),
             text,
@@ -286,7 +377,7 @@ impl TaskEngine {
         &self,
         stored: StoredTask,
         mut message: Message,
-    ) -> Result<Task, EngineError> {
+    ) -> Result<Started, EngineError> {
         let earlier_user_texts = stored
             .task
             .history
@@ -308,50 +399,48 @@ impl TaskEngine {
         self.run_turn(task, stored.version, turn).await
     }
 
-    /// Claim the task for a turn (`working`, compare-and-set on `version`),
-    /// run the agent, store the outcome.
+    /// Claim the task for a turn (`working`, compare-and-set on `version`)
+    /// here, then run the agent in its own tokio task.
     async fn run_turn(
         &self,
         mut task: Task,
         version: u64,
         turn: Turn,
-    ) -> Result<Task, EngineError> {
+    ) -> Result<Started, EngineError> {
         set_status(&mut task, TaskState::Working, None);
-        let version = match self.store.update(&task, version).await {
+        let version = match self.inner.store.update(&task, version).await {
             Ok(version) => version,
             // Another request continued or canceled the task first: answer it as it is.
             Err(StoreError::Conflict(id) | StoreError::Terminal(id)) => {
-                return self.current(&id).await;
+                return Ok(Started::AsItIs(self.current(&id).await?));
             }
             Err(error) => return Err(error.into()),
         };
-        let agent = Arc::clone(&self.agent);
-        // Its own tokio task: a panicking turn fails this task, not the server.
-        let reply = match tokio::spawn(async move { agent.respond(turn).await }).await {
-            Ok(reply) => reply,
-            Err(error) => {
-                tracing::error!(task.id = %task.id, %error, "agent turn panicked");
-                Reply::new(
-                    Outcome::Failed,
-                    "The agent failed on this request (internal error). Please try again.",
-                )
-            }
-        };
-        apply_reply(&mut task, reply);
-        match self.store.update(&task, version).await {
-            Ok(_) => Ok(task),
-            // Canceled while the turn ran: the cancel stands.
-            Err(StoreError::Conflict(id) | StoreError::Terminal(id)) => self.current(&id).await,
-            Err(error) => Err(error.into()),
-        }
+        let (events, listener) = broadcast::channel(64);
+        let cancel = Arc::new(Notify::new());
+        self.inner.turns().insert(
+            task.id.clone(),
+            RunningTurn {
+                events: events.clone(),
+                cancel: Arc::clone(&cancel),
+            },
+        );
+        let _ = events.send(TaskEvent::Status(Arc::new(task.clone())));
+        let inner = Arc::clone(&self.inner);
+        let working = task.clone();
+        tokio::spawn(async move {
+            let task_id = task.id.clone();
+            inner.finish_turn(task, version, turn, events, cancel).await;
+            inner.turns().remove(&task_id);
+        });
+        Ok(Started::Running {
+            task: working,
+            events: listener,
+        })
     }
 
     async fn current(&self, task_id: &str) -> Result<Task, EngineError> {
-        self.store
-            .get(task_id)
-            .await?
-            .map(|stored| stored.task)
-            .ok_or_else(|| EngineError::TaskNotFound(task_id.to_string()))
+        self.inner.current(task_id).await
     }
 
     /// `tasks/get`.
@@ -364,12 +453,13 @@ impl TaskEngine {
         Ok(self.current(task_id).await?.with_history_limit(limit))
     }
 
-    /// `tasks/cancel`: a task not yet finished ends `canceled`.
+    /// `tasks/cancel`: a task not yet finished ends `canceled`; a running
+    /// turn is stopped.
     pub async fn cancel_task(&self, task_id: &str) -> Result<Task, EngineError> {
+        let store = &self.inner.store;
         // Retry when a turn writes between our read and our write.
         for _ in 0..5 {
-            let stored = self
-                .store
+            let stored = store
                 .get(task_id)
                 .await?
                 .ok_or_else(|| EngineError::TaskNotFound(task_id.to_string()))?;
@@ -387,8 +477,14 @@ impl TaskEngine {
                 None,
             );
             set_status(&mut task, TaskState::Canceled, Some(message));
-            match self.store.update(&task, stored.version).await {
-                Ok(_) => return Ok(task),
+            match store.update(&task, stored.version).await {
+                Ok(_) => {
+                    if let Some(turn) = self.inner.turns().remove(task_id) {
+                        turn.cancel.notify_one();
+                        let _ = turn.events.send(TaskEvent::Status(Arc::new(task.clone())));
+                    }
+                    return Ok(task);
+                }
                 Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => continue,
                 Err(error) => return Err(error.into()),
             }
@@ -396,5 +492,83 @@ impl TaskEngine {
         Err(EngineError::Store(StoreError::Conflict(
             task_id.to_string(),
         )))
+    }
+}
+
+/// How `message/send` found the task.
+enum Started {
+    /// Answer it as it is (another turn runs, or someone else won the race).
+    AsItIs(Task),
+    /// A turn of ours runs; its events tell when it ends or pauses.
+    Running {
+        task: Task,
+        events: broadcast::Receiver<TaskEvent>,
+    },
+}
+
+impl Inner {
+    fn turns(&self) -> std::sync::MutexGuard<'_, HashMap<String, RunningTurn>> {
+        self.turns
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    async fn current(&self, task_id: &str) -> Result<Task, EngineError> {
+        self.store
+            .get(task_id)
+            .await?
+            .map(|stored| stored.task)
+            .ok_or_else(|| EngineError::TaskNotFound(task_id.to_string()))
+    }
+
+    /// Run the agent, store its reply, publish the artifacts and the final
+    /// status. A cancel stops the agent and leaves the task as canceled.
+    async fn finish_turn(
+        &self,
+        mut task: Task,
+        version: u64,
+        turn: Turn,
+        events: broadcast::Sender<TaskEvent>,
+        cancel: Arc<Notify>,
+    ) {
+        let agent = Arc::clone(&self.agent);
+        // Its own tokio task: a panicking turn fails this task, not the server.
+        let mut running = tokio::spawn(async move { agent.respond(turn).await });
+        let reply = tokio::select! {
+            joined = &mut running => match joined {
+                Ok(reply) => reply,
+                Err(error) => {
+                    tracing::error!(task.id = %task.id, %error, "agent turn panicked");
+                    Reply::new(
+                        Outcome::Failed,
+                        "The agent failed on this request (internal error). Please try again.",
+                    )
+                }
+            },
+            _ = cancel.notified() => {
+                running.abort();
+                tracing::info!(task.id = %task.id, "turn stopped by tasks/cancel");
+                return;
+            }
+        };
+        let artifacts_before = task.artifacts.as_ref().map_or(0, Vec::len);
+        apply_reply(&mut task, reply);
+        match self.store.update(&task, version).await {
+            Ok(_) => {
+                for artifact in task.artifacts.iter().flatten().skip(artifacts_before) {
+                    let _ = events.send(TaskEvent::Artifact {
+                        task_id: task.id.clone(),
+                        context_id: task.context_id.clone(),
+                        artifact: artifact.clone(),
+                    });
+                }
+                let _ = events.send(TaskEvent::Status(Arc::new(task)));
+            }
+            // Canceled while the turn ran: the cancel stands.
+            Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}
+            Err(error) => {
+                tracing::error!(task.id = %task.id, %error, "the turn's result could not be stored");
+            }
+        }
     }
 }

@@ -65,8 +65,15 @@ pub async fn spawn_app_with(settings: Settings) -> TestApp {
 }
 
 pub async fn spawn_app_with_agent(agent: Arc<dyn Agent>) -> TestApp {
+    spawn_app_with_settings_and_agent(test_settings(), agent).await
+}
+
+pub async fn spawn_app_with_settings_and_agent(
+    settings: Settings,
+    agent: Arc<dyn Agent>,
+) -> TestApp {
     let application =
-        Application::build_with_agent(test_settings(), agent).expect("the application builds");
+        Application::build_with_agent(settings, agent).expect("the application builds");
     start(application)
 }
 

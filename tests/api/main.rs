@@ -1,6 +1,7 @@
 //! Black-box tests: the service on an ephemeral loopback port, real HTTP.
 
 mod auth;
+mod budget;
 mod card;
 mod helpers;
 mod interop;

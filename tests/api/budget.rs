@@ -1,0 +1,172 @@
+//! The 55-second budget: a turn that outlasts it answers `working` and goes
+//! on in the background; `blocking: false` answers at once; cancel stops a
+//! running turn; slow backends are real (latency and timeout settings).
+
+use crate::helpers::{
+    TestApp, spawn_app_with, spawn_app_with_settings_and_agent, state, status_text, test_settings,
+    user_message,
+};
+use async_trait::async_trait;
+use order_exception_agent::agent::{Agent, Outcome, Reply, Skill, Turn};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Answers after `delay`; counts the turns that got to the end.
+struct Slow {
+    delay: Duration,
+    finished: AtomicUsize,
+}
+
+#[async_trait]
+impl Agent for Slow {
+    fn skills(&self) -> Vec<&'static Skill> {
+        Vec::new()
+    }
+
+    async fn respond(&self, turn: Turn) -> Reply {
+        tokio::time::sleep(self.delay).await;
+        self.finished.fetch_add(1, Ordering::SeqCst);
+        Reply::new(Outcome::Completed, format!("done: {}", turn.text))
+    }
+}
+
+fn slow(delay_ms: u64) -> Arc<Slow> {
+    Arc::new(Slow {
+        delay: Duration::from_millis(delay_ms),
+        finished: AtomicUsize::new(0),
+    })
+}
+
+async fn spawn_slow(agent: Arc<Slow>, budget_ms: u64) -> TestApp {
+    let mut settings = test_settings();
+    settings.tasks.budget_ms = budget_ms;
+    spawn_app_with_settings_and_agent(settings, agent).await
+}
+
+/// Poll `tasks/get` until the task leaves `working` (at most 10 s).
+async fn settled(app: &TestApp, task: &Value) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let current = app.rpc("tasks/get", json!({ "id": task["id"] })).await["result"].clone();
+        if state(&current) != "working" || Instant::now() > deadline {
+            return current;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_turn_longer_than_the_budget_answers_working_and_completes_later() {
+    let agent = slow(800);
+    let app = spawn_slow(Arc::clone(&agent), 150).await;
+    let task = app.send_text("take your time").await;
+    assert_eq!(state(&task), "working", "answered at the budget: {task}");
+    assert_eq!(
+        agent.finished.load(Ordering::SeqCst),
+        0,
+        "before the turn ended"
+    );
+    let done = settled(&app, &task).await;
+    assert_eq!(state(&done), "completed");
+    assert_eq!(status_text(&done), "done: take your time");
+    assert_eq!(agent.finished.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_turn_within_the_budget_answers_the_final_state() {
+    let app = spawn_slow(slow(100), 5_000).await;
+    let task = app.send_text("quick").await;
+    assert_eq!(state(&task), "completed");
+}
+
+#[tokio::test]
+async fn blocking_false_answers_at_once() {
+    let agent = slow(500);
+    let app = spawn_slow(Arc::clone(&agent), 55_000).await;
+    let body = app
+        .rpc(
+            "message/send",
+            json!({ "message": user_message("later"), "configuration": { "blocking": false } }),
+        )
+        .await;
+    let task = body["result"].clone();
+    assert!(
+        ["submitted", "working"].contains(&state(&task)),
+        "not waited for: {task}"
+    );
+    assert_eq!(agent.finished.load(Ordering::SeqCst), 0);
+    assert_eq!(state(&settled(&app, &task).await), "completed");
+}
+
+#[tokio::test]
+async fn cancel_stops_a_running_turn() {
+    let agent = slow(700);
+    let app = spawn_slow(Arc::clone(&agent), 55_000).await;
+    let body = app
+        .rpc(
+            "message/send",
+            json!({ "message": user_message("long job"), "configuration": { "blocking": false } }),
+        )
+        .await;
+    let task = body["result"].clone();
+    let canceled = app.rpc("tasks/cancel", json!({ "id": task["id"] })).await["result"].clone();
+    assert_eq!(state(&canceled), "canceled");
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert_eq!(
+        agent.finished.load(Ordering::SeqCst),
+        0,
+        "the turn was stopped"
+    );
+    let fetched = app.rpc("tasks/get", json!({ "id": task["id"] })).await["result"].clone();
+    assert_eq!(state(&fetched), "canceled");
+}
+
+#[tokio::test]
+async fn a_follow_up_on_a_working_task_starts_no_second_turn() {
+    let app = spawn_slow(slow(2_000), 55_000).await;
+    let task = app
+        .rpc(
+            "message/send",
+            json!({ "message": user_message("long job"), "configuration": { "blocking": false } }),
+        )
+        .await["result"]
+        .clone();
+    // A follow-up on a working task answers it as it is, without a second turn.
+    let mut again = user_message("are you done?");
+    again["taskId"] = task["id"].clone();
+    let snapshot = app.send(again).await;
+    assert_eq!(snapshot["id"], task["id"]);
+    assert_eq!(state(&snapshot), "working");
+    app.rpc("tasks/cancel", json!({ "id": task["id"] })).await;
+    assert_eq!(state(&settled(&app, &task).await), "canceled");
+}
+
+#[tokio::test]
+async fn a_slow_backend_goes_async_and_still_answers() {
+    let mut settings = test_settings();
+    settings.backend.latency_ms = 150;
+    settings.tasks.budget_ms = 100;
+    let app = spawn_app_with(settings).await;
+    let task = app.send_text("why is order 4711 blocked by credit").await;
+    assert_eq!(state(&task), "working");
+    let done = settled(&app, &task).await;
+    assert_eq!(state(&done), "completed");
+    assert!(status_text(&done).contains("50700"));
+}
+
+#[tokio::test]
+async fn a_backend_slower_than_its_timeout_fails_the_task_clearly() {
+    let mut settings = test_settings();
+    settings.backend.latency_ms = 400;
+    settings.backend.timeout_ms = 100;
+    let app = spawn_app_with(settings).await;
+    let task = app.send_text("why is order 4711 blocked by credit").await;
+    assert_eq!(state(&task), "failed");
+    assert!(
+        status_text(&task).contains("no answer within"),
+        "{}",
+        status_text(&task)
+    );
+}

@@ -314,11 +314,12 @@ impl TaskEngine {
         let deadline = tokio::time::Instant::now() + self.inner.settings.budget;
         loop {
             match tokio::time::timeout_at(deadline, events.recv()).await {
+                // The event carries the task exactly as stored: no store read.
                 Ok(Ok(TaskEvent::Status(snapshot)))
                     if snapshot.status.state.is_terminal()
                         || snapshot.status.state.is_interrupted() =>
                 {
-                    break;
+                    return Ok(Arc::unwrap_or_clone(snapshot));
                 }
                 Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
                 Ok(Err(broadcast::error::RecvError::Closed)) => break,

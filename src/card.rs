@@ -65,8 +65,11 @@ pub fn build_card(
         }),
         version: env!("CARGO_PKG_VERSION").into(),
         documentation_url: settings.documentation_url.clone(),
-        // Only what works today: no streaming, no push yet.
-        capabilities: AgentCapabilities::default(),
+        // Only what works today: streaming yes, push not yet.
+        capabilities: AgentCapabilities {
+            streaming: true,
+            ..AgentCapabilities::default()
+        },
         security_schemes,
         security,
         default_input_modes: vec!["text/plain".into()],

@@ -11,5 +11,6 @@ pub mod http;
 pub mod roles;
 pub mod rpc;
 pub mod startup;
+pub mod stream;
 pub mod tasks;
 pub mod telemetry;

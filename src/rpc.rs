@@ -5,15 +5,16 @@ use crate::a2a::card::AgentCard;
 use crate::a2a::jsonrpc::{self, RpcError, error_bytes, parse_params, success_bytes};
 use crate::a2a::{MessageSendParams, Task, TaskIdParams, TaskQueryParams};
 use crate::auth::Principal;
-use crate::tasks::TaskEngine;
+use crate::tasks::{TaskEngine, TaskStream};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::time::Instant;
 
-/// The response body and what the request log line needs.
-#[derive(Debug)]
+/// The response body (or event stream) and what the request log line needs.
 pub struct RpcReply {
     pub body: Vec<u8>,
+    /// For `message/stream` and `tasks/resubscribe`: the events to send as SSE.
+    pub stream: Option<crate::stream::EventStream>,
     pub id: Value,
     pub method: Option<String>,
     pub task_state: Option<&'static str>,
@@ -26,7 +27,8 @@ enum Method {
     LegacyTasksSend,
     TasksGet,
     TasksCancel,
-    Streaming,
+    Stream,
+    Resubscribe,
     PushConfig,
     ExtendedCard,
 }
@@ -37,7 +39,8 @@ fn method(name: &str) -> Option<Method> {
         "tasks/send" => Method::LegacyTasksSend,
         "tasks/get" => Method::TasksGet,
         "tasks/cancel" => Method::TasksCancel,
-        "message/stream" | "tasks/resubscribe" => Method::Streaming,
+        "message/stream" => Method::Stream,
+        "tasks/resubscribe" => Method::Resubscribe,
         "tasks/pushNotificationConfig/set"
         | "tasks/pushNotificationConfig/get"
         | "tasks/pushNotificationConfig/list"
@@ -61,6 +64,8 @@ pub struct RpcContext<'a> {
 enum RpcResult {
     Task(Box<Task>),
     Card(Box<AgentCard>),
+    #[serde(skip)]
+    Stream(TaskStream),
 }
 
 /// Handle one request body and always produce a JSON-RPC response.
@@ -69,17 +74,27 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
     let reply = match jsonrpc::parse_request(body) {
         Err(envelope) => RpcReply {
             body: error_bytes(&envelope.id, &envelope.error),
+            stream: None,
             id: envelope.id,
             method: None,
             task_state: None,
             error_code: Some(envelope.error.code),
         },
         Ok(request) => match dispatch(context, &request.method, request.params).await {
+            Ok(RpcResult::Stream(stream)) => RpcReply {
+                body: Vec::new(),
+                stream: Some(crate::stream::EventStream::new(request.id.clone(), stream)),
+                task_state: None,
+                id: request.id,
+                method: Some(request.method),
+                error_code: None,
+            },
             Ok(result) => RpcReply {
                 body: success_bytes(&request.id, &result),
+                stream: None,
                 task_state: match &result {
                     RpcResult::Task(task) => Some(task.status.state.as_str()),
-                    RpcResult::Card(_) => None,
+                    _ => None,
                 },
                 id: request.id,
                 method: Some(request.method),
@@ -87,6 +102,7 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
             },
             Err(error) => RpcReply {
                 body: error_bytes(&request.id, &error),
+                stream: None,
                 id: request.id,
                 method: Some(request.method),
                 task_state: None,
@@ -137,10 +153,21 @@ async fn dispatch(
             let params: TaskIdParams = parse_params(params)?;
             engine.cancel_task(&params.id).await
         }
-        Method::Streaming => {
-            return Err(RpcError::unsupported(format!(
-                "{name} is not supported: this agent does not stream (capabilities.streaming is false)"
-            )));
+        Method::Stream => {
+            let params: MessageSendParams = parse_params(params)?;
+            return engine
+                .stream_message(params)
+                .await
+                .map(RpcResult::Stream)
+                .map_err(|error| error.to_rpc_error());
+        }
+        Method::Resubscribe => {
+            let params: TaskIdParams = parse_params(params)?;
+            return engine
+                .resubscribe(&params.id)
+                .await
+                .map(RpcResult::Stream)
+                .map_err(|error| error.to_rpc_error());
         }
         Method::PushConfig => return Err(RpcError::push_not_supported()),
         Method::ExtendedCard => {

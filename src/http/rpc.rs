@@ -3,6 +3,37 @@ use crate::startup::AppState;
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use futures_util::StreamExt;
+use std::time::Duration;
+
+/// A comment line this often keeps proxies from closing a quiet stream.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// Frame each JSON-RPC response as one SSE `data:` event; the stream ends
+/// after the final status. A client that goes away drops the stream; the
+/// task's turn goes on.
+fn server_sent_events(stream: crate::stream::EventStream) -> HttpResponse {
+    let body = futures_util::stream::unfold(Some(stream), |state| async move {
+        let mut stream = state?;
+        tokio::select! {
+            next = stream.next() => {
+                let json = next?;
+                let mut frame = Vec::with_capacity(json.len() + 8);
+                frame.extend_from_slice(b"data: ");
+                frame.extend_from_slice(&json);
+                frame.extend_from_slice(b"\n\n");
+                Some((Ok::<_, actix_web::Error>(web::Bytes::from(frame)), Some(stream)))
+            }
+            _ = tokio::time::sleep(KEEP_ALIVE) => {
+                Some((Ok(web::Bytes::from_static(b": keep-alive\n\n")), Some(stream)))
+            }
+        }
+    });
+    HttpResponse::Ok()
+        .content_type("text/event-stream; charset=utf-8")
+        .insert_header(("Cache-Control", "no-store"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(body)
+}
 
 /// Whether a Content-Type is JSON (`application/json`, `…+json`). A missing
 /// header is accepted: the body decides.
@@ -72,6 +103,9 @@ pub async fn json_rpc(
         extended_card: state.extended_card.as_ref(),
     };
     let reply = crate::rpc::handle(&context, &body).await;
+    if let Some(stream) = reply.stream {
+        return server_sent_events(stream);
+    }
     HttpResponse::Ok()
         .content_type("application/json")
         .body(reply.body)

@@ -241,12 +241,33 @@ impl TaskEngine {
     /// pauses, when the budget runs out (`working`, the turn goes on), or at
     /// once for `blocking: false`.
     pub async fn send_message(&self, params: MessageSendParams) -> Result<Task, EngineError> {
+        let blocking = params
+            .configuration
+            .as_ref()
+            .and_then(|c| c.blocking)
+            .unwrap_or(true);
+        let (started, history_length) = self.begin(params).await?;
+        let task = match started {
+            Started::AsItIs(task) => task,
+            Started::Running { task, events } if !blocking => {
+                drop(events);
+                task
+            }
+            Started::Running { task, events } => self.wait(task, events).await?,
+        };
+        Ok(task.with_history_limit(history_length))
+    }
+
+    /// Check the message and start or continue its task.
+    async fn begin(
+        &self,
+        params: MessageSendParams,
+    ) -> Result<(Started, Option<u64>), EngineError> {
         let configuration = params.configuration.unwrap_or_default();
         let history_length = history_limit(
             configuration.history_length,
             "params.configuration.historyLength",
         )?;
-        let blocking = configuration.blocking.unwrap_or(true);
         let message = params.message;
         check_message(&message)?;
         if configuration.push_notification_config.is_some() {
@@ -294,15 +315,7 @@ impl TaskEngine {
                 }
             }
         };
-        let task = match started {
-            Started::AsItIs(task) => task,
-            Started::Running { task, events } if !blocking => {
-                drop(events);
-                task
-            }
-            Started::Running { task, events } => self.wait(task, events).await?,
-        };
-        Ok(task.with_history_limit(history_length))
+        Ok((started, history_length))
     }
 
     /// Wait for the turn to end or pause, at most the budget.
@@ -366,12 +379,23 @@ impl TaskEngine {
             artifacts: None,
             metadata: None,
         };
-        let version = self.inner.store.create(&task).await?;
+        // Listen before the task exists, so a stream sees `submitted` too.
+        let channel = self.open_turn(&task.id);
+        let version = match self.inner.store.create(&task).await {
+            Ok(version) => version,
+            Err(error) => {
+                self.inner.turns().remove(&task.id);
+                return Err(error.into());
+            }
+        };
+        let _ = channel
+            .events
+            .send(TaskEvent::Status(Arc::new(task.clone())));
         let turn = Turn {
             earlier_user_texts: Vec::new(),
             text,
         };
-        self.run_turn(task, version, turn).await
+        self.run_turn(task, version, turn, Some(channel)).await
     }
 
     async fn continue_task(
@@ -397,7 +421,7 @@ impl TaskEngine {
         // The question goes into the history before the answer to it.
         archive_status_message(&mut task);
         task.history.get_or_insert_with(Vec::new).push(message);
-        self.run_turn(task, stored.version, turn).await
+        self.run_turn(task, stored.version, turn, None).await
     }
 
     /// Claim the task for a turn (`working`, compare-and-set on `version`)
@@ -407,25 +431,27 @@ impl TaskEngine {
         mut task: Task,
         version: u64,
         turn: Turn,
+        channel: Option<TurnChannel>,
     ) -> Result<Started, EngineError> {
         set_status(&mut task, TaskState::Working, None);
         let version = match self.inner.store.update(&task, version).await {
             Ok(version) => version,
             // Another request continued or canceled the task first: answer it as it is.
             Err(StoreError::Conflict(id) | StoreError::Terminal(id)) => {
+                if channel.is_some() {
+                    self.inner.turns().remove(&id);
+                }
                 return Ok(Started::AsItIs(self.current(&id).await?));
             }
             Err(error) => return Err(error.into()),
         };
-        let (events, listener) = broadcast::channel(64);
-        let cancel = Arc::new(Notify::new());
-        self.inner.turns().insert(
-            task.id.clone(),
-            RunningTurn {
-                events: events.clone(),
-                cancel: Arc::clone(&cancel),
-            },
-        );
+        // A continuation registers only once its claim won, so a loser never
+        // touches the winner's registration.
+        let TurnChannel {
+            events,
+            listener,
+            cancel,
+        } = channel.unwrap_or_else(|| self.open_turn(&task.id));
         let _ = events.send(TaskEvent::Status(Arc::new(task.clone())));
         let inner = Arc::clone(&self.inner);
         let working = task.clone();
@@ -442,6 +468,53 @@ impl TaskEngine {
 
     async fn current(&self, task_id: &str) -> Result<Task, EngineError> {
         self.inner.current(task_id).await
+    }
+
+    /// Register a turn's event channel and cancel switch under the task id.
+    fn open_turn(&self, task_id: &str) -> TurnChannel {
+        let (events, listener) = broadcast::channel(64);
+        let cancel = Arc::new(Notify::new());
+        self.inner.turns().insert(
+            task_id.to_string(),
+            RunningTurn {
+                events: events.clone(),
+                cancel: Arc::clone(&cancel),
+            },
+        );
+        TurnChannel {
+            events,
+            listener,
+            cancel,
+        }
+    }
+
+    /// `message/stream`: start or continue a task like `message/send`, but
+    /// hand back its events instead of waiting.
+    pub async fn stream_message(
+        &self,
+        params: MessageSendParams,
+    ) -> Result<TaskStream, EngineError> {
+        match self.begin(params).await? {
+            (Started::Running { events, .. }, _) => Ok(TaskStream {
+                first: None,
+                events: Some(events),
+            }),
+            (Started::AsItIs(task), _) => Ok(TaskStream {
+                events: self.subscribe(&task.id),
+                first: Some(task),
+            }),
+        }
+    }
+
+    /// `tasks/resubscribe`: the task as it is now, then the rest of its events.
+    pub async fn resubscribe(&self, task_id: &str) -> Result<TaskStream, EngineError> {
+        // Subscribe first so nothing between the read and the subscription is lost.
+        let events = self.subscribe(task_id);
+        let task = self.current(task_id).await?;
+        Ok(TaskStream {
+            first: Some(task),
+            events,
+        })
     }
 
     /// `tasks/get`.
@@ -494,6 +567,19 @@ impl TaskEngine {
             task_id.to_string(),
         )))
     }
+}
+
+/// A task's events for a stream: an optional snapshot to start with, then
+/// the running turn's events (none when no turn runs).
+pub struct TaskStream {
+    pub first: Option<Task>,
+    pub events: Option<broadcast::Receiver<TaskEvent>>,
+}
+
+struct TurnChannel {
+    events: broadcast::Sender<TaskEvent>,
+    listener: broadcast::Receiver<TaskEvent>,
+    cancel: Arc<Notify>,
 }
 
 /// How `message/send` found the task.

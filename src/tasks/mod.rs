@@ -4,7 +4,7 @@ mod engine;
 mod memory;
 mod store;
 
-pub use engine::{EngineError, EngineSettings, TaskEngine};
+pub use engine::{EngineError, EngineSettings, TaskEngine, TaskEvent, TaskStream};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
 pub use store::{StoreError, StoredTask, TaskStore};
 

@@ -35,6 +35,7 @@ pub fn assert_schema(definition: &str, instance: &Value) {
 fn response_definition(method: &str) -> &'static str {
     match method {
         "message/send" | "tasks/send" => "SendMessageResponse",
+        "message/stream" | "tasks/resubscribe" => "SendStreamingMessageResponse",
         "tasks/get" => "GetTaskResponse",
         "tasks/cancel" => "CancelTaskResponse",
         _ => "JSONRPCErrorResponse",

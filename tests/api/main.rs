@@ -11,4 +11,5 @@ mod lifecycle;
 mod process;
 mod routing;
 mod specialists;
+mod streaming;
 mod transport;

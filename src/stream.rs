@@ -1,0 +1,111 @@
+//! A task's events as a stream of JSON-RPC responses (`message/stream`,
+//! `tasks/resubscribe`): the task first, then status and artifact updates,
+//! ending after a `final: true` status. Knows no HTTP; `http/` frames it as SSE.
+
+use crate::a2a::jsonrpc::success_bytes;
+use crate::a2a::{
+    ArtifactUpdateKind, StatusUpdateKind, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent,
+};
+use crate::tasks::{TaskEvent, TaskStream};
+use serde_json::Value;
+use std::collections::VecDeque;
+use tokio::sync::broadcast::error::RecvError;
+
+pub struct EventStream {
+    id: Value,
+    first: Option<Task>,
+    events: Option<tokio::sync::broadcast::Receiver<TaskEvent>>,
+    task_sent: bool,
+    ready: VecDeque<Vec<u8>>,
+    done: bool,
+}
+
+fn ends_stream(task: &Task) -> bool {
+    task.status.state.is_terminal() || task.status.state.is_interrupted()
+}
+
+impl EventStream {
+    pub fn new(id: Value, stream: TaskStream) -> Self {
+        EventStream {
+            id,
+            first: stream.first,
+            events: stream.events,
+            task_sent: false,
+            ready: VecDeque::new(),
+            done: false,
+        }
+    }
+
+    /// The next response body, or `None` when the stream is over. Safe to
+    /// drop mid-wait (the only await is a cancel-safe channel receive).
+    pub async fn next(&mut self) -> Option<Vec<u8>> {
+        loop {
+            if let Some(body) = self.ready.pop_front() {
+                return Some(body);
+            }
+            if self.done {
+                return None;
+            }
+            if let Some(task) = self.first.take() {
+                self.send_task(&task);
+                continue;
+            }
+            let Some(events) = self.events.as_mut() else {
+                self.done = true;
+                continue;
+            };
+            match events.recv().await {
+                Ok(TaskEvent::Status(task)) if !self.task_sent => self.send_task(&task),
+                Ok(TaskEvent::Status(task)) => self.send_status(&task),
+                Ok(TaskEvent::Artifact {
+                    task_id,
+                    context_id,
+                    artifact,
+                }) => {
+                    let event = TaskArtifactUpdateEvent {
+                        kind: ArtifactUpdateKind::Value,
+                        task_id,
+                        context_id,
+                        artifact,
+                        append: Some(false),
+                        last_chunk: Some(true),
+                        metadata: None,
+                    };
+                    self.ready.push_back(success_bytes(&self.id, &event));
+                }
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "a slow stream reader missed task events");
+                }
+                Err(RecvError::Closed) => self.done = true,
+            }
+        }
+    }
+
+    fn send_task(&mut self, task: &Task) {
+        self.task_sent = true;
+        self.ready.push_back(success_bytes(&self.id, task));
+        if ends_stream(task) {
+            self.send_status(task);
+        } else if self.events.is_none() {
+            // Nothing runs that could change it: say where it stands and end.
+            self.send_status(task);
+            self.done = true;
+        }
+    }
+
+    fn send_status(&mut self, task: &Task) {
+        let is_final = ends_stream(task);
+        let event = TaskStatusUpdateEvent {
+            kind: StatusUpdateKind::Value,
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            status: task.status.clone(),
+            is_final,
+            metadata: None,
+        };
+        self.ready.push_back(success_bytes(&self.id, &event));
+        if is_final {
+            self.done = true;
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! SSE: `message/stream` and `tasks/resubscribe` over real HTTP; every event
+//! is a JSON-RPC response checked against the A2A schema.
+
+use crate::helpers::{
+    TestApp, assert_schema, spawn_app, spawn_app_with_settings_and_agent, state, test_settings,
+    user_message,
+};
+use async_trait::async_trait;
+use futures_util::StreamExt;
+use order_exception_agent::agent::{Agent, Outcome, Reply, Skill, Turn};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// POST a streaming request and collect every SSE event until the server
+/// closes the stream.
+async fn stream(app: &TestApp, method: &str, params: Value) -> Vec<Value> {
+    let response = open(app, method, params).await;
+    let text = response.text().await.expect("the stream ends");
+    events(&text)
+}
+
+async fn open(app: &TestApp, method: &str, params: Value) -> reqwest::Response {
+    let response = app
+        .client
+        .post(format!("{}/", app.address))
+        .json(&json!({ "jsonrpc": "2.0", "id": "s-1", "method": method, "params": params }))
+        .send()
+        .await
+        .expect("request reaches the server");
+    assert_eq!(response.status().as_u16(), 200);
+    let content_type = response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        content_type.starts_with("text/event-stream"),
+        "{content_type}"
+    );
+    response
+}
+
+fn events(text: &str) -> Vec<Value> {
+    text.split("\n\n")
+        .filter_map(|block| block.lines().find_map(|line| line.strip_prefix("data: ")))
+        .map(|data| {
+            let event: Value = serde_json::from_str(data).expect("each event is JSON");
+            assert_eq!(event["id"], "s-1", "each event carries the request id");
+            assert_schema("SendStreamingMessageResponse", &event);
+            event["result"].clone()
+        })
+        .collect()
+}
+
+fn kinds(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| {
+            let kind = e["kind"].as_str().unwrap_or("?");
+            match kind {
+                "task" | "status-update" => {
+                    format!("{kind}:{}", e["status"]["state"].as_str().unwrap_or("?"))
+                }
+                _ => kind.to_string(),
+            }
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_completed_task_streams_submitted_working_artifacts_and_a_final_status() {
+    let app = spawn_app().await;
+    let events = stream(
+        &app,
+        "message/stream",
+        json!({ "message": user_message("why is order 4711 blocked by credit") }),
+    )
+    .await;
+    assert_eq!(
+        kinds(&events),
+        [
+            "task:submitted",
+            "status-update:working",
+            "artifact-update",
+            "artifact-update",
+            "status-update:completed"
+        ]
+    );
+    let last = events.last().unwrap();
+    assert_eq!(last["final"], true);
+    assert!(
+        last["status"]["message"]["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("50700")
+    );
+    assert_eq!(
+        events[3]["artifact"]["parts"][0]["data"]["action"],
+        "request_credit_review"
+    );
+    let task_id = &events[0]["id"];
+    for event in &events[1..] {
+        assert_eq!(&event["taskId"], task_id);
+    }
+    let stored = app.rpc("tasks/get", json!({ "id": task_id })).await["result"].clone();
+    assert_eq!(state(&stored), "completed");
+}
+
+#[tokio::test]
+async fn input_required_ends_a_stream_and_a_follow_up_streams_the_rest() {
+    let app = spawn_app().await;
+    let events = stream(
+        &app,
+        "message/stream",
+        json!({ "message": user_message("why is it blocked by credit") }),
+    )
+    .await;
+    let last = events.last().unwrap();
+    assert_eq!(last["status"]["state"], "input-required");
+    assert_eq!(last["final"], true);
+
+    let mut follow_up = user_message("4711");
+    follow_up["taskId"] = events[0]["id"].clone();
+    follow_up["contextId"] = events[0]["contextId"].clone();
+    let events = stream(&app, "message/stream", json!({ "message": follow_up })).await;
+    assert_eq!(
+        kinds(&events),
+        [
+            "task:working",
+            "artifact-update",
+            "artifact-update",
+            "status-update:completed"
+        ]
+    );
+}
+
+struct Slow(Duration);
+
+#[async_trait]
+impl Agent for Slow {
+    fn skills(&self) -> Vec<&'static Skill> {
+        Vec::new()
+    }
+    async fn respond(&self, turn: Turn) -> Reply {
+        tokio::time::sleep(self.0).await;
+        Reply::new(Outcome::Completed, format!("done: {}", turn.text))
+    }
+}
+
+async fn spawn_slow(delay_ms: u64) -> TestApp {
+    spawn_app_with_settings_and_agent(
+        test_settings(),
+        Arc::new(Slow(Duration::from_millis(delay_ms))),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn resubscribe_mid_turn_gets_the_rest_and_a_finished_task_its_final_state() {
+    let app = spawn_slow(400).await;
+    let task = app
+        .rpc(
+            "message/send",
+            json!({ "message": user_message("slow"), "configuration": { "blocking": false } }),
+        )
+        .await["result"]
+        .clone();
+    let events = stream(&app, "tasks/resubscribe", json!({ "id": task["id"] })).await;
+    assert_eq!(
+        kinds(&events),
+        ["task:working", "artifact-update", "status-update:completed"]
+    );
+
+    let events = stream(&app, "tasks/resubscribe", json!({ "id": task["id"] })).await;
+    assert_eq!(
+        kinds(&events),
+        ["task:completed", "status-update:completed"]
+    );
+    assert_eq!(events[1]["final"], true);
+}
+
+#[tokio::test]
+async fn a_client_that_disconnects_mid_stream_leaves_the_task_running() {
+    let app = spawn_slow(400).await;
+    let response = open(
+        &app,
+        "message/stream",
+        json!({ "message": user_message("slow") }),
+    )
+    .await;
+    let mut body = response.bytes_stream();
+    let first = body.next().await.expect("a first event").expect("readable");
+    let first = events(std::str::from_utf8(&first).unwrap());
+    let task_id = first[0]["id"].clone();
+    drop(body);
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let task = app.rpc("tasks/get", json!({ "id": task_id })).await["result"].clone();
+    assert_eq!(state(&task), "completed");
+}

@@ -65,7 +65,7 @@ enum RpcResult {
     Task(Box<Task>),
     Card(Box<AgentCard>),
     #[serde(skip)]
-    Stream(TaskStream),
+    Stream(Box<TaskStream>),
 }
 
 /// Handle one request body and always produce a JSON-RPC response.
@@ -83,7 +83,7 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
         Ok(request) => match dispatch(context, &request.method, request.params).await {
             Ok(RpcResult::Stream(stream)) => RpcReply {
                 body: Vec::new(),
-                stream: Some(crate::stream::EventStream::new(request.id.clone(), stream)),
+                stream: Some(crate::stream::EventStream::new(request.id.clone(), *stream)),
                 task_state: None,
                 id: request.id,
                 method: Some(request.method),
@@ -158,7 +158,7 @@ async fn dispatch(
             return engine
                 .stream_message(params)
                 .await
-                .map(RpcResult::Stream)
+                .map(|stream| RpcResult::Stream(Box::new(stream)))
                 .map_err(|error| error.to_rpc_error());
         }
         Method::Resubscribe => {
@@ -166,7 +166,7 @@ async fn dispatch(
             return engine
                 .resubscribe(&params.id)
                 .await
-                .map(RpcResult::Stream)
+                .map(|stream| RpcResult::Stream(Box::new(stream)))
                 .map_err(|error| error.to_rpc_error());
         }
         Method::PushConfig => return Err(RpcError::push_not_supported()),

@@ -26,6 +26,7 @@ pub fn build_card(
     public_url: &str,
     skills: &[&Skill],
     identity: Option<&IdentityConfig>,
+    push_notifications: bool,
 ) -> AgentCard {
     // With authentication on, callers learn where tokens come from.
     let (security_schemes, security) = match identity {
@@ -65,10 +66,10 @@ pub fn build_card(
         }),
         version: env!("CARGO_PKG_VERSION").into(),
         documentation_url: settings.documentation_url.clone(),
-        // Only what works today: streaming yes, push not yet.
         capabilities: AgentCapabilities {
             streaming: true,
-            ..AgentCapabilities::default()
+            push_notifications,
+            state_transition_history: false,
         },
         security_schemes,
         security,

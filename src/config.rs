@@ -14,6 +14,36 @@ pub struct Settings {
     pub card: CardSettings,
     pub backend: BackendSettings,
     pub auth: crate::auth::AuthSettings,
+    pub push: PushSettings,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PushSettings {
+    pub enabled: bool,
+    /// Webhook host patterns (`*.domain` = any subdomain); comma-separated in the environment.
+    pub allowed_hosts: Vec<String>,
+    /// TESTING ONLY: plain http to loopback hosts. Refused on Cloud Foundry.
+    pub allow_loopback_http: bool,
+    /// TESTING ONLY: private, loopback and link-local targets. Refused on Cloud Foundry.
+    pub allow_private_addresses: bool,
+    pub max_attempts: u32,
+    pub retry_base_ms: u64,
+    pub timeout_ms: u64,
+}
+
+impl Default for PushSettings {
+    fn default() -> Self {
+        PushSettings {
+            enabled: true,
+            allowed_hosts: vec!["*.sapdas.cloud.sap".into()],
+            allow_loopback_http: false,
+            allow_private_addresses: false,
+            max_attempts: 5,
+            retry_base_ms: 500,
+            timeout_ms: 10_000,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -168,7 +198,8 @@ impl Settings {
                 .try_parsing(true)
                 .list_separator(",")
                 .with_list_parse_key("auth.domains")
-                .with_list_parse_key("auth.group_roles"),
+                .with_list_parse_key("auth.group_roles")
+                .with_list_parse_key("push.allowed_hosts"),
         );
         let mut settings: Settings = builder.build()?.try_deserialize()?;
         settings.apply_cloud_foundry(&ProcessEnv)?;

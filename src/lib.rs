@@ -8,6 +8,7 @@ pub mod backend;
 pub mod card;
 pub mod config;
 pub mod http;
+pub mod push;
 pub mod roles;
 pub mod rpc;
 pub mod startup;

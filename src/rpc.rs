@@ -3,9 +3,14 @@
 
 use crate::a2a::card::AgentCard;
 use crate::a2a::jsonrpc::{self, RpcError, error_bytes, parse_params, success_bytes};
+use crate::a2a::{
+    DeleteTaskPushNotificationConfigParams, GetTaskPushNotificationConfigParams,
+    TaskPushNotificationConfig,
+};
 use crate::a2a::{MessageSendParams, Task, TaskIdParams, TaskQueryParams};
 use crate::auth::Principal;
-use crate::tasks::{TaskEngine, TaskStream};
+use crate::push::PushError;
+use crate::tasks::{CallContext, TaskEngine, TaskStream};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::time::Instant;
@@ -29,7 +34,10 @@ enum Method {
     TasksCancel,
     Stream,
     Resubscribe,
-    PushConfig,
+    PushSet,
+    PushGet,
+    PushList,
+    PushDelete,
     ExtendedCard,
 }
 
@@ -41,10 +49,10 @@ fn method(name: &str) -> Option<Method> {
         "tasks/cancel" => Method::TasksCancel,
         "message/stream" => Method::Stream,
         "tasks/resubscribe" => Method::Resubscribe,
-        "tasks/pushNotificationConfig/set"
-        | "tasks/pushNotificationConfig/get"
-        | "tasks/pushNotificationConfig/list"
-        | "tasks/pushNotificationConfig/delete" => Method::PushConfig,
+        "tasks/pushNotificationConfig/set" => Method::PushSet,
+        "tasks/pushNotificationConfig/get" => Method::PushGet,
+        "tasks/pushNotificationConfig/list" => Method::PushList,
+        "tasks/pushNotificationConfig/delete" => Method::PushDelete,
         "agent/getAuthenticatedExtendedCard" => Method::ExtendedCard,
         _ => return None,
     })
@@ -57,6 +65,10 @@ pub struct RpcContext<'a> {
     pub principal: Option<&'a Principal>,
     /// Served to authenticated callers only.
     pub extended_card: Option<&'a AgentCard>,
+    /// Push configs and delivery; `None` when push is off.
+    pub push: Option<&'a crate::push::PushService>,
+    /// What a later callback needs from this call.
+    pub call: CallContext,
 }
 
 #[derive(Serialize)]
@@ -64,6 +76,9 @@ pub struct RpcContext<'a> {
 enum RpcResult {
     Task(Box<Task>),
     Card(Box<AgentCard>),
+    PushConfig(Box<TaskPushNotificationConfig>),
+    PushConfigs(Vec<TaskPushNotificationConfig>),
+    Null(()),
     #[serde(skip)]
     Stream(Box<TaskStream>),
 }
@@ -139,11 +154,11 @@ async fn dispatch(
     let task = match method {
         Method::MessageSend => {
             let params: MessageSendParams = parse_params(params)?;
-            engine.send_message(params).await
+            engine.send_message(params, &context.call).await
         }
         Method::LegacyTasksSend => {
             let params: MessageSendParams = parse_params(Some(legacy_send_params(params)?))?;
-            engine.send_message(params).await
+            engine.send_message(params, &context.call).await
         }
         Method::TasksGet => {
             let params: TaskQueryParams = parse_params(params)?;
@@ -156,7 +171,7 @@ async fn dispatch(
         Method::Stream => {
             let params: MessageSendParams = parse_params(params)?;
             return engine
-                .stream_message(params)
+                .stream_message(params, &context.call)
                 .await
                 .map(|stream| RpcResult::Stream(Box::new(stream)))
                 .map_err(|error| error.to_rpc_error());
@@ -169,7 +184,9 @@ async fn dispatch(
                 .map(|stream| RpcResult::Stream(Box::new(stream)))
                 .map_err(|error| error.to_rpc_error());
         }
-        Method::PushConfig => return Err(RpcError::push_not_supported()),
+        Method::PushSet | Method::PushGet | Method::PushList | Method::PushDelete => {
+            return push_method(context, method, params).await;
+        }
         Method::ExtendedCard => {
             return match (context.principal, context.extended_card) {
                 (Some(_), Some(card)) => Ok(RpcResult::Card(Box::new(card.clone()))),
@@ -179,6 +196,64 @@ async fn dispatch(
     };
     task.map(|task| RpcResult::Task(Box::new(task)))
         .map_err(|error| error.to_rpc_error())
+}
+
+fn push_error(error: PushError) -> RpcError {
+    match error {
+        PushError::Refused(reason) => RpcError::invalid_params(format!("params.{reason}")),
+        PushError::NotFound { .. } => RpcError::new(jsonrpc::TASK_NOT_FOUND, error.to_string()),
+    }
+}
+
+/// `tasks/pushNotificationConfig/*` for a task that exists.
+async fn push_method(
+    context: &RpcContext<'_>,
+    method: Method,
+    params: Option<Value>,
+) -> Result<RpcResult, RpcError> {
+    let Some(push) = context.push else {
+        return Err(RpcError::push_not_supported());
+    };
+    let task_exists = |id: String| async move {
+        context
+            .engine
+            .get_task(&id, Some(0))
+            .await
+            .map(|_| ())
+            .map_err(|error| error.to_rpc_error())
+    };
+    match method {
+        Method::PushSet => {
+            let params: TaskPushNotificationConfig = parse_params(params)?;
+            task_exists(params.task_id.clone()).await?;
+            push.set(
+                &params.task_id,
+                params.push_notification_config,
+                &context.call,
+            )
+            .map(|config| RpcResult::PushConfig(Box::new(config)))
+            .map_err(push_error)
+        }
+        Method::PushGet => {
+            let params: GetTaskPushNotificationConfigParams = parse_params(params)?;
+            task_exists(params.id.clone()).await?;
+            push.get(&params.id, params.push_notification_config_id.as_deref())
+                .map(|config| RpcResult::PushConfig(Box::new(config)))
+                .map_err(push_error)
+        }
+        Method::PushList => {
+            let params: TaskIdParams = parse_params(params)?;
+            task_exists(params.id.clone()).await?;
+            Ok(RpcResult::PushConfigs(push.list(&params.id)))
+        }
+        _ => {
+            let params: DeleteTaskPushNotificationConfigParams = parse_params(params)?;
+            task_exists(params.id.clone()).await?;
+            push.delete(&params.id, &params.push_notification_config_id)
+                .map(|()| RpcResult::Null(()))
+                .map_err(push_error)
+        }
+    }
 }
 
 /// v0.2 `tasks/send` params (`id`, `sessionId`, parts with `type`) as 0.3

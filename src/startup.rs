@@ -22,6 +22,8 @@ pub struct AppState {
     pub extended_card: Option<AgentCard>,
     /// `None` when authentication is off.
     pub auth: Option<Arc<TokenValidator>>,
+    /// `None` when push notifications are off.
+    pub push: Option<Arc<crate::push::PushService>>,
     pub max_body_bytes: usize,
 }
 
@@ -38,8 +40,12 @@ pub enum StartupError {
     Card(#[from] serde_json::Error),
     #[error(transparent)]
     Auth(#[from] AuthConfigError),
-    #[error("cannot build the HTTP client for key discovery: {0}")]
+    #[error("cannot build an HTTP client: {0}")]
     HttpClient(#[from] reqwest::Error),
+    #[error(
+        "push.allow_loopback_http and push.allow_private_addresses are for tests and refused on Cloud Foundry"
+    )]
+    PushTestSettingOnCloudFoundry,
 }
 
 pub struct Application {
@@ -121,12 +127,48 @@ impl Application {
         let skills = agent.skills();
         let identity = validator.as_ref().map(|v| v.config());
         let card = CardDocument::new(
-            build_card(&settings.card, &public_url, &skills, identity),
+            build_card(
+                &settings.card,
+                &public_url,
+                &skills,
+                identity,
+                settings.push.enabled,
+            ),
             settings.card.cache_max_age_secs,
         )?;
         let extended_card = validator
             .as_ref()
             .map(|_| extended_card(&card.card, &agent.actions()));
+        let push = if settings.push.enabled {
+            let on_cloud_foundry = std::env::var_os("VCAP_APPLICATION").is_some();
+            if on_cloud_foundry
+                && (settings.push.allow_loopback_http || settings.push.allow_private_addresses)
+            {
+                return Err(StartupError::PushTestSettingOnCloudFoundry);
+            }
+            let http = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()?;
+            Some(crate::push::PushService::new(
+                crate::push::PushSettings {
+                    guard: crate::push::guard::GuardSettings {
+                        allowed_hosts: settings.push.allowed_hosts.clone(),
+                        allow_loopback_http: settings.push.allow_loopback_http,
+                        allow_private_addresses: settings.push.allow_private_addresses,
+                    },
+                    max_attempts: settings.push.max_attempts,
+                    retry_base: Duration::from_millis(settings.push.retry_base_ms),
+                    timeout: Duration::from_millis(settings.push.timeout_ms),
+                },
+                http,
+            ))
+        } else {
+            None
+        };
+        let observer = push.as_ref().map(|service| {
+            Arc::new(crate::push::PushObserver(Arc::clone(service)))
+                as Arc<dyn crate::tasks::TaskObserver>
+        });
         let store = Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
             retention: Duration::from_secs(settings.tasks.retention_secs),
             max_terminal: settings.tasks.max_finished,
@@ -139,12 +181,14 @@ impl Application {
                 strict_task_ids: settings.tasks.strict_task_ids,
                 budget: Duration::from_millis(settings.tasks.budget_ms),
             },
+            observer,
         );
         let state = web::Data::new(AppState {
             engine,
             card,
             extended_card,
             auth: validator,
+            push,
             max_body_bytes: settings.server.max_body_bytes,
         });
 

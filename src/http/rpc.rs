@@ -97,10 +97,25 @@ pub async fn json_rpc(
         }
         body.extend_from_slice(&chunk);
     }
+    let header = |name: &str| {
+        request
+            .headers()
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_string)
+    };
+    let call = crate::tasks::CallContext {
+        conversation_id: header("conversationid"),
+        correlation_id: header("x-correlationid"),
+        bearer_token: header("authorization")
+            .and_then(|value| value.strip_prefix("Bearer ").map(str::to_string)),
+    };
     let context = crate::rpc::RpcContext {
         engine: &state.engine,
         principal: principal.as_ref(),
         extended_card: state.extended_card.as_ref(),
+        push: state.push.as_deref(),
+        call,
     };
     let reply = crate::rpc::handle(&context, &body).await;
     if let Some(stream) = reply.stream {

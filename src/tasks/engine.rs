@@ -3,10 +3,11 @@
 //! rejected | canceled`; terminal tasks never change.
 
 use super::now_rfc3339;
+use super::observer::{CallContext, TaskObserver};
 use super::store::{StoreError, StoredTask, TaskStore};
 use crate::a2a::{
-    Artifact, Message, MessageSendParams, Part, Role, RpcError, Task, TaskKind, TaskState,
-    TaskStatus,
+    Artifact, Message, MessageSendParams, Part, PushNotificationConfig, Role, RpcError, Task,
+    TaskKind, TaskState, TaskStatus,
 };
 use crate::agent::{Agent, Outcome, Reply, Turn};
 use serde_json::{Map, Value, json};
@@ -63,6 +64,8 @@ pub enum EngineError {
     NotCancelable { id: String, state: &'static str },
     #[error("{0}")]
     Unsupported(String),
+    #[error("push notifications are not supported")]
+    PushNotSupported,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -77,6 +80,7 @@ impl EngineError {
             EngineError::TaskNotFound(id) => RpcError::task_not_found(id),
             EngineError::NotCancelable { id, state } => RpcError::task_not_cancelable(id, state),
             EngineError::Unsupported(detail) => RpcError::unsupported(detail.clone()),
+            EngineError::PushNotSupported => RpcError::push_not_supported(),
             EngineError::Store(StoreError::NotFound(id)) => RpcError::task_not_found(id),
             EngineError::Store(error) => RpcError::internal(error.to_string()),
         }
@@ -93,6 +97,7 @@ struct Inner {
     store: Arc<dyn TaskStore>,
     agent: Arc<dyn Agent>,
     settings: EngineSettings,
+    observer: Option<Arc<dyn TaskObserver>>,
     turns: Mutex<HashMap<String, RunningTurn>>,
 }
 
@@ -214,12 +219,18 @@ fn apply_reply(task: &mut Task, reply: Reply) {
 }
 
 impl TaskEngine {
-    pub fn new(store: Arc<dyn TaskStore>, agent: Arc<dyn Agent>, settings: EngineSettings) -> Self {
+    pub fn new(
+        store: Arc<dyn TaskStore>,
+        agent: Arc<dyn Agent>,
+        settings: EngineSettings,
+        observer: Option<Arc<dyn TaskObserver>>,
+    ) -> Self {
         TaskEngine {
             inner: Arc::new(Inner {
                 store,
                 agent,
                 settings,
+                observer,
                 turns: Mutex::new(HashMap::new()),
             }),
         }
@@ -240,13 +251,17 @@ impl TaskEngine {
     /// `message/send`: start or continue a task; answer when the turn ends or
     /// pauses, when the budget runs out (`working`, the turn goes on), or at
     /// once for `blocking: false`.
-    pub async fn send_message(&self, params: MessageSendParams) -> Result<Task, EngineError> {
+    pub async fn send_message(
+        &self,
+        params: MessageSendParams,
+        call: &CallContext,
+    ) -> Result<Task, EngineError> {
         let blocking = params
             .configuration
             .as_ref()
             .and_then(|c| c.blocking)
             .unwrap_or(true);
-        let (started, history_length) = self.begin(params).await?;
+        let (started, history_length) = self.begin(params, call).await?;
         let task = match started {
             Started::AsItIs(task) => task,
             Started::Running { task, events } if !blocking => {
@@ -262,6 +277,7 @@ impl TaskEngine {
     async fn begin(
         &self,
         params: MessageSendParams,
+        call: &CallContext,
     ) -> Result<(Started, Option<u64>), EngineError> {
         let configuration = params.configuration.unwrap_or_default();
         let history_length = history_limit(
@@ -270,16 +286,28 @@ impl TaskEngine {
         )?;
         let message = params.message;
         check_message(&message)?;
-        if configuration.push_notification_config.is_some() {
-            tracing::warn!(
-                "pushNotificationConfig ignored: push notifications are not supported yet"
-            );
-        }
+        // An inline push config is checked before anything is created.
+        let push = match configuration.push_notification_config {
+            Some(config) => {
+                let observer = self
+                    .inner
+                    .observer
+                    .as_ref()
+                    .ok_or(EngineError::PushNotSupported)?;
+                observer.check(&config).map_err(|reason| {
+                    EngineError::InvalidParams(format!(
+                        "params.configuration.pushNotificationConfig.url: {reason}"
+                    ))
+                })?;
+                Some((config, call.clone()))
+            }
+            None => None,
+        };
         let store = &self.inner.store;
 
         let context_id = present(&message.context_id).map(str::to_string);
         let started = match present(&message.task_id) {
-            None => self.start_task(message, context_id, None).await?,
+            None => self.start_task(message, context_id, None, push).await?,
             Some(task_id) => {
                 let task_id = task_id.to_string();
                 let existing = store.get(&task_id).await?.filter(|stored| {
@@ -289,7 +317,7 @@ impl TaskEngine {
                 });
                 match existing {
                     Some(stored) if stored.task.status.state.is_interrupted() => {
-                        self.continue_task(stored, message).await?
+                        self.continue_task(stored, message, push).await?
                     }
                     Some(stored) if stored.task.status.state.is_terminal() => {
                         if self.inner.settings.strict_task_ids {
@@ -300,7 +328,7 @@ impl TaskEngine {
                         }
                         tracing::info!(task.id = %task_id, "message for a finished task: new task in the same context");
                         let context = stored.task.context_id.clone();
-                        self.start_task(message, Some(context), Some(task_id))
+                        self.start_task(message, Some(context), Some(task_id), push)
                             .await?
                     }
                     // Submitted or working: the turn in progress answers; do not start a second one.
@@ -310,7 +338,8 @@ impl TaskEngine {
                             return Err(EngineError::TaskNotFound(task_id));
                         }
                         tracing::info!(task.id = %task_id, "message for an unknown task: new task");
-                        self.start_task(message, context_id, Some(task_id)).await?
+                        self.start_task(message, context_id, Some(task_id), push)
+                            .await?
                     }
                 }
             }
@@ -354,6 +383,7 @@ impl TaskEngine {
         mut message: Message,
         context_id: Option<String>,
         stale_task_id: Option<String>,
+        push: Option<(PushNotificationConfig, CallContext)>,
     ) -> Result<Started, EngineError> {
         let task_id = uuid::Uuid::new_v4().to_string();
         let context_id = context_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
@@ -391,6 +421,7 @@ impl TaskEngine {
         let _ = channel
             .events
             .send(TaskEvent::Status(Arc::new(task.clone())));
+        self.inner.register_push(&task, push);
         let turn = Turn {
             earlier_user_texts: Vec::new(),
             text,
@@ -402,7 +433,9 @@ impl TaskEngine {
         &self,
         stored: StoredTask,
         mut message: Message,
+        push: Option<(PushNotificationConfig, CallContext)>,
     ) -> Result<Started, EngineError> {
+        self.inner.register_push(&stored.task, push);
         let earlier_user_texts = stored
             .task
             .history
@@ -453,6 +486,7 @@ impl TaskEngine {
             cancel,
         } = channel.unwrap_or_else(|| self.open_turn(&task.id));
         let _ = events.send(TaskEvent::Status(Arc::new(task.clone())));
+        self.inner.notify(&task);
         let inner = Arc::clone(&self.inner);
         let working = task.clone();
         tokio::spawn(async move {
@@ -493,8 +527,9 @@ impl TaskEngine {
     pub async fn stream_message(
         &self,
         params: MessageSendParams,
+        call: &CallContext,
     ) -> Result<TaskStream, EngineError> {
-        match self.begin(params).await? {
+        match self.begin(params, call).await? {
             (Started::Running { events, .. }, _) => Ok(TaskStream {
                 first: None,
                 events: Some(events),
@@ -553,6 +588,7 @@ impl TaskEngine {
             set_status(&mut task, TaskState::Canceled, Some(message));
             match store.update(&task, stored.version).await {
                 Ok(_) => {
+                    self.inner.notify(&task);
                     if let Some(turn) = self.inner.turns().remove(task_id) {
                         turn.cancel.notify_one();
                         let _ = turn.events.send(TaskEvent::Status(Arc::new(task.clone())));
@@ -594,6 +630,18 @@ enum Started {
 }
 
 impl Inner {
+    fn notify(&self, task: &Task) {
+        if let Some(observer) = &self.observer {
+            observer.changed(task);
+        }
+    }
+
+    fn register_push(&self, task: &Task, push: Option<(PushNotificationConfig, CallContext)>) {
+        if let (Some(observer), Some((config, call))) = (&self.observer, push) {
+            observer.register(task, config, &call);
+        }
+    }
+
     fn turns(&self) -> std::sync::MutexGuard<'_, HashMap<String, RunningTurn>> {
         self.turns
             .lock()
@@ -649,6 +697,7 @@ impl Inner {
                         artifact: artifact.clone(),
                     });
                 }
+                self.notify(&task);
                 let _ = events.send(TaskEvent::Status(Arc::new(task)));
             }
             // Canceled while the turn ran: the cancel stands.

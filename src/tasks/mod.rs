@@ -2,10 +2,12 @@
 
 mod engine;
 mod memory;
+mod observer;
 mod store;
 
 pub use engine::{EngineError, EngineSettings, TaskEngine, TaskEvent, TaskStream};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
+pub use observer::{CallContext, TaskObserver};
 pub use store::{StoreError, StoredTask, TaskStore};
 
 /// The current time as RFC 3339, for `TaskStatus.timestamp`.

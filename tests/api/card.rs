@@ -31,7 +31,7 @@ async fn the_card_is_served_at_both_well_known_paths_and_is_schema_valid() {
     assert_eq!(card["preferredTransport"], "JSONRPC");
     assert_eq!(card["url"], format!("http://127.0.0.1:{}/", app.port));
     assert_eq!(card["capabilities"]["streaming"], true);
-    assert_eq!(card["capabilities"]["pushNotifications"], false);
+    assert_eq!(card["capabilities"]["pushNotifications"], true);
     let skill_ids: Vec<&str> = card["skills"]
         .as_array()
         .unwrap()

@@ -38,6 +38,10 @@ fn response_definition(method: &str) -> &'static str {
         "message/stream" | "tasks/resubscribe" => "SendStreamingMessageResponse",
         "tasks/get" => "GetTaskResponse",
         "tasks/cancel" => "CancelTaskResponse",
+        "tasks/pushNotificationConfig/set" => "SetTaskPushNotificationConfigResponse",
+        "tasks/pushNotificationConfig/get" => "GetTaskPushNotificationConfigResponse",
+        "tasks/pushNotificationConfig/list" => "ListTaskPushNotificationConfigResponse",
+        "tasks/pushNotificationConfig/delete" => "DeleteTaskPushNotificationConfigResponse",
         _ => "JSONRPCErrorResponse",
     }
 }

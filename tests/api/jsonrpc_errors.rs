@@ -176,14 +176,36 @@ async fn methods_not_offered_yet_say_so() {
         .rpc_error("tasks/resubscribe", json!({ "id": "t" }))
         .await;
     assert_eq!(error["code"], -32001);
-    for method in [
-        "tasks/pushNotificationConfig/set",
-        "tasks/pushNotificationConfig/get",
-        "tasks/pushNotificationConfig/list",
-        "tasks/pushNotificationConfig/delete",
+    // Push config methods on an unknown task, or with params missing.
+    for (method, params, code) in [
+        (
+            "tasks/pushNotificationConfig/get",
+            json!({ "id": "t" }),
+            -32001,
+        ),
+        (
+            "tasks/pushNotificationConfig/list",
+            json!({ "id": "t" }),
+            -32001,
+        ),
+        (
+            "tasks/pushNotificationConfig/delete",
+            json!({ "id": "t", "pushNotificationConfigId": "c" }),
+            -32001,
+        ),
+        (
+            "tasks/pushNotificationConfig/set",
+            json!({ "id": "t" }),
+            -32602,
+        ),
+        (
+            "tasks/pushNotificationConfig/delete",
+            json!({ "id": "t" }),
+            -32602,
+        ),
     ] {
-        let error = app.rpc_error(method, json!({ "id": "t" })).await;
-        assert_eq!(error["code"], -32003, "{method}");
+        let error = app.rpc_error(method, params).await;
+        assert_eq!(error["code"], code, "{method}");
     }
     let error = app
         .rpc_error("agent/getAuthenticatedExtendedCard", json!({}))

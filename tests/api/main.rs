@@ -9,6 +9,7 @@ mod jsonrpc_errors;
 mod key_server;
 mod lifecycle;
 mod process;
+mod push;
 mod routing;
 mod specialists;
 mod streaming;

@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
 """A2A 0.3.0 interop check using the official Python SDK (a2a-sdk 0.3.x).
 
-Usage: python a2a_client.py BASE_URL      e.g. http://127.0.0.1:8080/
+Usage: python a2a_client.py BASE_URL [--streaming]   e.g. http://127.0.0.1:8080/
 
 Resolves the agent card from BASE_URL/.well-known/agent-card.json, then talks
-JSON-RPC (non-streaming) to the URL the card advertises in `url`, using the
-SDK's ClientFactory / ClientConfig(streaming=False, polling=False) client.
+JSON-RPC to the URL the card advertises in `url`, using the SDK's
+ClientFactory client:
+
+  default       ClientConfig(streaming=False, polling=False): message/send,
+                tasks/get, tasks/cancel and error codes (7 steps).
+  --streaming   ClientConfig(streaming=True, polling=False): message/stream
+                over SSE; the card must advertise capabilities.streaming
+                (3 steps: card, stream-completed, stream-input-required).
 
 Prints "ok: <step>" or "FAIL: <step>: <reason>" per step and a closing line
 "interop: N passed, M failed". Exit 0 = all passed, 1 = a step failed,
@@ -32,9 +38,11 @@ try:
         Part,
         Role,
         Task,
+        TaskArtifactUpdateEvent,
         TaskIdParams,
         TaskQueryParams,
         TaskState,
+        TaskStatusUpdateEvent,
         TextPart,
     )
 except ImportError as exc:  # pragma: no cover - environment problem
@@ -47,6 +55,8 @@ except ImportError as exc:  # pragma: no cover - environment problem
 
 HTTP_TIMEOUT_S = 30.0
 STEP_TIMEOUT_S = 60.0
+# after a status-update with final=true the server must close the SSE stream
+STREAM_CLOSE_GRACE_S = 5.0
 
 TASK_NOT_FOUND = -32001
 TASK_NOT_CANCELABLE = -32002
@@ -91,6 +101,71 @@ async def send_for_task(client, text):
     return task
 
 
+def describe(item):
+    """Short label for one item yielded by the streaming client."""
+    if isinstance(item, Message):
+        return "message"
+    task, update = item
+    if update is None:
+        return f"task({task.status.state.value})"
+    if isinstance(update, TaskStatusUpdateEvent):
+        return f"status-update({update.status.state.value}{', final' if update.final else ''})"
+    if isinstance(update, TaskArtifactUpdateEvent):
+        kinds = ",".join(p.root.kind for p in update.artifact.parts)
+        return f"artifact-update({kinds})"
+    return type(update).__name__
+
+
+async def stream_for_task(client, text):
+    """message/stream; collect every (Task, update) the SDK yields until the
+    server closes the stream. In a2a-sdk 0.3.x each item is a tuple
+    (aggregated Task, event): event is None for a streamed Task, else the
+    TaskStatusUpdateEvent / TaskArtifactUpdateEvent; the Task is the SAME
+    client-side object each time, updated in place - so labels are taken at
+    yield time. Returns (final task, [labels], [update events])."""
+    agen = client.send_message(user_message(text))
+    items, labels, updates = [], [], []
+    final_seen = False
+    try:
+        while True:
+            try:
+                if final_seen:
+                    item = await asyncio.wait_for(anext(agen), STREAM_CLOSE_GRACE_S)
+                else:
+                    item = await anext(agen)
+            except StopAsyncIteration:
+                break
+            except asyncio.TimeoutError:
+                raise StepFailed(
+                    f"server did not close the SSE stream within {STREAM_CLOSE_GRACE_S}s "
+                    f"after the final=true status-update (events: {labels})"
+                ) from None
+            labels.append(describe(item))
+            check(not isinstance(item, Message),
+                  f"expected Task events, server streamed a Message: {item!r}")
+            check(not final_seen, f"event after the final=true status-update: {labels}")
+            items.append(item)
+            _task, update = item
+            if update is not None:
+                updates.append(update)
+                if isinstance(update, TaskStatusUpdateEvent) and update.final:
+                    final_seen = True
+    finally:
+        try:
+            await agen.aclose()
+        except Exception:  # noqa: BLE001 - already failing / closed
+            pass
+    print(f"  stream: {' -> '.join(labels)}")
+    check(items, "stream ended without any event")
+    task = items[-1][0]
+    check(isinstance(task, Task), f"expected a Task, got {type(task).__name__}")
+    if items[0][1] is None:  # first event was a Task: the aggregate is that object
+        check(sent_kind(task), 'streamed Task is missing "kind": "task"')
+    for u in updates:
+        check(sent_kind(u), f"update event without \"kind\": {u!r}")
+    return task, labels, updates
+
+
 async def expect_rpc_error(coro, code, what):
     try:
         result = await coro
@@ -107,8 +182,9 @@ async def expect_rpc_error(coro, code, what):
 
 
 class Interop:
-    def __init__(self, base_url):
+    def __init__(self, base_url, streaming=False):
         self.base_url = base_url
+        self.streaming = streaming
         self.http = None
         self.card = None
         self.client = None
@@ -126,9 +202,13 @@ class Interop:
         check("protocol_version" in card.model_fields_set, "card has no protocolVersion field")
         check(card.protocol_version == "0.3.0", f"protocolVersion is {card.protocol_version!r}, want '0.3.0'")
         check(len(skill_ids) >= 3, f"expected at least 3 skills, got {len(skill_ids)}")
+        if self.streaming:
+            # the SDK silently falls back to message/send when this is false
+            check(card.capabilities.streaming is True,
+                  f"capabilities.streaming is {card.capabilities.streaming!r}, want true")
         self.card = card
         factory = ClientFactory(
-            ClientConfig(streaming=False, polling=False, httpx_client=self.http)
+            ClientConfig(streaming=self.streaming, polling=False, httpx_client=self.http)
         )
         self.client = factory.create(card)  # JSON-RPC transport posting to card.url
 
@@ -197,8 +277,59 @@ class Interop:
             "tasks/get on unknown id",
         )
 
+    async def step_stream_completed(self):
+        task, labels, updates = await stream_for_task(
+            self.client, "why is order 4711 blocked by credit"
+        )
+        state = task.status.state
+        check(state == TaskState.completed, f"final state is {state.value!r}, want 'completed'")
+        check(task.status.message is not None, "final status.message missing")
+        answer = " ".join(texts(task.status.message.parts))
+        check("50700" in answer, f"final status.message text lacks 50700: {answer!r}")
+        statuses = [u for u in updates if isinstance(u, TaskStatusUpdateEvent)]
+        check(statuses, f"no status-update events: {labels}")
+        last = statuses[-1]
+        check(last.status.state == TaskState.completed and last.final,
+              f"last status-update is {last.status.state.value!r} final={last.final}, "
+              "want 'completed' final=true")
+        check(any(s.status.state == TaskState.working for s in statuses[:-1]),
+              f"no status-update 'working' before completion: {labels}")
+        art_events = [u for u in updates if isinstance(u, TaskArtifactUpdateEvent)]
+        check(len(art_events) >= 2, f"expected at least 2 artifact-update events, got {len(art_events)}")
+        arts = task.artifacts or []
+        check(len(arts) >= 2,
+              f"aggregated task has {len(arts)} artifacts from {len(art_events)} artifact-updates "
+              "(the SDK replaces artifacts with the same artifactId unless append=true)")
+        for a in arts:
+            for p in a.parts:
+                check(sent_kind(p.root), f"artifact part without \"kind\": {p.root!r}")
+        check(any("50700" in t for a in arts for t in texts(a.parts)),
+              f"no text artifact containing 50700: {arts!r}")
+        proposals = [p.root.data for a in arts for p in a.parts if isinstance(p.root, DataPart)]
+        check(any(d.get("action") == "request_credit_review" for d in proposals),
+              f"no data artifact with action=request_credit_review: {proposals!r}")
+        print(f"  task {task.id}: {answer!r}")
+
+    async def step_stream_input_required(self):
+        task, labels, updates = await stream_for_task(self.client, "why is it blocked by credit")
+        state = task.status.state
+        check(state == TaskState.input_required,
+              f"stream ended in state {state.value!r}, want 'input-required'")
+        print(f"  task {task.id}: input-required")
+
     async def run(self):
-        steps = [
+        if self.streaming:
+            steps = [
+                ("agent card", self.step_agent_card, False),
+                ("stream-completed", self.step_stream_completed, True),
+                ("stream-input-required", self.step_stream_input_required, True),
+            ]
+        else:
+            steps = self.request_response_steps()
+        return await self.run_steps(steps)
+
+    def request_response_steps(self):
+        return [
             ("agent card", self.step_agent_card, False),
             ("message/send completed", self.step_send_completed, True),
             ("message/send input-required", self.step_send_input_required, True),
@@ -207,6 +338,8 @@ class Interop:
             ("tasks/cancel again -32002", self.step_cancel_again, True),
             ("tasks/get unknown -32001", self.step_get_unknown, True),
         ]
+
+    async def run_steps(self, steps):
         passed, failures = 0, []
         async with httpx.AsyncClient(timeout=HTTP_TIMEOUT_S, trust_env=False) as http:
             self.http = http
@@ -232,11 +365,16 @@ class Interop:
 
 
 def main(argv):
-    if len(argv) != 2 or not argv[1].startswith(("http://", "https://")):
-        print("usage: python a2a_client.py BASE_URL   (e.g. http://127.0.0.1:8080/)", file=sys.stderr)
+    args = argv[1:]
+    streaming = "--streaming" in args
+    args = [a for a in args if a != "--streaming"]
+    if len(args) != 1 or not args[0].startswith(("http://", "https://")):
+        print("usage: python a2a_client.py BASE_URL [--streaming]   (e.g. http://127.0.0.1:8080/)",
+              file=sys.stderr)
         return 2
-    print(f"a2a-sdk {_pkg_version('a2a-sdk')} against {argv[1]}", flush=True)
-    passed, failures = asyncio.run(Interop(argv[1]).run())
+    mode = " (streaming)" if streaming else ""
+    print(f"a2a-sdk {_pkg_version('a2a-sdk')} against {args[0]}{mode}", flush=True)
+    passed, failures = asyncio.run(Interop(args[0], streaming=streaming).run())
     print(f"interop: {passed} passed, {len(failures)} failed", flush=True)
     return 1 if failures else 0
 

@@ -1,0 +1,282 @@
+//! Push notifications: configs per task, the webhook guard, and delivery of
+//! task changes (A2A format: the Task JSON) with retries, in event order per
+//! task, never blocking a turn.
+
+pub mod guard;
+
+use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
+use crate::tasks::{CallContext, TaskObserver};
+use guard::GuardSettings;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+#[derive(Debug, Clone)]
+pub struct PushSettings {
+    pub guard: GuardSettings,
+    /// Tries per notification (the first included).
+    pub max_attempts: u32,
+    /// First retry after about this long, doubling, with jitter.
+    pub retry_base: Duration,
+    pub timeout: Duration,
+}
+
+struct TaskPush {
+    configs: Vec<PushNotificationConfig>,
+    /// Kept for the Joule callback format (correlation headers, token exchange).
+    #[allow(dead_code)]
+    call: CallContext,
+}
+
+pub struct PushService {
+    settings: PushSettings,
+    http: reqwest::Client,
+    tasks: Mutex<HashMap<String, TaskPush>>,
+    /// One delivery worker per task keeps the order of events.
+    workers: Mutex<HashMap<String, mpsc::UnboundedSender<Arc<Task>>>>,
+    delivered: AtomicU64,
+    failed: AtomicU64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PushError {
+    #[error("pushNotificationConfig.url: {0}")]
+    Refused(String),
+    #[error("push notification config {config} not found for task {task}")]
+    NotFound { task: String, config: String },
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl PushService {
+    pub fn new(settings: PushSettings, http: reqwest::Client) -> Arc<Self> {
+        Arc::new(PushService {
+            settings,
+            http,
+            tasks: Mutex::new(HashMap::new()),
+            workers: Mutex::new(HashMap::new()),
+            delivered: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+        })
+    }
+
+    /// Notifications delivered and given up, since start.
+    pub fn counts(&self) -> (u64, u64) {
+        (
+            self.delivered.load(Ordering::Relaxed),
+            self.failed.load(Ordering::Relaxed),
+        )
+    }
+
+    /// `tasks/pushNotificationConfig/set` (the task is known to exist).
+    pub fn set(
+        &self,
+        task_id: &str,
+        mut config: PushNotificationConfig,
+        call: &CallContext,
+    ) -> Result<TaskPushNotificationConfig, PushError> {
+        self.settings
+            .guard
+            .check(&config.url)
+            .map_err(PushError::Refused)?;
+        // Without an id the task id names it (as the reference SDK does).
+        let id = config
+            .id
+            .clone()
+            .filter(|id| !id.is_empty())
+            .unwrap_or_else(|| task_id.to_string());
+        config.id = Some(id.clone());
+        let mut tasks = lock(&self.tasks);
+        let entry = tasks
+            .entry(task_id.to_string())
+            .or_insert_with(|| TaskPush {
+                configs: Vec::new(),
+                call: call.clone(),
+            });
+        entry
+            .configs
+            .retain(|c| c.id.as_deref() != Some(id.as_str()));
+        entry.configs.push(config.clone());
+        Ok(TaskPushNotificationConfig {
+            task_id: task_id.to_string(),
+            push_notification_config: config,
+        })
+    }
+
+    pub fn list(&self, task_id: &str) -> Vec<TaskPushNotificationConfig> {
+        lock(&self.tasks)
+            .get(task_id)
+            .map(|push| {
+                push.configs
+                    .iter()
+                    .map(|config| TaskPushNotificationConfig {
+                        task_id: task_id.to_string(),
+                        push_notification_config: config.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn get(
+        &self,
+        task_id: &str,
+        config_id: Option<&str>,
+    ) -> Result<TaskPushNotificationConfig, PushError> {
+        let all = self.list(task_id);
+        let found = match config_id {
+            Some(id) => all
+                .into_iter()
+                .find(|c| c.push_notification_config.id.as_deref() == Some(id)),
+            None => all.into_iter().next(),
+        };
+        found.ok_or_else(|| PushError::NotFound {
+            task: task_id.to_string(),
+            config: config_id.unwrap_or("(any)").to_string(),
+        })
+    }
+
+    pub fn delete(&self, task_id: &str, config_id: &str) -> Result<(), PushError> {
+        let mut tasks = lock(&self.tasks);
+        let removed = tasks.get_mut(task_id).is_some_and(|push| {
+            let before = push.configs.len();
+            push.configs.retain(|c| c.id.as_deref() != Some(config_id));
+            push.configs.len() != before
+        });
+        if removed {
+            Ok(())
+        } else {
+            Err(PushError::NotFound {
+                task: task_id.to_string(),
+                config: config_id.to_string(),
+            })
+        }
+    }
+
+    fn enqueue(self: &Arc<Self>, task: Arc<Task>) {
+        let mut workers = lock(&self.workers);
+        let sender = workers.entry(task.id.clone()).or_insert_with(|| {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            let service = Arc::clone(self);
+            let task_id = task.id.clone();
+            tokio::spawn(async move { service.work(task_id, receiver).await });
+            sender
+        });
+        if sender.send(task).is_err() {
+            tracing::warn!("push worker gone; notification dropped");
+        }
+    }
+
+    /// Deliver one task's notifications in order; ends after a terminal state.
+    async fn work(self: Arc<Self>, task_id: String, mut queue: mpsc::UnboundedReceiver<Arc<Task>>) {
+        while let Some(task) = queue.recv().await {
+            let configs = lock(&self.tasks)
+                .get(&task_id)
+                .map(|push| push.configs.clone())
+                .unwrap_or_default();
+            for config in &configs {
+                self.deliver(config, &task).await;
+            }
+            if task.status.state.is_terminal() {
+                break;
+            }
+        }
+        lock(&self.workers).remove(&task_id);
+    }
+
+    async fn deliver(&self, config: &PushNotificationConfig, task: &Task) {
+        let target = match self.settings.guard.check(&config.url) {
+            Ok(target) => target,
+            Err(reason) => {
+                tracing::warn!(task.id = %task.id, %reason, "push refused");
+                return;
+            }
+        };
+        if let Err(reason) = self.settings.guard.check_resolved(&target).await {
+            tracing::warn!(task.id = %task.id, %reason, "push refused at delivery");
+            self.failed.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let body = match serde_json::to_vec(task) {
+            Ok(body) => body,
+            Err(error) => {
+                tracing::error!(task.id = %task.id, %error, "push body could not be encoded");
+                return;
+            }
+        };
+        for attempt in 1..=self.settings.max_attempts.max(1) {
+            let mut request = self
+                .http
+                .post(&config.url)
+                .timeout(self.settings.timeout)
+                .header("Content-Type", "application/json")
+                .body(body.clone());
+            if let Some(token) = &config.token {
+                request = request.header("X-A2A-Notification-Token", token);
+            }
+            if let Some(auth) = &config.authentication
+                && let (Some(scheme), Some(credentials)) = (auth.schemes.first(), &auth.credentials)
+            {
+                request = request.header("Authorization", format!("{scheme} {credentials}"));
+            }
+            let outcome = request.send().await;
+            let status = outcome.as_ref().map(|r| r.status().as_u16()).ok();
+            tracing::info!(
+                task.id = %task.id,
+                a2a.task.state = task.status.state.as_str(),
+                push.attempt = attempt,
+                push.status = status.unwrap_or(0),
+                push.format = "a2a",
+                "push delivery"
+            );
+            if status.is_some_and(|s| (200..300).contains(&s)) {
+                self.delivered.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            if attempt < self.settings.max_attempts {
+                let backoff = self.settings.retry_base * 2u32.saturating_pow(attempt - 1);
+                // Jitter: up to half the backoff, from the clock's low bits.
+                let nanos = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.subsec_nanos())
+                    .unwrap_or(0);
+                let jitter = backoff.mul_f64(f64::from(nanos % 1000) / 2000.0);
+                tokio::time::sleep(backoff + jitter).await;
+            }
+        }
+        self.failed.fetch_add(1, Ordering::Relaxed);
+        tracing::warn!(task.id = %task.id, url = %config.url, "push delivery given up");
+    }
+}
+
+/// The engine's view: check and register inline configs, hear changes.
+pub struct PushObserver(pub Arc<PushService>);
+
+impl TaskObserver for PushObserver {
+    fn check(&self, config: &PushNotificationConfig) -> Result<(), String> {
+        self.0.settings.guard.check(&config.url).map(|_| ())
+    }
+
+    fn register(&self, task: &Task, config: PushNotificationConfig, call: &CallContext) {
+        if let Err(error) = self.0.set(&task.id, config, call) {
+            tracing::warn!(task.id = %task.id, %error, "inline push config refused");
+        }
+    }
+
+    fn changed(&self, task: &Task) {
+        let state = task.status.state;
+        if !(state.is_terminal() || state.is_interrupted()) {
+            return;
+        }
+        if !lock(&self.0.tasks).contains_key(&task.id) {
+            return;
+        }
+        self.0.enqueue(Arc::new(task.clone()));
+    }
+}

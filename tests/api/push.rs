@@ -1,0 +1,340 @@
+//! Push notifications: config methods, the webhook guard, and delivery to a
+//! real webhook receiver on loopback (A2A format, retries, order, no
+//! head-of-line blocking between tasks).
+
+use crate::helpers::{
+    TestApp, spawn_app, spawn_app_with_settings_and_agent, state, test_settings, user_message,
+};
+use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use async_trait::async_trait;
+use order_exception_agent::agent::{Agent, Outcome, Reply, Skill, Turn};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug)]
+struct Received {
+    path: String,
+    headers: HashMap<String, String>,
+    body: Value,
+}
+
+/// A webhook receiver: records every POST; answers 500 for the first
+/// `failures` calls per path, or hangs on paths starting with /hang.
+struct Receiver {
+    url: String,
+    received: Arc<Mutex<Vec<Received>>>,
+    failures: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+async fn hook(
+    request: HttpRequest,
+    body: web::Bytes,
+    received: web::Data<Arc<Mutex<Vec<Received>>>>,
+    failures: web::Data<Arc<Mutex<HashMap<String, usize>>>>,
+) -> HttpResponse {
+    let path = request.path().to_string();
+    received.lock().unwrap().push(Received {
+        path: path.clone(),
+        headers: request
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+            .collect(),
+        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+    });
+    if path.starts_with("/hang") {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    }
+    let mut failures = failures.lock().unwrap();
+    let left = failures.entry(path).or_insert(0);
+    if *left > 0 {
+        *left -= 1;
+        return HttpResponse::InternalServerError().finish();
+    }
+    HttpResponse::Ok().finish()
+}
+
+impl Receiver {
+    async fn start() -> Receiver {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+        let received = Arc::new(Mutex::new(Vec::new()));
+        let failures = Arc::new(Mutex::new(HashMap::new()));
+        let (r, f) = (received.clone(), failures.clone());
+        let server = HttpServer::new(move || {
+            App::new()
+                .app_data(web::Data::new(r.clone()))
+                .app_data(web::Data::new(f.clone()))
+                .default_service(web::post().to(hook))
+        })
+        .workers(2)
+        .disable_signals()
+        .listen(listener)
+        .unwrap()
+        .run();
+        tokio::spawn(server);
+        Receiver {
+            url,
+            received,
+            failures,
+        }
+    }
+
+    fn fail(&self, path: &str, times: usize) {
+        self.failures
+            .lock()
+            .unwrap()
+            .insert(path.to_string(), times);
+    }
+
+    fn at(&self, path: &str) -> Vec<Received> {
+        self.received
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| r.path == path)
+            .cloned()
+            .collect()
+    }
+
+    /// Wait until `path` got `count` calls (at most 10 s).
+    async fn wait_for(&self, path: &str, count: usize) -> Vec<Received> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let got = self.at(path);
+            if got.len() >= count || Instant::now() > deadline {
+                return got;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+struct Slow(Duration);
+
+#[async_trait]
+impl Agent for Slow {
+    fn skills(&self) -> Vec<&'static Skill> {
+        Vec::new()
+    }
+    async fn respond(&self, turn: Turn) -> Reply {
+        tokio::time::sleep(self.0).await;
+        Reply::new(Outcome::Completed, format!("done: {}", turn.text))
+    }
+}
+
+/// Loopback webhooks allowed, as only tests may.
+async fn spawn_push_app(delay_ms: u64) -> TestApp {
+    let mut settings = test_settings();
+    settings.tasks.budget_ms = 100;
+    settings.push.allowed_hosts = vec!["127.0.0.1".into()];
+    settings.push.allow_loopback_http = true;
+    settings.push.allow_private_addresses = true;
+    settings.push.retry_base_ms = 50;
+    settings.push.max_attempts = 3;
+    settings.push.timeout_ms = 500;
+    spawn_app_with_settings_and_agent(settings, Arc::new(Slow(Duration::from_millis(delay_ms))))
+        .await
+}
+
+#[tokio::test]
+async fn a_turn_past_the_budget_is_pushed_once_in_a2a_format() {
+    let receiver = Receiver::start().await;
+    let app = spawn_push_app(300).await;
+    let body = app
+        .rpc(
+            "message/send",
+            json!({
+                "message": user_message("slow job"),
+                "configuration": { "pushNotificationConfig": {
+                    "url": format!("{}/hook-a", receiver.url),
+                    "token": "task-token-1",
+                    "authentication": { "schemes": ["Bearer"], "credentials": "receiver-secret" }
+                } }
+            }),
+        )
+        .await;
+    let task = body["result"].clone();
+    assert_eq!(state(&task), "working", "answered at the budget");
+    let calls = receiver.wait_for("/hook-a", 1).await;
+    assert_eq!(calls.len(), 1, "delivered once");
+    let call = &calls[0];
+    crate::helpers::assert_schema("Task", &call.body);
+    assert_eq!(call.body["id"], task["id"]);
+    assert_eq!(call.body["status"]["state"], "completed");
+    assert_eq!(
+        call.headers
+            .get("x-a2a-notification-token")
+            .map(String::as_str),
+        Some("task-token-1")
+    );
+    assert_eq!(
+        call.headers.get("authorization").map(String::as_str),
+        Some("Bearer receiver-secret")
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.at("/hook-a").len(), 1, "and only once");
+}
+
+#[tokio::test]
+async fn config_methods_set_get_list_delete() {
+    let receiver = Receiver::start().await;
+    let app = spawn_push_app(0).await;
+    let task = app
+        .rpc(
+            "message/send",
+            json!({ "message": user_message("x"), "configuration": { "blocking": false } }),
+        )
+        .await["result"]
+        .clone();
+    let id = task["id"].clone();
+    for config_id in ["one", "two"] {
+        let set = app
+            .rpc(
+                "tasks/pushNotificationConfig/set",
+                json!({ "taskId": id, "pushNotificationConfig": { "id": config_id, "url": format!("{}/{config_id}", receiver.url) } }),
+            )
+            .await;
+        assert_eq!(set["result"]["pushNotificationConfig"]["id"], config_id);
+    }
+    let list = app
+        .rpc("tasks/pushNotificationConfig/list", json!({ "id": id }))
+        .await;
+    assert_eq!(list["result"].as_array().unwrap().len(), 2);
+    let get = app
+        .rpc(
+            "tasks/pushNotificationConfig/get",
+            json!({ "id": id, "pushNotificationConfigId": "two" }),
+        )
+        .await;
+    assert_eq!(
+        get["result"]["pushNotificationConfig"]["url"],
+        format!("{}/two", receiver.url)
+    );
+    let deleted = app
+        .rpc(
+            "tasks/pushNotificationConfig/delete",
+            json!({ "id": id, "pushNotificationConfigId": "one" }),
+        )
+        .await;
+    assert_eq!(deleted["result"], Value::Null);
+    let list = app
+        .rpc("tasks/pushNotificationConfig/list", json!({ "id": id }))
+        .await;
+    assert_eq!(list["result"].as_array().unwrap().len(), 1);
+    let error = app
+        .rpc_error(
+            "tasks/pushNotificationConfig/get",
+            json!({ "id": id, "pushNotificationConfigId": "one" }),
+        )
+        .await;
+    assert_eq!(error["code"], -32001);
+    // Without an id the task id names the config.
+    let set = app
+        .rpc(
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": id, "pushNotificationConfig": { "url": format!("{}/x", receiver.url) } }),
+        )
+        .await;
+    assert_eq!(set["result"]["pushNotificationConfig"]["id"], id);
+}
+
+#[tokio::test]
+async fn the_guard_refuses_unsafe_webhooks_with_a_reason() {
+    let app = spawn_app().await;
+    let task = app.send_text("why is it blocked by credit").await;
+    for (url, reason) in [
+        ("http://sapdas.eu10.sapdas.cloud.sap/cb", "https"),
+        ("https://10.0.0.5/hook", "allowlist"),
+        ("https://hooks.attacker.example/x", "allowlist"),
+        ("http://127.0.0.1:9/hook", "https"),
+        (
+            "https://user:pw@sapdas.eu10.sapdas.cloud.sap/cb",
+            "user information",
+        ),
+    ] {
+        let error = app
+            .rpc_error(
+                "tasks/pushNotificationConfig/set",
+                json!({ "taskId": task["id"], "pushNotificationConfig": { "url": url } }),
+            )
+            .await;
+        assert_eq!(error["code"], -32602, "{url}");
+        assert!(
+            error["message"].as_str().unwrap().contains(reason),
+            "{url}: {error}"
+        );
+    }
+    // Allowed by name but resolving to loopback: refused without the test allowance.
+    let mut settings = test_settings();
+    settings.push.allowed_hosts = vec!["localhost".into(), "*.sapdas.cloud.sap".into()];
+    let app = crate::helpers::spawn_app_with(settings).await;
+    let error = app
+        .rpc_error(
+            "message/send",
+            json!({ "message": user_message("x"), "configuration": { "pushNotificationConfig": { "url": "https://localhost/hook" } } }),
+        )
+        .await;
+    assert_eq!(error["code"], -32602);
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("pushNotificationConfig"),
+        "{error}"
+    );
+    let ok = app
+        .rpc(
+            "message/send",
+            json!({ "message": user_message("why is order 4711 blocked by credit"), "configuration": { "pushNotificationConfig": { "url": "https://sapdas.eu10.sapdas.cloud.sap/api/agent/v1/callback/a2a" } } }),
+        )
+        .await;
+    assert_eq!(
+        ok["result"]["status"]["state"], "completed",
+        "Joule's host is allowed by default"
+    );
+}
+
+#[tokio::test]
+async fn failed_deliveries_retry_and_stop_at_the_bound() {
+    let receiver = Receiver::start().await;
+    receiver.fail("/flaky", 2);
+    receiver.fail("/down", 100);
+    let app = spawn_push_app(0).await;
+    for path in ["/flaky", "/down"] {
+        app.rpc(
+            "message/send",
+            json!({ "message": user_message("job"), "configuration": { "pushNotificationConfig": { "url": format!("{}{path}", receiver.url) } } }),
+        )
+        .await;
+    }
+    let flaky = receiver.wait_for("/flaky", 3).await;
+    assert_eq!(flaky.len(), 3, "two 500s, then delivered");
+    let down = receiver.wait_for("/down", 3).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(
+        receiver.at("/down").len(),
+        3,
+        "gave up after max_attempts: {}",
+        down.len()
+    );
+}
+
+#[tokio::test]
+async fn a_hanging_receiver_does_not_hold_up_other_tasks() {
+    let receiver = Receiver::start().await;
+    let app = spawn_push_app(0).await;
+    for path in ["/hang-1", "/quick"] {
+        app.rpc(
+            "message/send",
+            json!({ "message": user_message("job"), "configuration": { "pushNotificationConfig": { "url": format!("{}{path}", receiver.url) } } }),
+        )
+        .await;
+    }
+    let quick = receiver.wait_for("/quick", 1).await;
+    assert_eq!(quick.len(), 1);
+    assert_eq!(quick[0].body["status"]["state"], "completed");
+}

@@ -83,6 +83,11 @@ enum RpcResult {
     Stream(Box<TaskStream>),
 }
 
+/// Streaming methods answer even their errors as an event stream.
+fn is_streaming(method: &str) -> bool {
+    matches!(method, "message/stream" | "tasks/resubscribe")
+}
+
 /// Handle one request body and always produce a JSON-RPC response.
 pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
     let started = Instant::now();
@@ -114,6 +119,17 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
                 id: request.id,
                 method: Some(request.method),
                 error_code: None,
+            },
+            Err(error) if is_streaming(&request.method) => RpcReply {
+                body: Vec::new(),
+                stream: Some(crate::stream::EventStream::failed(
+                    request.id.clone(),
+                    &error,
+                )),
+                task_state: None,
+                error_code: Some(error.code),
+                id: request.id,
+                method: Some(request.method),
             },
             Err(error) => RpcReply {
                 body: error_bytes(&request.id, &error),

@@ -36,6 +36,19 @@ impl EventStream {
         }
     }
 
+    /// A stream that could not start: one event carrying the error (SSE
+    /// clients such as the A2A SDK only read errors from the stream).
+    pub fn failed(id: Value, error: &crate::a2a::RpcError) -> Self {
+        EventStream {
+            ready: VecDeque::from([crate::a2a::jsonrpc::error_bytes(&id, error)]),
+            id,
+            first: None,
+            events: None,
+            task_sent: true,
+            done: true,
+        }
+    }
+
     /// The next response body, or `None` when the stream is over. Safe to
     /// drop mid-wait (the only await is a cancel-safe channel receive).
     pub async fn next(&mut self) -> Option<Vec<u8>> {

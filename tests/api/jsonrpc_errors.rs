@@ -165,17 +165,8 @@ async fn unknown_tasks_are_32001_and_finished_ones_not_cancelable_32002() {
 }
 
 #[tokio::test]
-async fn methods_not_offered_yet_say_so() {
+async fn push_config_methods_and_the_extended_card_answer_precise_errors() {
     let app = spawn_app().await;
-    // Streams that cannot start answer a plain JSON-RPC error.
-    let error = app
-        .rpc_error("message/stream", json!({ "message": 5 }))
-        .await;
-    assert_eq!(error["code"], -32602);
-    let error = app
-        .rpc_error("tasks/resubscribe", json!({ "id": "t" }))
-        .await;
-    assert_eq!(error["code"], -32001);
     // Push config methods on an unknown task, or with params missing.
     for (method, params, code) in [
         (

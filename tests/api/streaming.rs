@@ -40,6 +40,13 @@ async fn open(app: &TestApp, method: &str, params: Value) -> reqwest::Response {
     response
 }
 
+fn raw_events(text: &str) -> Vec<Value> {
+    text.split("\n\n")
+        .filter_map(|block| block.lines().find_map(|line| line.strip_prefix("data: ")))
+        .map(|data| serde_json::from_str(data).expect("each event is JSON"))
+        .collect()
+}
+
 fn events(text: &str) -> Vec<Value> {
     text.split("\n\n")
         .filter_map(|block| block.lines().find_map(|line| line.strip_prefix("data: ")))
@@ -196,4 +203,20 @@ async fn a_client_that_disconnects_mid_stream_leaves_the_task_running() {
     tokio::time::sleep(Duration::from_millis(700)).await;
     let task = app.rpc("tasks/get", json!({ "id": task_id })).await["result"].clone();
     assert_eq!(state(&task), "completed");
+}
+
+#[tokio::test]
+async fn a_stream_that_cannot_start_sends_one_error_event() {
+    let app = spawn_app().await;
+    for (method, params, code) in [
+        ("message/stream", json!({ "message": 5 }), -32602),
+        ("tasks/resubscribe", json!({ "id": "no-such-task" }), -32001),
+    ] {
+        let response = open(&app, method, params).await;
+        let events = raw_events(&response.text().await.unwrap());
+        assert_eq!(events.len(), 1, "{method}");
+        assert_schema("JSONRPCErrorResponse", &events[0]);
+        assert_eq!(events[0]["id"], "s-1");
+        assert_eq!(events[0]["error"]["code"], code, "{method}");
+    }
 }

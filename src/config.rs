@@ -30,6 +30,39 @@ pub struct PushSettings {
     pub max_attempts: u32,
     pub retry_base_ms: u64,
     pub timeout_ms: u64,
+    /// A `working` notification this often while a task works (0 = none).
+    pub heartbeat_ms: u64,
+    /// Callback hosts that get Joule's format (envelope, correlation headers,
+    /// Destination-service token); comma-separated in the environment.
+    pub joule_hosts: Vec<String>,
+    pub destination: DestinationConfig,
+}
+
+/// The Destination service for Joule callbacks: the `destination` binding in
+/// `VCAP_SERVICES`, or these settings (they win).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DestinationConfig {
+    /// The destination that mints the callback token.
+    pub name: String,
+    /// OAuth base URL (binding `url`); `/oauth/token` is appended.
+    pub token_url: Option<String>,
+    /// Service API base URL (binding `uri`).
+    pub uri: Option<String>,
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+}
+
+impl Default for DestinationConfig {
+    fn default() -> Self {
+        DestinationConfig {
+            name: "JOULE_ASYNC_API".into(),
+            token_url: None,
+            uri: None,
+            client_id: None,
+            client_secret: None,
+        }
+    }
 }
 
 impl Default for PushSettings {
@@ -42,6 +75,9 @@ impl Default for PushSettings {
             max_attempts: 5,
             retry_base_ms: 500,
             timeout_ms: 10_000,
+            heartbeat_ms: 30_000,
+            joule_hosts: vec!["*.sapdas.cloud.sap".into()],
+            destination: DestinationConfig::default(),
         }
     }
 }
@@ -199,7 +235,8 @@ impl Settings {
                 .list_separator(",")
                 .with_list_parse_key("auth.domains")
                 .with_list_parse_key("auth.group_roles")
-                .with_list_parse_key("push.allowed_hosts"),
+                .with_list_parse_key("push.allowed_hosts")
+                .with_list_parse_key("push.joule_hosts"),
         );
         let mut settings: Settings = builder.build()?.try_deserialize()?;
         settings.apply_cloud_foundry(&ProcessEnv)?;

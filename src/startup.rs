@@ -65,6 +65,49 @@ pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, Backend
     ))))
 }
 
+/// The Destination service client: explicit settings, else the first
+/// `destination` binding; `None` when neither says where it is.
+fn destination_client(
+    config: &crate::config::DestinationConfig,
+    http: reqwest::Client,
+) -> Result<Option<crate::push::destination::DestinationClient>, StartupError> {
+    let binding = std::env::var("VCAP_SERVICES")
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|vcap| vcap.get("destination")?.get(0)?.get("credentials").cloned())
+        .unwrap_or_default();
+    let from_binding = |key: &str| {
+        binding
+            .get(key)
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
+    let (Some(token_url), Some(uri), Some(client_id), Some(client_secret)) = (
+        config.token_url.clone().or_else(|| from_binding("url")),
+        config.uri.clone().or_else(|| from_binding("uri")),
+        config
+            .client_id
+            .clone()
+            .or_else(|| from_binding("clientid")),
+        config
+            .client_secret
+            .clone()
+            .or_else(|| from_binding("clientsecret")),
+    ) else {
+        return Ok(None);
+    };
+    Ok(Some(crate::push::destination::DestinationClient::new(
+        crate::push::destination::DestinationSettings {
+            token_url,
+            uri,
+            client_id,
+            client_secret,
+            name: config.name.clone(),
+        },
+        http,
+    )))
+}
+
 impl Application {
     /// The service with the order-exception agent on the configured data.
     pub fn build(settings: Settings) -> Result<Self, StartupError> {
@@ -159,8 +202,11 @@ impl Application {
                     max_attempts: settings.push.max_attempts,
                     retry_base: Duration::from_millis(settings.push.retry_base_ms),
                     timeout: Duration::from_millis(settings.push.timeout_ms),
+                    heartbeat: Duration::from_millis(settings.push.heartbeat_ms),
+                    joule_hosts: settings.push.joule_hosts.clone(),
                 },
-                http,
+                http.clone(),
+                destination_client(&settings.push.destination, http)?,
             ))
         } else {
             None

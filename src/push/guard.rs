@@ -56,7 +56,8 @@ fn parse(url: &str) -> Result<Target, String> {
     Ok(Target { https, host, port })
 }
 
-fn matches(pattern: &str, host: &str) -> bool {
+/// `*.example.com` matches any subdomain; anything else the host itself.
+pub fn host_matches(pattern: &str, host: &str) -> bool {
     match pattern.strip_prefix("*.") {
         Some(suffix) => host.len() > suffix.len() + 1 && host.ends_with(&format!(".{suffix}")),
         None => pattern.eq_ignore_ascii_case(host),
@@ -105,7 +106,11 @@ impl GuardSettings {
         if !(target.https || plain_http_allowed) {
             return Err("the URL must use https".into());
         }
-        if !self.allowed_hosts.iter().any(|p| matches(p, &target.host)) {
+        if !self
+            .allowed_hosts
+            .iter()
+            .any(|p| host_matches(p, &target.host))
+        {
             return Err(format!(
                 "host `{}` is not on the webhook allowlist (push.allowed_hosts)",
                 target.host

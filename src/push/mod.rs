@@ -2,10 +2,12 @@
 //! task changes (A2A format: the Task JSON) with retries, in event order per
 //! task, never blocking a turn.
 
+pub mod destination;
 pub mod guard;
 
 use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
 use crate::tasks::{CallContext, TaskObserver};
+use destination::DestinationClient;
 use guard::GuardSettings;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,18 +23,26 @@ pub struct PushSettings {
     /// First retry after about this long, doubling, with jitter.
     pub retry_base: Duration,
     pub timeout: Duration,
+    /// While a task works, a `working` notification this often.
+    pub heartbeat: Duration,
+    /// Host patterns whose callbacks get Joule's format.
+    pub joule_hosts: Vec<String>,
 }
 
 struct TaskPush {
     configs: Vec<PushNotificationConfig>,
-    /// Kept for the Joule callback format (correlation headers, token exchange).
-    #[allow(dead_code)]
+    /// For the Joule callback format (correlation headers, token exchange).
     call: CallContext,
+    /// The latest state seen, for heartbeats.
+    last: Option<Arc<Task>>,
+    beating: bool,
 }
 
 pub struct PushService {
     settings: PushSettings,
     http: reqwest::Client,
+    /// Mints the bearer token for Joule callbacks; `None` without a binding.
+    destination: Option<DestinationClient>,
     tasks: Mutex<HashMap<String, TaskPush>>,
     /// One delivery worker per task keeps the order of events.
     workers: Mutex<HashMap<String, mpsc::UnboundedSender<Arc<Task>>>>,
@@ -55,10 +65,15 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl PushService {
-    pub fn new(settings: PushSettings, http: reqwest::Client) -> Arc<Self> {
+    pub fn new(
+        settings: PushSettings,
+        http: reqwest::Client,
+        destination: Option<DestinationClient>,
+    ) -> Arc<Self> {
         Arc::new(PushService {
             settings,
             http,
+            destination,
             tasks: Mutex::new(HashMap::new()),
             workers: Mutex::new(HashMap::new()),
             delivered: AtomicU64::new(0),
@@ -98,7 +113,12 @@ impl PushService {
             .or_insert_with(|| TaskPush {
                 configs: Vec::new(),
                 call: call.clone(),
+                last: None,
+                beating: false,
             });
+        if call.bearer_token.is_some() {
+            entry.call = call.clone();
+        }
         entry
             .configs
             .retain(|c| c.id.as_deref() != Some(id.as_str()));
@@ -176,12 +196,12 @@ impl PushService {
     /// Deliver one task's notifications in order; ends after a terminal state.
     async fn work(self: Arc<Self>, task_id: String, mut queue: mpsc::UnboundedReceiver<Arc<Task>>) {
         while let Some(task) = queue.recv().await {
-            let configs = lock(&self.tasks)
+            let (configs, call) = lock(&self.tasks)
                 .get(&task_id)
-                .map(|push| push.configs.clone())
+                .map(|push| (push.configs.clone(), push.call.clone()))
                 .unwrap_or_default();
             for config in &configs {
-                self.deliver(config, &task).await;
+                self.deliver(config, &task, &call).await;
             }
             if task.status.state.is_terminal() {
                 break;
@@ -190,7 +210,7 @@ impl PushService {
         lock(&self.workers).remove(&task_id);
     }
 
-    async fn deliver(&self, config: &PushNotificationConfig, task: &Task) {
+    async fn deliver(&self, config: &PushNotificationConfig, task: &Task, call: &CallContext) {
         let target = match self.settings.guard.check(&config.url) {
             Ok(target) => target,
             Err(reason) => {
@@ -203,12 +223,39 @@ impl PushService {
             self.failed.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        let body = match serde_json::to_vec(task) {
+        let joule = self
+            .settings
+            .joule_hosts
+            .iter()
+            .any(|pattern| guard::host_matches(pattern, &target.host));
+        // Joule: a JSON-RPC envelope whose id is the original correlation id.
+        let encoded = if joule {
+            let id = call
+                .correlation_id
+                .clone()
+                .unwrap_or_else(|| task.id.clone());
+            serde_json::to_vec(&serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": task }))
+        } else {
+            serde_json::to_vec(task)
+        };
+        let body = match encoded {
             Ok(body) => body,
             Err(error) => {
                 tracing::error!(task.id = %task.id, %error, "push body could not be encoded");
                 return;
             }
+        };
+        let joule_authorization = if joule {
+            match self.joule_authorization(call).await {
+                Ok(header) => Some(header),
+                Err(reason) => {
+                    tracing::warn!(task.id = %task.id, %reason, "Joule callback token not available; push given up");
+                    self.failed.fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
+            }
+        } else {
+            None
         };
         for attempt in 1..=self.settings.max_attempts.max(1) {
             let mut request = self
@@ -220,7 +267,17 @@ impl PushService {
             if let Some(token) = &config.token {
                 request = request.header("X-A2A-Notification-Token", token);
             }
-            if let Some(auth) = &config.authentication
+            if let Some(header) = &joule_authorization {
+                request = request.header("Authorization", header);
+                for (name, value) in [
+                    ("conversationid", &call.conversation_id),
+                    ("x-correlationid", &call.correlation_id),
+                ] {
+                    if let Some(value) = value {
+                        request = request.header(name, value);
+                    }
+                }
+            } else if let Some(auth) = &config.authentication
                 && let (Some(scheme), Some(credentials)) = (auth.schemes.first(), &auth.credentials)
             {
                 request = request.header("Authorization", format!("{scheme} {credentials}"));
@@ -232,7 +289,7 @@ impl PushService {
                 a2a.task.state = task.status.state.as_str(),
                 push.attempt = attempt,
                 push.status = status.unwrap_or(0),
-                push.format = "a2a",
+                push.format = if joule { "joule" } else { "a2a" },
                 "push delivery"
             );
             if status.is_some_and(|s| (200..300).contains(&s)) {
@@ -255,6 +312,54 @@ impl PushService {
     }
 }
 
+impl PushService {
+    /// `Authorization` for a Joule callback: a Joule-API token minted by the
+    /// Destination service from the caller's user token.
+    async fn joule_authorization(&self, call: &CallContext) -> Result<String, String> {
+        let destination = self.destination.as_ref().ok_or(
+            "no Destination service is configured (push.destination or a `destination` binding)",
+        )?;
+        let user_token = call
+            .bearer_token
+            .as_deref()
+            .ok_or("the original call carried no user token to exchange")?;
+        destination.authorization(user_token).await
+    }
+
+    /// Send `working` notifications while the task works.
+    fn start_heartbeat(self: &Arc<Self>, task_id: String) {
+        let service = Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(service.settings.heartbeat).await;
+                let beat = {
+                    let mut tasks = lock(&service.tasks);
+                    let Some(push) = tasks.get_mut(&task_id) else {
+                        break;
+                    };
+                    match &push.last {
+                        Some(task) if task.status.state == crate::a2a::TaskState::Working => {
+                            let mut beat = (**task).clone();
+                            beat.status.message = Some(crate::a2a::Message::agent_text(
+                                "Still working on your request.",
+                            ));
+                            Some(Arc::new(beat))
+                        }
+                        _ => {
+                            push.beating = false;
+                            None
+                        }
+                    }
+                };
+                match beat {
+                    Some(beat) => service.enqueue(beat),
+                    None => break,
+                }
+            }
+        });
+    }
+}
+
 /// The engine's view: check and register inline configs, hear changes.
 pub struct PushObserver(pub Arc<PushService>);
 
@@ -271,12 +376,24 @@ impl TaskObserver for PushObserver {
 
     fn changed(&self, task: &Task) {
         let state = task.status.state;
-        if !(state.is_terminal() || state.is_interrupted()) {
-            return;
+        let snapshot = Arc::new(task.clone());
+        let start_beating = {
+            let mut tasks = lock(&self.0.tasks);
+            let Some(push) = tasks.get_mut(&task.id) else {
+                return;
+            };
+            push.last = Some(Arc::clone(&snapshot));
+            let start = state == crate::a2a::TaskState::Working
+                && !push.beating
+                && !self.0.settings.heartbeat.is_zero();
+            push.beating |= start;
+            start
+        };
+        if start_beating {
+            self.0.start_heartbeat(task.id.clone());
         }
-        if !lock(&self.0.tasks).contains_key(&task.id) {
-            return;
+        if state.is_terminal() || state.is_interrupted() {
+            self.0.enqueue(snapshot);
         }
-        self.0.enqueue(Arc::new(task.clone()));
     }
 }

@@ -338,3 +338,166 @@ async fn a_hanging_receiver_does_not_hold_up_other_tasks() {
     assert_eq!(quick.len(), 1);
     assert_eq!(quick[0].body["status"]["state"], "completed");
 }
+
+#[derive(Default)]
+struct DestinationCalls {
+    token_requests: usize,
+    user_tokens: Vec<String>,
+    bearer: Vec<String>,
+}
+
+/// A stub BTP Destination service: a client-credentials token, and the
+/// JOULE_ASYNC_API destination that exchanges the user token.
+async fn destination_stub() -> (String, Arc<Mutex<DestinationCalls>>) {
+    let calls = Arc::new(Mutex::new(DestinationCalls::default()));
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let shared = calls.clone();
+    let server = HttpServer::new(move || {
+        let token_calls = shared.clone();
+        let lookup_calls = shared.clone();
+        App::new()
+            .route(
+                "/oauth/token",
+                web::post().to(move |request: HttpRequest| {
+                    let calls = token_calls.clone();
+                    async move {
+                        assert!(request.headers().get("authorization").is_some(), "client credentials sent");
+                        calls.lock().unwrap().token_requests += 1;
+                        HttpResponse::Ok().json(json!({ "access_token": "dest-access", "expires_in": 3600 }))
+                    }
+                }),
+            )
+            .route(
+                "/destination-configuration/v1/destinations/JOULE_ASYNC_API",
+                web::get().to(move |request: HttpRequest| {
+                    let calls = lookup_calls.clone();
+                    async move {
+                        let header = |name: &str| {
+                            request.headers().get(name).map(|v| v.to_str().unwrap().to_string()).unwrap_or_default()
+                        };
+                        let mut calls = calls.lock().unwrap();
+                        calls.user_tokens.push(header("x-user-token"));
+                        calls.bearer.push(header("authorization"));
+                        HttpResponse::Ok().json(json!({
+                            "destinationConfiguration": { "Name": "JOULE_ASYNC_API" },
+                            "authTokens": [{ "type": "Bearer", "value": "joule-api-token",
+                                "http_header": { "key": "Authorization", "value": "Bearer joule-api-token" } }]
+                        }))
+                    }
+                }),
+            )
+    })
+    .workers(1)
+    .disable_signals()
+    .listen(listener)
+    .unwrap()
+    .run();
+    tokio::spawn(server);
+    (url, calls)
+}
+
+#[tokio::test]
+async fn joule_callbacks_get_the_envelope_the_correlation_headers_and_an_exchanged_token() {
+    let receiver = Receiver::start().await;
+    let (destination, calls) = destination_stub().await;
+    let mut settings = test_settings();
+    settings.tasks.budget_ms = 100;
+    settings.push.allowed_hosts = vec!["127.0.0.1".into(), "localhost".into()];
+    settings.push.joule_hosts = vec!["localhost".into()];
+    settings.push.allow_loopback_http = true;
+    settings.push.allow_private_addresses = true;
+    settings.push.heartbeat_ms = 0;
+    settings.push.destination.token_url = Some(destination.clone());
+    settings.push.destination.uri = Some(destination);
+    settings.push.destination.client_id = Some("sb-destination-client".into());
+    settings.push.destination.client_secret = Some("secret".into());
+    let app =
+        spawn_app_with_settings_and_agent(settings, Arc::new(Slow(Duration::from_millis(300))))
+            .await;
+    let joule_url = receiver.url.replace("127.0.0.1", "localhost") + "/api/agent/v1/callback/a2a";
+    let response = app
+        .client
+        .post(format!("{}/", app.address))
+        .header("conversationid", "conv-1")
+        .header("x-correlationid", "corr-1")
+        .header("Authorization", "Bearer user-jwt-from-joule")
+        .json(&json!({
+            "jsonrpc": "2.0", "id": "corr-1", "method": "message/send",
+            "params": { "message": user_message("slow job"), "configuration": { "pushNotificationConfig": { "url": joule_url } } }
+        }))
+        .send()
+        .await
+        .unwrap();
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["result"]["status"]["state"], "working");
+    let calls_seen = receiver.wait_for("/api/agent/v1/callback/a2a", 1).await;
+    assert_eq!(calls_seen.len(), 1);
+    let call = &calls_seen[0];
+    assert_eq!(call.body["jsonrpc"], "2.0");
+    assert_eq!(call.body["id"], "corr-1");
+    assert_eq!(call.body["result"]["status"]["state"], "completed");
+    crate::helpers::assert_schema("Task", &call.body["result"]);
+    assert_eq!(
+        call.headers.get("conversationid").map(String::as_str),
+        Some("conv-1")
+    );
+    assert_eq!(
+        call.headers.get("x-correlationid").map(String::as_str),
+        Some("corr-1")
+    );
+    assert_eq!(
+        call.headers.get("authorization").map(String::as_str),
+        Some("Bearer joule-api-token")
+    );
+    let calls = calls.lock().unwrap();
+    assert_eq!(
+        calls.user_tokens,
+        ["user-jwt-from-joule"],
+        "the user token was exchanged"
+    );
+    assert_eq!(calls.bearer, ["Bearer dest-access"]);
+}
+
+#[tokio::test]
+async fn working_heartbeats_arrive_while_the_turn_works_then_the_result() {
+    let receiver = Receiver::start().await;
+    let mut settings = test_settings();
+    settings.tasks.budget_ms = 50;
+    settings.push.allowed_hosts = vec!["127.0.0.1".into()];
+    settings.push.allow_loopback_http = true;
+    settings.push.allow_private_addresses = true;
+    settings.push.heartbeat_ms = 100;
+    let app =
+        spawn_app_with_settings_and_agent(settings, Arc::new(Slow(Duration::from_millis(450))))
+            .await;
+    app.rpc(
+        "message/send",
+        json!({ "message": user_message("slow job"), "configuration": { "pushNotificationConfig": { "url": format!("{}/beats", receiver.url) } } }),
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let calls = loop {
+        let calls = receiver.at("/beats");
+        if calls
+            .last()
+            .is_some_and(|c| c.body["status"]["state"] == "completed")
+            || Instant::now() > deadline
+        {
+            break calls;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let states: Vec<&str> = calls
+        .iter()
+        .map(|c| c.body["status"]["state"].as_str().unwrap_or("?"))
+        .collect();
+    assert!(states.len() >= 3, "heartbeats then the result: {states:?}");
+    let (last, beats) = states.split_last().unwrap();
+    assert_eq!(*last, "completed");
+    assert!(beats.iter().all(|s| *s == "working"), "{states:?}");
+    assert_eq!(
+        calls[0].body["status"]["message"]["parts"][0]["text"],
+        "Still working on your request."
+    );
+}

@@ -1,0 +1,94 @@
+//! The BTP Destination service, for Joule callbacks: a client-credentials
+//! token for the service, then the callback destination (default
+//! `JOULE_ASYNC_API`) looked up with `X-user-token` = the caller's user token,
+//! whose `authTokens[0]` is the Joule-API bearer (`joule.md` §6.3).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Debug, Clone)]
+pub struct DestinationSettings {
+    /// OAuth base URL of the binding (`credentials.url`); `/oauth/token` is appended.
+    pub token_url: String,
+    /// The service API (`credentials.uri`).
+    pub uri: String,
+    pub client_id: String,
+    pub client_secret: String,
+    pub name: String,
+}
+
+pub struct DestinationClient {
+    settings: DestinationSettings,
+    http: reqwest::Client,
+}
+
+#[derive(Deserialize)]
+struct AccessToken {
+    access_token: String,
+}
+
+impl DestinationClient {
+    pub fn new(settings: DestinationSettings, http: reqwest::Client) -> Self {
+        DestinationClient { settings, http }
+    }
+
+    /// The `Authorization` header value for a callback on behalf of the user.
+    pub async fn authorization(&self, user_token: &str) -> Result<String, String> {
+        let token_url = format!(
+            "{}/oauth/token",
+            self.settings.token_url.trim_end_matches('/')
+        );
+        let response = self
+            .http
+            .post(&token_url)
+            .basic_auth(&self.settings.client_id, Some(&self.settings.client_secret))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body("grant_type=client_credentials")
+            .send()
+            .await
+            .map_err(|error| format!("Destination service token request failed: {error}"))?;
+        if !response.status().is_success() {
+            return Err(format!(
+                "Destination service token request answered {}",
+                response.status().as_u16()
+            ));
+        }
+        let access: AccessToken = response
+            .json()
+            .await
+            .map_err(|error| format!("Destination service token unreadable: {error}"))?;
+        let lookup = format!(
+            "{}/destination-configuration/v1/destinations/{}",
+            self.settings.uri.trim_end_matches('/'),
+            self.settings.name
+        );
+        let response = self
+            .http
+            .get(&lookup)
+            .bearer_auth(&access.access_token)
+            .header("X-user-token", user_token)
+            .send()
+            .await
+            .map_err(|error| format!("destination lookup failed: {error}"))?;
+        if !response.status().is_success() {
+            return Err(format!(
+                "destination lookup answered {}",
+                response.status().as_u16()
+            ));
+        }
+        let destination: Value = response
+            .json()
+            .await
+            .map_err(|error| format!("destination unreadable: {error}"))?;
+        let first = &destination["authTokens"][0];
+        // A 200 can still carry a failed exchange.
+        if let Some(error) = first.get("error").and_then(Value::as_str) {
+            return Err(format!("the token exchange failed: {error}"));
+        }
+        first["http_header"]["value"]
+            .as_str()
+            .filter(|value| !value.is_empty())
+            .map(str::to_string)
+            .ok_or_else(|| "the destination returned no token".to_string())
+    }
+}

@@ -189,8 +189,10 @@ impl Application {
             {
                 return Err(StartupError::PushTestSettingOnCloudFoundry);
             }
+            // Few idle connections: webhooks are many hosts, each called rarely.
             let http = reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
+                .pool_max_idle_per_host(8)
                 .build()?;
             Some(crate::push::PushService::new(
                 crate::push::PushSettings {

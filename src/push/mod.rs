@@ -15,6 +15,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
+/// Push configs of finished tasks kept for `list`/`get` (as many as the
+/// in-memory task store keeps finished tasks by default).
+const FINISHED_KEPT: usize = 2000;
+
 #[derive(Debug, Clone)]
 pub struct PushSettings {
     pub guard: GuardSettings,
@@ -44,6 +48,9 @@ pub struct PushService {
     /// Mints the bearer token for Joule callbacks; `None` without a binding.
     destination: Option<DestinationClient>,
     tasks: Mutex<HashMap<String, TaskPush>>,
+    /// Finished tasks whose configs are still listable, oldest first; past
+    /// `FINISHED_KEPT` the oldest are forgotten, so memory stays flat.
+    finished: Mutex<std::collections::VecDeque<String>>,
     /// One delivery worker per task keeps the order of events.
     workers: Mutex<HashMap<String, mpsc::UnboundedSender<Arc<Task>>>>,
     delivered: AtomicU64,
@@ -75,6 +82,7 @@ impl PushService {
             http,
             destination,
             tasks: Mutex::new(HashMap::new()),
+            finished: Mutex::new(std::collections::VecDeque::new()),
             workers: Mutex::new(HashMap::new()),
             delivered: AtomicU64::new(0),
             failed: AtomicU64::new(0),
@@ -208,6 +216,24 @@ impl PushService {
             }
         }
         lock(&self.workers).remove(&task_id);
+        self.forget_finished(task_id);
+    }
+
+    /// A finished task needs no snapshot or caller token any more; its
+    /// configs stay listable until `FINISHED_KEPT` newer tasks finished.
+    fn forget_finished(&self, task_id: String) {
+        let mut tasks = lock(&self.tasks);
+        if let Some(push) = tasks.get_mut(&task_id) {
+            push.last = None;
+            push.call = CallContext::default();
+        }
+        let mut finished = lock(&self.finished);
+        finished.push_back(task_id);
+        while finished.len() > FINISHED_KEPT {
+            if let Some(old) = finished.pop_front() {
+                tasks.remove(&old);
+            }
+        }
     }
 
     async fn deliver(&self, config: &PushNotificationConfig, task: &Task, call: &CallContext) {

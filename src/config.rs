@@ -94,6 +94,8 @@ pub struct ServerSettings {
     /// Seconds to finish in-flight requests after SIGTERM (CF kills after 10).
     pub shutdown_timeout_secs: u64,
     pub max_body_bytes: usize,
+    /// A `: keep-alive` comment on quiet SSE streams this often.
+    pub sse_keep_alive_ms: u64,
 }
 
 impl Default for ServerSettings {
@@ -105,6 +107,7 @@ impl Default for ServerSettings {
             workers: None,
             shutdown_timeout_secs: 5,
             max_body_bytes: 1024 * 1024,
+            sse_keep_alive_ms: 15_000,
         }
     }
 }

@@ -25,6 +25,7 @@ pub struct AppState {
     /// `None` when push notifications are off.
     pub push: Option<Arc<crate::push::PushService>>,
     pub max_body_bytes: usize,
+    pub sse_keep_alive: Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -238,6 +239,7 @@ impl Application {
             auth: validator,
             push,
             max_body_bytes: settings.server.max_body_bytes,
+            sse_keep_alive: Duration::from_millis(settings.server.sse_keep_alive_ms.max(100)),
         });
 
         let mut server = HttpServer::new(move || {

@@ -5,14 +5,13 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use futures_util::StreamExt;
 use std::time::Duration;
 
-/// A comment line this often keeps proxies from closing a quiet stream.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
-
 /// Frame each JSON-RPC response as one SSE `data:` event; the stream ends
 /// after the final status. A client that goes away drops the stream; the
 /// task's turn goes on.
-fn server_sent_events(stream: crate::stream::EventStream) -> HttpResponse {
-    let body = futures_util::stream::unfold(Some(stream), |state| async move {
+/// A `: keep-alive` comment every `keep_alive` keeps proxies from closing a
+/// quiet stream.
+fn server_sent_events(stream: crate::stream::EventStream, keep_alive: Duration) -> HttpResponse {
+    let body = futures_util::stream::unfold(Some(stream), move |state| async move {
         let mut stream = state?;
         tokio::select! {
             next = stream.next() => {
@@ -23,7 +22,7 @@ fn server_sent_events(stream: crate::stream::EventStream) -> HttpResponse {
                 frame.extend_from_slice(b"\n\n");
                 Some((Ok::<_, actix_web::Error>(web::Bytes::from(frame)), Some(stream)))
             }
-            _ = tokio::time::sleep(KEEP_ALIVE) => {
+            _ = tokio::time::sleep(keep_alive) => {
                 Some((Ok(web::Bytes::from_static(b": keep-alive\n\n")), Some(stream)))
             }
         }
@@ -119,7 +118,7 @@ pub async fn json_rpc(
     };
     let reply = crate::rpc::handle(&context, &body).await;
     if let Some(stream) = reply.stream {
-        return server_sent_events(stream);
+        return server_sent_events(stream, state.sse_keep_alive);
     }
     HttpResponse::Ok()
         .content_type("application/json")

@@ -215,4 +215,20 @@ mod tests {
             assert!(!forbidden_address(ip.parse().unwrap()), "{ip}");
         }
     }
+
+    #[tokio::test]
+    async fn a_name_that_resolves_to_loopback_is_refused_at_delivery() {
+        let target = Target {
+            https: true,
+            host: "localhost".into(),
+            port: 443,
+        };
+        let error = guard().check_resolved(&target).await.unwrap_err();
+        assert!(error.contains("loopback"), "{error}");
+        let allowed = GuardSettings {
+            allow_private_addresses: true,
+            ..guard()
+        };
+        assert!(allowed.check_resolved(&target).await.is_ok());
+    }
 }

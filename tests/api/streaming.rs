@@ -220,3 +220,24 @@ async fn a_stream_that_cannot_start_sends_one_error_event() {
         assert_eq!(events[0]["error"]["code"], code, "{method}");
     }
 }
+
+#[tokio::test]
+async fn quiet_streams_get_keep_alive_comments() {
+    let mut settings = test_settings();
+    settings.server.sse_keep_alive_ms = 100;
+    let app =
+        spawn_app_with_settings_and_agent(settings, Arc::new(Slow(Duration::from_millis(450))))
+            .await;
+    let response = open(
+        &app,
+        "message/stream",
+        json!({ "message": user_message("slow") }),
+    )
+    .await;
+    let text = response.text().await.unwrap();
+    assert!(text.contains(": keep-alive\n\n"), "{text}");
+    assert_eq!(
+        events(&text).last().unwrap()["status"]["state"],
+        "completed"
+    );
+}

@@ -402,12 +402,14 @@ impl TaskObserver for PushObserver {
 
     fn changed(&self, task: &Task) {
         let state = task.status.state;
-        let snapshot = Arc::new(task.clone());
+        let snapshot;
         let start_beating = {
             let mut tasks = lock(&self.0.tasks);
+            // Most tasks have no push config: no copy for them.
             let Some(push) = tasks.get_mut(&task.id) else {
                 return;
             };
+            snapshot = Arc::new(task.clone());
             push.last = Some(Arc::clone(&snapshot));
             let start = state == crate::a2a::TaskState::Working
                 && !push.beating

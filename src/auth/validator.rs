@@ -105,6 +105,14 @@ fn check_times(claims: &Claims, now: i64) -> Result<(), AuthError> {
     Ok(())
 }
 
+/// RS256 only, `exp` and `nbf` checked with the 60 s leeway.
+fn rs256_validation() -> Validation {
+    let mut validation = Validation::new(Algorithm::RS256);
+    validation.leeway = LEEWAY_SECS as u64;
+    validation.validate_nbf = true;
+    validation
+}
+
 fn key_error(error: KeyError) -> AuthError {
     match error {
         KeyError::UnknownKid => invalid("no signing key with this kid"),
@@ -266,9 +274,7 @@ impl TokenValidator {
             .decoding_key(&request, kid)
             .await
             .map_err(key_error)?;
-        let mut validation = Validation::new(Algorithm::RS256);
-        validation.leeway = LEEWAY_SECS as u64;
-        validation.validate_nbf = true;
+        let mut validation = rs256_validation();
         validation.set_audience(&[&self.config.client_id]);
         validation.set_required_spec_claims(&["exp", "aud", "iss"]);
         let verified: Claims = jsonwebtoken::decode(token, &key, &validation)
@@ -371,9 +377,7 @@ impl TokenValidator {
             .decoding_key(&request, kid)
             .await
             .map_err(key_error)?;
-        let mut validation = Validation::new(Algorithm::RS256);
-        validation.leeway = LEEWAY_SECS as u64;
-        validation.validate_nbf = true;
+        let mut validation = rs256_validation();
         // XSUAA audiences follow their own rule, checked below.
         validation.validate_aud = false;
         validation.set_required_spec_claims(&["exp"]);

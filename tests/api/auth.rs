@@ -144,15 +144,7 @@ async fn missing_or_foreign_schemes_get_a_plain_challenge_and_public_paths_stay_
             .unwrap();
         assert_eq!(response.status().as_u16(), 200, "{path} stays public");
     }
-    let health: Value = app
-        .client
-        .get(format!("{}/health", app.address))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let health = app.get_json("/health").await;
     assert_eq!(health["authentication"], "required");
     assert_eq!(keys.jwks_calls(), 0, "no network call without a token");
 }
@@ -751,15 +743,7 @@ async fn the_card_declares_the_scheme_and_the_extended_card_needs_a_token() {
 #[tokio::test]
 async fn with_authentication_off_health_warns_and_the_extended_card_is_not_configured() {
     let app = spawn_app().await;
-    let health: Value = app
-        .client
-        .get(format!("{}/health", app.address))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let health = app.get_json("/health").await;
     assert_eq!(health["authentication"], "off");
     assert!(health["warning"].as_str().unwrap().contains("anonymous"));
     let error = app

@@ -171,6 +171,41 @@ impl TestApp {
     }
 }
 
+/// An agent that answers `done: <text>` after a delay (turns past the budget).
+pub struct SlowAgent(pub std::time::Duration);
+
+#[async_trait::async_trait]
+impl Agent for SlowAgent {
+    fn skills(&self) -> Vec<&'static order_exception_agent::agent::Skill> {
+        Vec::new()
+    }
+
+    async fn respond(
+        &self,
+        turn: order_exception_agent::agent::Turn,
+    ) -> order_exception_agent::agent::Reply {
+        tokio::time::sleep(self.0).await;
+        order_exception_agent::agent::Reply::new(
+            order_exception_agent::agent::Outcome::Completed,
+            format!("done: {}", turn.text),
+        )
+    }
+}
+
+impl TestApp {
+    /// GET a path and read its JSON body.
+    pub async fn get_json(&self, path: &str) -> Value {
+        self.client
+            .get(format!("{}{path}", self.address))
+            .send()
+            .await
+            .expect("request reaches the server")
+            .json()
+            .await
+            .expect("the answer is JSON")
+    }
+}
+
 pub fn state(task: &Value) -> &str {
     task["status"]["state"].as_str().unwrap_or("")
 }

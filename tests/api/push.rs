@@ -3,11 +3,10 @@
 //! head-of-line blocking between tasks).
 
 use crate::helpers::{
-    TestApp, spawn_app, spawn_app_with_settings_and_agent, state, test_settings, user_message,
+    SlowAgent, TestApp, spawn_app, spawn_app_with_settings_and_agent, state, test_settings,
+    user_message,
 };
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
-use async_trait::async_trait;
-use order_exception_agent::agent::{Agent, Outcome, Reply, Skill, Turn};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::net::TcpListener;
@@ -113,19 +112,6 @@ impl Receiver {
     }
 }
 
-struct Slow(Duration);
-
-#[async_trait]
-impl Agent for Slow {
-    fn skills(&self) -> Vec<&'static Skill> {
-        Vec::new()
-    }
-    async fn respond(&self, turn: Turn) -> Reply {
-        tokio::time::sleep(self.0).await;
-        Reply::new(Outcome::Completed, format!("done: {}", turn.text))
-    }
-}
-
 /// Loopback webhooks allowed, as only tests may.
 async fn spawn_push_app(delay_ms: u64) -> TestApp {
     let mut settings = test_settings();
@@ -136,8 +122,11 @@ async fn spawn_push_app(delay_ms: u64) -> TestApp {
     settings.push.retry_base_ms = 50;
     settings.push.max_attempts = 3;
     settings.push.timeout_ms = 500;
-    spawn_app_with_settings_and_agent(settings, Arc::new(Slow(Duration::from_millis(delay_ms))))
-        .await
+    spawn_app_with_settings_and_agent(
+        settings,
+        Arc::new(SlowAgent(Duration::from_millis(delay_ms))),
+    )
+    .await
 }
 
 #[tokio::test]
@@ -412,9 +401,11 @@ async fn joule_callbacks_get_the_envelope_the_correlation_headers_and_an_exchang
     settings.push.destination.uri = Some(destination);
     settings.push.destination.client_id = Some("sb-destination-client".into());
     settings.push.destination.client_secret = Some("secret".into());
-    let app =
-        spawn_app_with_settings_and_agent(settings, Arc::new(Slow(Duration::from_millis(300))))
-            .await;
+    let app = spawn_app_with_settings_and_agent(
+        settings,
+        Arc::new(SlowAgent(Duration::from_millis(300))),
+    )
+    .await;
     let joule_url = receiver.url.replace("127.0.0.1", "localhost") + "/api/agent/v1/callback/a2a";
     let response = app
         .client
@@ -468,9 +459,11 @@ async fn working_heartbeats_arrive_while_the_turn_works_then_the_result() {
     settings.push.allow_loopback_http = true;
     settings.push.allow_private_addresses = true;
     settings.push.heartbeat_ms = 100;
-    let app =
-        spawn_app_with_settings_and_agent(settings, Arc::new(Slow(Duration::from_millis(450))))
-            .await;
+    let app = spawn_app_with_settings_and_agent(
+        settings,
+        Arc::new(SlowAgent(Duration::from_millis(450))),
+    )
+    .await;
     app.rpc(
         "message/send",
         json!({ "message": user_message("slow job"), "configuration": { "pushNotificationConfig": { "url": format!("{}/beats", receiver.url) } } }),

@@ -2,12 +2,10 @@
 //! is a JSON-RPC response checked against the A2A schema.
 
 use crate::helpers::{
-    TestApp, assert_schema, spawn_app, spawn_app_with_settings_and_agent, state, test_settings,
-    user_message,
+    SlowAgent, TestApp, assert_schema, spawn_app, spawn_app_with_settings_and_agent, state,
+    test_settings, user_message,
 };
-use async_trait::async_trait;
 use futures_util::StreamExt;
-use order_exception_agent::agent::{Agent, Outcome, Reply, Skill, Turn};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -141,23 +139,10 @@ async fn input_required_ends_a_stream_and_a_follow_up_streams_the_rest() {
     );
 }
 
-struct Slow(Duration);
-
-#[async_trait]
-impl Agent for Slow {
-    fn skills(&self) -> Vec<&'static Skill> {
-        Vec::new()
-    }
-    async fn respond(&self, turn: Turn) -> Reply {
-        tokio::time::sleep(self.0).await;
-        Reply::new(Outcome::Completed, format!("done: {}", turn.text))
-    }
-}
-
 async fn spawn_slow(delay_ms: u64) -> TestApp {
     spawn_app_with_settings_and_agent(
         test_settings(),
-        Arc::new(Slow(Duration::from_millis(delay_ms))),
+        Arc::new(SlowAgent(Duration::from_millis(delay_ms))),
     )
     .await
 }
@@ -225,9 +210,11 @@ async fn a_stream_that_cannot_start_sends_one_error_event() {
 async fn quiet_streams_get_keep_alive_comments() {
     let mut settings = test_settings();
     settings.server.sse_keep_alive_ms = 100;
-    let app =
-        spawn_app_with_settings_and_agent(settings, Arc::new(Slow(Duration::from_millis(450))))
-            .await;
+    let app = spawn_app_with_settings_and_agent(
+        settings,
+        Arc::new(SlowAgent(Duration::from_millis(450))),
+    )
+    .await;
     let response = open(
         &app,
         "message/stream",

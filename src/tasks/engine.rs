@@ -256,11 +256,13 @@ impl TaskEngine {
         params: MessageSendParams,
         call: &CallContext,
     ) -> Result<Task, EngineError> {
-        let blocking = params
-            .configuration
-            .as_ref()
+        // With a webhook and no explicit `blocking`, answer at once: Joule's
+        // async mode expects an immediate `working` and waits for the callback.
+        let configuration = params.configuration.as_ref();
+        let has_webhook = configuration.is_some_and(|c| c.push_notification_config.is_some());
+        let blocking = configuration
             .and_then(|c| c.blocking)
-            .unwrap_or(true);
+            .unwrap_or(!has_webhook);
         let (started, history_length) = self.begin(params, call).await?;
         let task = match started {
             Started::AsItIs(task) => task,

@@ -169,6 +169,37 @@ async fn a_turn_past_the_budget_is_pushed_once_in_a2a_format() {
 }
 
 #[tokio::test]
+async fn with_a_webhook_blocking_defaults_to_false_but_an_explicit_true_waits() {
+    let receiver = Receiver::start().await;
+    let mut settings = test_settings();
+    settings.tasks.budget_ms = 5_000;
+    settings.push.allowed_hosts = vec!["127.0.0.1".into()];
+    settings.push.allow_loopback_http = true;
+    settings.push.allow_private_addresses = true;
+    let app = spawn_app_with_settings_and_agent(
+        settings,
+        Arc::new(SlowAgent(Duration::from_millis(200))),
+    )
+    .await;
+    let hook = json!({ "url": format!("{}/async", receiver.url) });
+    let at_once = app
+        .rpc("message/send", json!({ "message": user_message("a"), "configuration": { "pushNotificationConfig": hook } }))
+        .await;
+    assert!(
+        ["submitted", "working"].contains(&state(&at_once["result"])),
+        "{at_once}"
+    );
+    let waited = app
+        .rpc(
+            "message/send",
+            json!({ "message": user_message("b"), "configuration": { "pushNotificationConfig": hook, "blocking": true } }),
+        )
+        .await;
+    assert_eq!(state(&waited["result"]), "completed");
+    assert_eq!(receiver.wait_for("/async", 2).await.len(), 2, "both pushed");
+}
+
+#[tokio::test]
 async fn config_methods_set_get_list_delete() {
     let receiver = Receiver::start().await;
     let app = spawn_push_app(0).await;
@@ -281,9 +312,9 @@ async fn the_guard_refuses_unsafe_webhooks_with_a_reason() {
             json!({ "message": user_message("why is order 4711 blocked by credit"), "configuration": { "pushNotificationConfig": { "url": "https://sapdas.eu10.sapdas.cloud.sap/api/agent/v1/callback/a2a" } } }),
         )
         .await;
-    assert_eq!(
-        ok["result"]["status"]["state"], "completed",
-        "Joule's host is allowed by default"
+    assert!(
+        ["submitted", "working"].contains(&state(&ok["result"])),
+        "Joule's host is allowed by default, and with a webhook the answer comes at once: {ok}"
     );
 }
 

@@ -5,6 +5,16 @@
 
 use serde::Deserialize;
 use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Minted tokens are reused until shortly before they expire.
+const EXPIRY_MARGIN: Duration = Duration::from_secs(60);
+/// When the destination gives no lifetime.
+const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
+const MAX_CACHED: usize = 1000;
 
 #[derive(Debug, Clone)]
 pub struct DestinationSettings {
@@ -20,6 +30,8 @@ pub struct DestinationSettings {
 pub struct DestinationClient {
     settings: DestinationSettings,
     http: reqwest::Client,
+    /// SHA-256 of the user token → (Authorization value, usable until).
+    minted: Mutex<HashMap<[u8; 32], (String, Instant)>>,
 }
 
 #[derive(Deserialize)]
@@ -29,11 +41,43 @@ struct AccessToken {
 
 impl DestinationClient {
     pub fn new(settings: DestinationSettings, http: reqwest::Client) -> Self {
-        DestinationClient { settings, http }
+        DestinationClient {
+            settings,
+            http,
+            minted: Mutex::new(HashMap::new()),
+        }
     }
 
-    /// The `Authorization` header value for a callback on behalf of the user.
+    /// The `Authorization` header value for a callback on behalf of the user,
+    /// minted once per user token and reused until shortly before it expires
+    /// (heartbeats and results of one conversation share it).
     pub async fn authorization(&self, user_token: &str) -> Result<String, String> {
+        let key: [u8; 32] = Sha256::digest(user_token.as_bytes()).into();
+        let now = Instant::now();
+        {
+            let minted = self.minted.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((header, until)) = minted.get(&key)
+                && now < *until
+            {
+                return Ok(header.clone());
+            }
+        }
+        let (header, lifetime) = self.mint(user_token).await?;
+        let mut minted = self.minted.lock().unwrap_or_else(|p| p.into_inner());
+        if minted.len() >= MAX_CACHED {
+            minted.retain(|_, (_, until)| now < *until);
+            if minted.len() >= MAX_CACHED {
+                minted.clear();
+            }
+        }
+        minted.insert(
+            key,
+            (header.clone(), now + lifetime.saturating_sub(EXPIRY_MARGIN)),
+        );
+        Ok(header)
+    }
+
+    async fn mint(&self, user_token: &str) -> Result<(String, Duration), String> {
         let token_url = format!(
             "{}/oauth/token",
             self.settings.token_url.trim_end_matches('/')
@@ -85,10 +129,20 @@ impl DestinationClient {
         if let Some(error) = first.get("error").and_then(Value::as_str) {
             return Err(format!("the token exchange failed: {error}"));
         }
-        first["http_header"]["value"]
+        let header = first["http_header"]["value"]
             .as_str()
             .filter(|value| !value.is_empty())
             .map(str::to_string)
-            .ok_or_else(|| "the destination returned no token".to_string())
+            .ok_or_else(|| "the destination returned no token".to_string())?;
+        // `expires_in` comes as a string or a number of seconds.
+        let lifetime = first
+            .get("expires_in")
+            .and_then(|v| {
+                v.as_u64()
+                    .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+            })
+            .map(Duration::from_secs)
+            .unwrap_or(DEFAULT_LIFETIME);
+        Ok((header, lifetime))
     }
 }

@@ -401,7 +401,7 @@ async fn destination_stub() -> (String, Arc<Mutex<DestinationCalls>>) {
                         calls.bearer.push(header("authorization"));
                         HttpResponse::Ok().json(json!({
                             "destinationConfiguration": { "Name": "JOULE_ASYNC_API" },
-                            "authTokens": [{ "type": "Bearer", "value": "joule-api-token",
+                            "authTokens": [{ "type": "Bearer", "value": "joule-api-token", "expires_in": "3600",
                                 "http_header": { "key": "Authorization", "value": "Bearer joule-api-token" } }]
                         }))
                     }
@@ -472,13 +472,42 @@ async fn joule_callbacks_get_the_envelope_the_correlation_headers_and_an_exchang
         call.headers.get("authorization").map(String::as_str),
         Some("Bearer joule-api-token")
     );
+    {
+        let calls = calls.lock().unwrap();
+        assert_eq!(
+            calls.user_tokens,
+            ["user-jwt-from-joule"],
+            "the user token was exchanged"
+        );
+        assert_eq!(calls.bearer, ["Bearer dest-access"]);
+    }
+    // A second task of the same user: the minted token is reused.
+    let second = app
+        .client
+        .post(format!("{}/", app.address))
+        .header("Authorization", "Bearer user-jwt-from-joule")
+        .json(&json!({
+            "jsonrpc": "2.0", "id": "corr-2", "method": "message/send",
+            "params": { "message": user_message("another"), "configuration": { "pushNotificationConfig": { "url": joule_url } } }
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(second.status().as_u16(), 200);
+    assert_eq!(
+        receiver
+            .wait_for("/api/agent/v1/callback/a2a", 2)
+            .await
+            .len(),
+        2
+    );
     let calls = calls.lock().unwrap();
     assert_eq!(
-        calls.user_tokens,
-        ["user-jwt-from-joule"],
-        "the user token was exchanged"
+        calls.user_tokens.len(),
+        1,
+        "one exchange for both callbacks"
     );
-    assert_eq!(calls.bearer, ["Bearer dest-access"]);
+    assert_eq!(calls.token_requests, 1);
 }
 
 #[tokio::test]

@@ -11,7 +11,6 @@
 use jsonwebtoken::DecodingKey;
 use jsonwebtoken::jwk::{AlgorithmParameters, JwkSet, KeyAlgorithm};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -69,7 +68,6 @@ pub struct KeyCache {
     test_key_server: Option<String>,
     entries: Mutex<HashMap<KeyRequest, Entry>>,
     fetch_locks: Mutex<HashMap<KeyRequest, Arc<tokio::sync::Mutex<()>>>>,
-    fetches: AtomicU64,
 }
 
 enum Lookup {
@@ -87,13 +85,7 @@ impl KeyCache {
             test_key_server: test_key_server.map(|url| url.trim_end_matches('/').to_string()),
             entries: Mutex::new(HashMap::new()),
             fetch_locks: Mutex::new(HashMap::new()),
-            fetches: AtomicU64::new(0),
         }
-    }
-
-    /// How many key-set fetches went out (for logs and tests).
-    pub fn fetch_count(&self) -> u64 {
-        self.fetches.load(Ordering::Relaxed)
     }
 
     fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<KeyRequest, Entry>> {
@@ -228,7 +220,6 @@ impl KeyCache {
     }
 
     async fn fetch(&self, request: &KeyRequest) -> Result<Keys, KeyError> {
-        self.fetches.fetch_add(1, Ordering::Relaxed);
         match &request.source {
             KeySource::Ias { issuer } => {
                 let jwks_uri = self.discover(issuer).await?;

@@ -139,10 +139,6 @@ impl TokenValidator {
         &self.config
     }
 
-    pub fn key_fetches(&self) -> u64 {
-        self.keys.fetch_count()
-    }
-
     /// Validate the `Authorization` header value and say who called.
     pub async fn authenticate(&self, authorization: Option<&str>) -> Result<Principal, AuthError> {
         let header = authorization.ok_or(AuthError::Missing)?;
@@ -216,6 +212,25 @@ impl TokenValidator {
         Ok((principal, exp))
     }
 
+    /// The signing key for `kid` from `request`'s key set, then the
+    /// signature and `validation`; returns the verified claims.
+    async fn verify(
+        &self,
+        token: &str,
+        kid: &str,
+        request: &KeyRequest,
+        validation: &Validation,
+    ) -> Result<Claims, AuthError> {
+        let key = self
+            .keys
+            .decoding_key(request, kid)
+            .await
+            .map_err(key_error)?;
+        jsonwebtoken::decode(token, &key, validation)
+            .map(|data| data.claims)
+            .map_err(|error| invalid(format!("signature or claims rejected ({:?})", error.kind())))
+    }
+
     /// The issuer (`ias_iss`, else `iss`) as a trusted `https://host`.
     fn trusted(&self, claims: &Claims) -> Result<String, AuthError> {
         let issuer = match claims.get("ias_iss").or_else(|| claims.get("iss")) {
@@ -269,17 +284,10 @@ impl TokenValidator {
             azp: text(unverified, "azp").map(str::to_string),
             azp_app_tid: text(unverified, "azp_app_tid").map(str::to_string),
         };
-        let key = self
-            .keys
-            .decoding_key(&request, kid)
-            .await
-            .map_err(key_error)?;
         let mut validation = rs256_validation();
         validation.set_audience(&[&self.config.client_id]);
         validation.set_required_spec_claims(&["exp", "aud", "iss"]);
-        let verified: Claims = jsonwebtoken::decode(token, &key, &validation)
-            .map_err(|error| invalid(format!("signature or claims rejected ({:?})", error.kind())))?
-            .claims;
+        let verified = self.verify(token, kid, &request, &validation).await?;
         // From here on only verified claims count.
         check_times(&verified, now_secs())?;
         if self.trusted(&verified)? != issuer {
@@ -372,18 +380,11 @@ impl TokenValidator {
             azp: None,
             azp_app_tid: None,
         };
-        let key = self
-            .keys
-            .decoding_key(&request, kid)
-            .await
-            .map_err(key_error)?;
         let mut validation = rs256_validation();
         // XSUAA audiences follow their own rule, checked below.
         validation.validate_aud = false;
         validation.set_required_spec_claims(&["exp"]);
-        let verified: Claims = jsonwebtoken::decode(token, &key, &validation)
-            .map_err(|error| invalid(format!("signature or claims rejected ({:?})", error.kind())))?
-            .claims;
+        let verified = self.verify(token, kid, &request, &validation).await?;
         check_times(&verified, now_secs())?;
         if text(&verified, "zid") != Some(zid) {
             return Err(invalid("zid changed"));

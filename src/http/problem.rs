@@ -7,12 +7,10 @@ use actix_web::{HttpRequest, HttpResponse};
 use serde_json::Value;
 
 pub fn problem(status: StatusCode, message: impl Into<String>) -> HttpResponse {
-    HttpResponse::build(status)
-        .content_type("application/json")
-        .json(error_body(
-            &Value::Null,
-            &RpcError::new(INVALID_REQUEST, message),
-        ))
+    HttpResponse::build(status).json(error_body(
+        &Value::Null,
+        &RpcError::new(INVALID_REQUEST, message),
+    ))
 }
 
 pub async fn not_found(request: HttpRequest) -> HttpResponse {

@@ -10,7 +10,6 @@ use crate::tasks::{CallContext, TaskObserver};
 use destination::DestinationClient;
 use guard::GuardSettings;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -53,8 +52,6 @@ pub struct PushService {
     finished: Mutex<std::collections::VecDeque<String>>,
     /// One delivery worker per task keeps the order of events.
     workers: Mutex<HashMap<String, mpsc::UnboundedSender<Arc<Task>>>>,
-    delivered: AtomicU64,
-    failed: AtomicU64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -84,17 +81,7 @@ impl PushService {
             tasks: Mutex::new(HashMap::new()),
             finished: Mutex::new(std::collections::VecDeque::new()),
             workers: Mutex::new(HashMap::new()),
-            delivered: AtomicU64::new(0),
-            failed: AtomicU64::new(0),
         })
-    }
-
-    /// Notifications delivered and given up, since start.
-    pub fn counts(&self) -> (u64, u64) {
-        (
-            self.delivered.load(Ordering::Relaxed),
-            self.failed.load(Ordering::Relaxed),
-        )
     }
 
     /// `tasks/pushNotificationConfig/set` (the task is known to exist).
@@ -246,7 +233,6 @@ impl PushService {
         };
         if let Err(reason) = self.settings.guard.check_resolved(&target).await {
             tracing::warn!(task.id = %task.id, %reason, "push refused at delivery");
-            self.failed.fetch_add(1, Ordering::Relaxed);
             return;
         }
         let joule = self
@@ -276,7 +262,6 @@ impl PushService {
                 Ok(header) => Some(header),
                 Err(reason) => {
                     tracing::warn!(task.id = %task.id, %reason, "Joule callback token not available; push given up");
-                    self.failed.fetch_add(1, Ordering::Relaxed);
                     return;
                 }
             }
@@ -319,7 +304,6 @@ impl PushService {
                 "push delivery"
             );
             if status.is_some_and(|s| (200..300).contains(&s)) {
-                self.delivered.fetch_add(1, Ordering::Relaxed);
                 return;
             }
             if attempt < self.settings.max_attempts {
@@ -333,7 +317,6 @@ impl PushService {
                 tokio::time::sleep(backoff + jitter).await;
             }
         }
-        self.failed.fetch_add(1, Ordering::Relaxed);
         tracing::warn!(task.id = %task.id, url = %config.url, "push delivery given up");
     }
 }

@@ -236,10 +236,6 @@ impl TaskEngine {
         }
     }
 
-    pub fn agent(&self) -> &Arc<dyn Agent> {
-        &self.inner.agent
-    }
-
     /// Follow a task's events while a turn runs (`None` when none runs).
     pub fn subscribe(&self, task_id: &str) -> Option<broadcast::Receiver<TaskEvent>> {
         self.inner

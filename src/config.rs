@@ -15,6 +15,68 @@ pub struct Settings {
     pub backend: BackendSettings,
     pub auth: crate::auth::AuthSettings,
     pub push: PushSettings,
+    pub store: StoreSettings,
+    pub rules: RulesSettings,
+}
+
+/// Where tasks, push configs and the action ledger live.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StoreSettings {
+    /// `sqlite`, `postgres` or `memory`. Unset: `postgres` when a database
+    /// URL or a `postgresql-db` binding is there, else `sqlite`.
+    pub backend: Option<StoreBackend>,
+    /// The folder of the SQLite file (created when missing).
+    pub data_dir: PathBuf,
+    /// The SQLite file name inside `data_dir`, or `:memory:` (tests).
+    pub sqlite_file: String,
+    /// A PostgreSQL URL (also `DATABASE_URL`); wins over a binding.
+    pub database_url: Option<String>,
+    /// PostgreSQL pool size per instance.
+    pub max_connections: u32,
+    /// Finished tasks are deleted this many days after they finished (SQL
+    /// stores); the action ledger is never deleted.
+    pub retention_days: u64,
+    /// A running turn's claim on its task; renewed while the turn runs. A
+    /// claim that runs out (the instance died) ends the task `failed`.
+    pub lease_secs: u64,
+    /// How often the expired-lease and retention job runs.
+    pub sweep_interval_secs: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreBackend {
+    Sqlite,
+    Postgres,
+    Memory,
+}
+
+impl Default for StoreSettings {
+    fn default() -> Self {
+        StoreSettings {
+            backend: None,
+            data_dir: PathBuf::from("var"),
+            sqlite_file: "order-exception-agent.sqlite3".into(),
+            database_url: None,
+            max_connections: 10,
+            retention_days: 30,
+            lease_secs: 30,
+            sweep_interval_secs: 10,
+        }
+    }
+}
+
+/// The rule book: who may do what. Unset entries keep the seed defaults.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RulesSettings {
+    /// Role name → the actions that role may have filed (replaces the seed
+    /// for that role).
+    pub roles: std::collections::BTreeMap<String, Vec<String>>,
+    /// Specialist skill id → the actions it may propose (replaces what the
+    /// specialist declares; an empty list silences its proposals).
+    pub proposals: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -251,6 +313,9 @@ impl Settings {
     pub fn apply_cloud_foundry(&mut self, env: &dyn EnvSource) -> Result<(), ConfigError> {
         if let Some(port) = env.var("PORT") {
             self.server.port = port.trim().parse().map_err(|_| ConfigError::Port(port))?;
+        }
+        if self.store.database_url.is_none() {
+            self.store.database_url = env.var("DATABASE_URL");
         }
         if let Some(url) = env.var("PUBLIC_URL") {
             self.server.public_url = Some(url);

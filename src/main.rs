@@ -22,6 +22,14 @@ enum Command {
     ///
     /// Example: PORT=8080 order-exception-agent serve
     Serve,
+    /// List the action ledger (the store the settings name, as `serve` would open it).
+    ///
+    /// Example: DATABASE_URL=postgres://… order-exception-agent actions --json
+    Actions {
+        /// One JSON document instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[tokio::main]
@@ -30,7 +38,50 @@ async fn main() -> ExitCode {
     order_exception_agent::telemetry::init();
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(cli.config).await,
+        Command::Actions { json } => actions(cli.config, json).await,
     }
+}
+
+async fn actions(config: Option<PathBuf>, json: bool) -> ExitCode {
+    let settings = match Settings::load(config.as_deref()) {
+        Ok(settings) => settings,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let stores = match order_exception_agent::startup::open_stores(&settings).await {
+        Ok(stores) => stores,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let entries = match stores.ledger.list().await {
+        Ok(entries) => entries,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if json {
+        println!("{}", serde_json::json!({ "actions": entries }));
+        return ExitCode::SUCCESS;
+    }
+    println!("{} filed action(s) in {}", entries.len(), stores.location);
+    for entry in entries {
+        println!(
+            "{}  order {:<6} {:<30} by {} as {}  (task {}, context {})",
+            entry.approved_at,
+            entry.sales_order,
+            entry.action,
+            entry.approved_by,
+            entry.approver_role,
+            entry.task_id,
+            entry.context_id
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 async fn serve(config: Option<PathBuf>) -> ExitCode {
@@ -41,7 +92,7 @@ async fn serve(config: Option<PathBuf>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let application = match Application::build(settings) {
+    let application = match Application::build(settings).await {
         Ok(application) => application,
         Err(error) => {
             eprintln!("error: {error}");

@@ -182,7 +182,7 @@ async fn dispatch(
         }
         Method::TasksCancel => {
             let params: TaskIdParams = parse_params(params)?;
-            engine.cancel_task(&params.id).await
+            engine.cancel_task(&params.id, &context.call).await
         }
         Method::Stream => {
             let params: MessageSendParams = parse_params(params)?;
@@ -218,6 +218,8 @@ fn push_error(error: PushError) -> RpcError {
     match error {
         PushError::Refused(reason) => RpcError::invalid_params(format!("params.{reason}")),
         PushError::NotFound { .. } => RpcError::new(jsonrpc::TASK_NOT_FOUND, error.to_string()),
+        PushError::Store(crate::tasks::StoreError::NotFound(id)) => RpcError::task_not_found(&id),
+        PushError::Store(error) => RpcError::internal(error.to_string()),
     }
 }
 
@@ -247,6 +249,7 @@ async fn push_method(
                 params.push_notification_config,
                 &context.call,
             )
+            .await
             .map(|config| RpcResult::PushConfig(Box::new(config)))
             .map_err(push_error)
         }
@@ -254,18 +257,23 @@ async fn push_method(
             let params: GetTaskPushNotificationConfigParams = parse_params(params)?;
             task_exists(params.id.clone()).await?;
             push.get(&params.id, params.push_notification_config_id.as_deref())
+                .await
                 .map(|config| RpcResult::PushConfig(Box::new(config)))
                 .map_err(push_error)
         }
         Method::PushList => {
             let params: TaskIdParams = parse_params(params)?;
             task_exists(params.id.clone()).await?;
-            Ok(RpcResult::PushConfigs(push.list(&params.id)))
+            push.list(&params.id)
+                .await
+                .map(RpcResult::PushConfigs)
+                .map_err(push_error)
         }
         _ => {
             let params: DeleteTaskPushNotificationConfigParams = parse_params(params)?;
             task_exists(params.id.clone()).await?;
             push.delete(&params.id, &params.push_notification_config_id)
+                .await
                 .map(|()| RpcResult::Null(()))
                 .map_err(push_error)
         }

@@ -2,12 +2,18 @@
 //! configured timeout (actix handles the signal).
 
 use crate::a2a::card::AgentCard;
-use crate::agent::{Agent, OrderExceptionAgent};
+use crate::agent::ledger::{ActionLedger, MemoryLedger, SqlLedger};
+use crate::agent::rulebook::RuleBookError;
+use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook};
 use crate::auth::{AuthConfigError, ResolvedAuth, TokenValidator};
 use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
 use crate::card::{CardDocument, build_card, extended_card};
 use crate::config::{ProcessEnv, Settings};
-use crate::tasks::{EngineSettings, InMemoryTaskStore, MemoryStoreLimits, TaskEngine};
+use crate::db::{Database, DbError};
+use crate::tasks::{
+    EngineSettings, InMemoryTaskStore, Maintenance, MemoryStoreLimits, SqlTaskStore, TaskEngine,
+    TaskStore,
+};
 use actix_web::dev::Server;
 use actix_web::{App, HttpServer, web};
 use std::net::TcpListener;
@@ -24,6 +30,8 @@ pub struct AppState {
     pub auth: Option<Arc<TokenValidator>>,
     /// `None` when push notifications are off.
     pub push: Option<Arc<crate::push::PushService>>,
+    /// Filed actions, for `GET /actions`.
+    pub ledger: Arc<dyn ActionLedger>,
     pub max_body_bytes: usize,
     pub sse_keep_alive: Duration,
 }
@@ -47,6 +55,50 @@ pub enum StartupError {
         "push.allow_loopback_http and push.allow_private_addresses are for tests and refused on Cloud Foundry"
     )]
     PushTestSettingOnCloudFoundry,
+    #[error(transparent)]
+    Store(#[from] DbError),
+    #[error(transparent)]
+    Rules(#[from] RuleBookError),
+}
+
+/// Where tasks (with their push configs) and filed actions live.
+pub struct Stores {
+    pub tasks: Arc<dyn TaskStore>,
+    pub ledger: Arc<dyn ActionLedger>,
+    /// For the start-up log: `memory`, `SQLite var/…`, `PostgreSQL host/db`.
+    pub location: String,
+}
+
+/// Open the stores the settings name: SQLite by default, PostgreSQL with a
+/// URL or a `postgresql-db` binding, or memory. The schema is migrated here.
+pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
+    let Some(database) = Database::open(&settings.store, &ProcessEnv).await? else {
+        return Ok(Stores {
+            tasks: Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
+                retention: Duration::from_secs(settings.tasks.retention_secs),
+                max_terminal: settings.tasks.max_finished,
+                max_open: settings.tasks.max_open,
+            })),
+            ledger: Arc::new(MemoryLedger::default()),
+            location: "memory (nothing survives a restart)".into(),
+        });
+    };
+    // Leases name the process that holds them; a restarted instance is a
+    // new holder, so its predecessor's turns expire and end `failed`.
+    let instance = format!(
+        "{}-{}",
+        std::env::var("CF_INSTANCE_INDEX").unwrap_or_else(|_| "local".into()),
+        uuid::Uuid::new_v4().simple()
+    );
+    Ok(Stores {
+        location: database.location.clone(),
+        tasks: Arc::new(SqlTaskStore::new(
+            database.clone(),
+            instance,
+            Duration::from_secs(settings.store.lease_secs.max(1)),
+        )),
+        ledger: Arc::new(SqlLedger::new(database)),
+    })
 }
 
 pub struct Application {
@@ -110,20 +162,35 @@ fn destination_client(
 }
 
 impl Application {
-    /// The service with the order-exception agent on the configured data.
-    pub fn build(settings: Settings) -> Result<Self, StartupError> {
+    /// The service with the order-exception agent on the configured data
+    /// and stores.
+    pub async fn build(settings: Settings) -> Result<Self, StartupError> {
+        let stores = open_stores(&settings).await?;
+        let orders = order_source(&settings)?;
+        let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;
+        let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders));
         let agent = Arc::new(
-            OrderExceptionAgent::new(order_source(&settings)?)
+            OrderExceptionAgent::new(orders, approvals)
                 .with_backend_timeout(Duration::from_millis(settings.backend.timeout_ms)),
         );
-        Self::build_with_agent(settings, agent)
+        Self::build_with_stores(settings, agent, stores)
     }
 
     /// The service around any agent (tests plug in scripted ones).
-    pub fn build_with_agent(
+    pub async fn build_with_agent(
         settings: Settings,
         agent: Arc<dyn Agent>,
     ) -> Result<Self, StartupError> {
+        let stores = open_stores(&settings).await?;
+        Self::build_with_stores(settings, agent, stores)
+    }
+
+    fn build_with_stores(
+        settings: Settings,
+        agent: Arc<dyn Agent>,
+        stores: Stores,
+    ) -> Result<Self, StartupError> {
+        tracing::info!(store = %stores.location, "task store and action ledger");
         // One TLS crypto provider for the whole process (ring); a second
         // install attempt (tests build many apps) is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -210,6 +277,7 @@ impl Application {
                 },
                 http.clone(),
                 destination_client(&settings.push.destination, http)?,
+                Arc::clone(&stores.tasks),
             ))
         } else {
             None
@@ -218,13 +286,8 @@ impl Application {
             Arc::new(crate::push::PushObserver(Arc::clone(service)))
                 as Arc<dyn crate::tasks::TaskObserver>
         });
-        let store = Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
-            retention: Duration::from_secs(settings.tasks.retention_secs),
-            max_terminal: settings.tasks.max_finished,
-            max_open: settings.tasks.max_open,
-        }));
         let engine = TaskEngine::new(
-            store,
+            stores.tasks,
             agent,
             EngineSettings {
                 strict_task_ids: settings.tasks.strict_task_ids,
@@ -232,12 +295,18 @@ impl Application {
             },
             observer,
         );
+        engine.spawn_maintenance(Maintenance {
+            lease: Duration::from_secs(settings.store.lease_secs.max(1)),
+            sweep: Duration::from_secs(settings.store.sweep_interval_secs.max(1)),
+            retention: Duration::from_secs(settings.store.retention_days.saturating_mul(86_400)),
+        });
         let state = web::Data::new(AppState {
             engine,
             card,
             extended_card,
             auth: validator,
             push,
+            ledger: stores.ledger,
             max_body_bytes: settings.server.max_body_bytes,
             sse_keep_alive: Duration::from_millis(settings.server.sse_keep_alive_ms.max(100)),
         });

@@ -274,6 +274,16 @@ pub struct PushNotificationConfig {
     pub authentication: Option<PushNotificationAuthenticationInfo>,
 }
 
+impl PushNotificationConfig {
+    /// Without an id, the task id names the config (as the reference SDK does).
+    pub fn named_after(mut self, task_id: &str) -> Self {
+        if self.id.as_deref().is_none_or(str::is_empty) {
+            self.id = Some(task_id.to_string());
+        }
+        self
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageSendConfiguration {

@@ -2,24 +2,62 @@
 //! It knows nothing of HTTP, tokens, tasks or push: the task engine hands it a
 //! [`Turn`] and stores the [`Reply`] it gets back.
 
+pub mod approval;
+pub mod ledger;
 mod order_agent;
 mod proposal;
 pub mod router;
+pub mod rulebook;
 pub mod specialists;
 pub mod text;
 
+pub use approval::{ApprovalNote, ApprovalStatus, Approvals};
 pub use order_agent::OrderExceptionAgent;
 pub use proposal::{Action, Proposal};
 pub use router::{Router, RoutingDecision};
+pub use rulebook::{Permission, RuleBook};
 pub use specialists::{Skill, Specialist};
 
+use crate::roles::Role;
 use async_trait::async_trait;
+use std::collections::BTreeSet;
+
+/// Who is asking, as far as the rule book cares. Built from the validated
+/// token (or, with authentication off, the local caller's stated roles).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Caller {
+    /// The person's user id; `None` for a technical client.
+    pub user_id: Option<String>,
+    pub roles: BTreeSet<Role>,
+}
+
+impl Caller {
+    /// Only a person with a role may approve; a technical token never does.
+    pub fn is_person(&self) -> bool {
+        self.user_id.is_some()
+    }
+
+    /// `role ar_clerk`, `roles ar_clerk, viewer` or `a caller without a role`.
+    pub fn describe_roles(&self) -> String {
+        let names: Vec<&str> = self.roles.iter().map(|role| role.as_str()).collect();
+        match names.as_slice() {
+            [] => "a caller without a role".to_string(),
+            [one] => format!("role {one}"),
+            many => format!("roles {}", many.join(", ")),
+        }
+    }
+}
 
 /// What the user said in this task, oldest first; `text` is the new message.
 #[derive(Debug, Clone, Default)]
 pub struct Turn {
     pub earlier_user_texts: Vec<String>,
     pub text: String,
+    pub caller: Caller,
+    pub task_id: String,
+    pub context_id: String,
+    /// The proposal this task asked the user to approve, if it did.
+    pub pending: Option<Proposal>,
 }
 
 /// How a turn ends, in A2A task-state terms.
@@ -39,10 +77,14 @@ pub struct Reply {
     pub outcome: Outcome,
     /// What the user reads. Never parsed for actions.
     pub text: String,
-    /// A structured proposal, shown for now (approvals come later).
+    /// A specialist's structured proposal; the only thing that can lead
+    /// to an action.
     pub proposal: Option<Proposal>,
     /// How the router decided, for clients and traces.
     pub routing: Option<RoutingDecision>,
+    /// Where the approval of `proposal` stands (pending: the task waits
+    /// for approve or reject).
+    pub approval: Option<ApprovalNote>,
 }
 
 impl Reply {
@@ -52,6 +94,7 @@ impl Reply {
             text: text.into(),
             proposal: None,
             routing: None,
+            approval: None,
         }
     }
 }

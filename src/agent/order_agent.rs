@@ -1,5 +1,6 @@
 //! The agent behind the card: route, then let one specialist answer.
 
+use super::approval::{self, Approvals};
 use super::router::{Router, RoutingDecision};
 use super::specialists::{self, Skill, Specialist};
 use super::text::find_sales_order;
@@ -13,20 +14,33 @@ pub struct OrderExceptionAgent {
     specialists: Vec<Box<dyn Specialist>>,
     router: Router,
     orders: Arc<dyn OrderSource>,
+    approvals: Approvals,
     /// A turn's backend reads together may take this long.
     backend_timeout: Duration,
 }
 
 impl OrderExceptionAgent {
-    pub fn new(orders: Arc<dyn OrderSource>) -> Self {
+    /// `approvals` must be built on the same order source and on the rule
+    /// book of [`OrderExceptionAgent::registry`].
+    pub fn new(orders: Arc<dyn OrderSource>, approvals: Approvals) -> Self {
         let specialists = specialists::all();
         let skills: Vec<&Skill> = specialists.iter().map(|s| s.skill()).collect();
         OrderExceptionAgent {
             router: Router::new(&skills),
             specialists,
             orders,
+            approvals,
             backend_timeout: Duration::from_secs(120),
         }
+    }
+
+    /// Each specialist's skill id and the action it proposes: the rule
+    /// book's allowlist of proposals is derived from it.
+    pub fn registry() -> Vec<(&'static str, crate::agent::Action)> {
+        specialists::all()
+            .iter()
+            .map(|s| (s.skill().id, s.proposes()))
+            .collect()
     }
 
     pub fn with_backend_timeout(mut self, timeout: Duration) -> Self {
@@ -136,13 +150,20 @@ impl Agent for OrderExceptionAgent {
     }
 
     fn actions(&self) -> Vec<(&'static str, crate::agent::Action)> {
-        self.specialists
-            .iter()
-            .map(|s| (s.skill().id, s.proposes()))
-            .collect()
+        Self::registry()
     }
 
     async fn respond(&self, turn: Turn) -> Reply {
+        if let Some(pending) = turn.pending.clone() {
+            return self.approvals.answer(pending, &turn).await;
+        }
+        if approval::decision(&turn.text) != approval::Decision::Unclear {
+            return Reply::new(
+                Outcome::Rejected,
+                "Nothing in this conversation is waiting for your approval. Ask about a blocked \
+                 sales order first; I will ask before anything is filed.",
+            );
+        }
         match tokio::time::timeout(self.backend_timeout, self.answer(&turn))
             .await
             .unwrap_or_else(|_| {
@@ -151,7 +172,7 @@ impl Agent for OrderExceptionAgent {
                     self.backend_timeout.as_secs_f64()
                 )))
             }) {
-            Ok(reply) => reply,
+            Ok(reply) => self.approvals.offer(reply, &turn.caller),
             Err(error) => {
                 tracing::warn!(%error, "backend read failed");
                 Reply::new(

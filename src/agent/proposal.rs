@@ -1,10 +1,10 @@
 //! A specialist's structured proposal. Only this, never reply text, can lead
 //! to an action.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     RequestCreditReview,
@@ -14,6 +14,23 @@ pub enum Action {
 }
 
 impl Action {
+    pub const ALL: [Action; 4] = [
+        Action::RequestCreditReview,
+        Action::OpenDisputeCase,
+        Action::RequestMasterDataChange,
+        Action::RequestDeliveryDateChange,
+    ];
+
+    /// What filing it means, for the approval question.
+    pub fn verb_phrase(self) -> &'static str {
+        match self {
+            Action::RequestCreditReview => "Request a credit review",
+            Action::OpenDisputeCase => "Open a dispute case",
+            Action::RequestMasterDataChange => "Request a master data change",
+            Action::RequestDeliveryDateChange => "Request a delivery date change",
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Action::RequestCreditReview => "request_credit_review",
@@ -24,7 +41,7 @@ impl Action {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Proposal {
     pub action: Action,
@@ -36,4 +53,26 @@ pub struct Proposal {
     /// Specialist-specific facts (amounts, fields, who decides).
     #[serde(flatten)]
     pub details: Map<String, Value>,
+}
+
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "unknown action `{0}` (known: request_credit_review, open_dispute_case, request_master_data_change, request_delivery_date_change)"
+)]
+pub struct UnknownAction(pub String);
+
+impl std::str::FromStr for Action {
+    type Err = UnknownAction;
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Action::ALL
+            .into_iter()
+            .find(|action| action.as_str() == name)
+            .ok_or_else(|| UnknownAction(name.to_string()))
+    }
 }

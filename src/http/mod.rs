@@ -1,6 +1,8 @@
-//! HTTP with actix-web: the well-known card, the JSON-RPC endpoint, health.
+//! HTTP with actix-web: the well-known card, the JSON-RPC endpoint, health,
+//! the action ledger.
 //! The only module that knows actix.
 
+mod actions;
 mod auth;
 mod card;
 mod health;
@@ -21,6 +23,11 @@ pub fn routes(config: &mut web::ServiceConfig) {
         .service(
             web::resource("/health")
                 .route(web::get().to(health::health))
+                .default_service(web::to(problem::only_get)),
+        )
+        .service(
+            web::resource("/actions")
+                .route(web::get().to(actions::list))
                 .default_service(web::to(problem::only_get)),
         )
         .service(

@@ -47,6 +47,46 @@ fn is_json(content_type: &str) -> bool {
         || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
+/// With authentication off, the caller states their roles in this header
+/// (the CLI's `--role`); with authentication on it is ignored and roles
+/// come from the token.
+const LOCAL_ROLE: &str = "x-agent-role";
+
+/// The user id of every caller while authentication is off.
+const LOCAL_USER: &str = "local-user";
+
+/// Who calls, for the rule book: the token's person (or none for a
+/// technical token) and roles; with authentication off, a local user with
+/// the roles of `X-Agent-Role`.
+fn caller(
+    principal: Option<&crate::auth::Principal>,
+    authentication_on: bool,
+    stated_roles: Option<String>,
+) -> Result<crate::agent::Caller, String> {
+    if let Some(principal) = principal {
+        return Ok(crate::agent::Caller {
+            user_id: (principal.kind == crate::auth::TokenKind::User)
+                .then(|| principal.user_id.clone()),
+            roles: principal.roles.clone(),
+        });
+    }
+    if authentication_on {
+        return Ok(crate::agent::Caller::default());
+    }
+    let roles = stated_roles
+        .iter()
+        .flat_map(|names| names.split(','))
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(str::parse::<crate::roles::Role>)
+        .collect::<Result<_, _>>()
+        .map_err(|error| format!("X-Agent-Role: {error}"))?;
+    Ok(crate::agent::Caller {
+        user_id: Some(LOCAL_USER.to_string()),
+        roles,
+    })
+}
+
 /// POST / — the JSON-RPC endpoint. Transport problems (content type, size)
 /// are HTTP errors; everything from the body on is a JSON-RPC answer with 200.
 pub async fn json_rpc(
@@ -103,11 +143,16 @@ pub async fn json_rpc(
             .and_then(|value| value.to_str().ok())
             .map(str::to_string)
     };
+    let caller = match caller(principal.as_ref(), state.auth.is_some(), header(LOCAL_ROLE)) {
+        Ok(caller) => caller,
+        Err(reason) => return problem(StatusCode::BAD_REQUEST, reason),
+    };
     let call = crate::tasks::CallContext {
         conversation_id: header("conversationid"),
         correlation_id: header("x-correlationid"),
         bearer_token: header("authorization")
             .and_then(|value| value.strip_prefix("Bearer ").map(str::to_string)),
+        caller,
     };
     let context = crate::rpc::RpcContext {
         engine: &state.engine,

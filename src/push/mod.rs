@@ -1,4 +1,5 @@
-//! Push notifications: configs per task, the webhook guard, and delivery of
+//! Push notifications: configs per task (kept with the task in the task
+//! store, so any instance can deliver), the webhook guard, and delivery of
 //! task changes (A2A format: the Task JSON) with retries, in event order per
 //! task, never blocking a turn.
 
@@ -6,17 +7,13 @@ pub mod destination;
 pub mod guard;
 
 use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
-use crate::tasks::{CallContext, TaskObserver};
+use crate::tasks::{CallContext, StoreError, TaskObserver, TaskStore};
 use destination::DestinationClient;
 use guard::GuardSettings;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
-
-/// Push configs of finished tasks kept for `list`/`get` (as many as the
-/// in-memory task store keeps finished tasks by default).
-const FINISHED_KEPT: usize = 2000;
 
 #[derive(Debug, Clone)]
 pub struct PushSettings {
@@ -32,6 +29,7 @@ pub struct PushSettings {
     pub joule_hosts: Vec<String>,
 }
 
+/// Delivery state of a task that has push configs, while it is open.
 struct TaskPush {
     configs: Vec<PushNotificationConfig>,
     /// For the Joule callback format (correlation headers, token exchange).
@@ -46,10 +44,8 @@ pub struct PushService {
     http: reqwest::Client,
     /// Mints the bearer token for Joule callbacks; `None` without a binding.
     destination: Option<DestinationClient>,
+    store: Arc<dyn TaskStore>,
     tasks: Mutex<HashMap<String, TaskPush>>,
-    /// Finished tasks whose configs are still listable, oldest first; past
-    /// `FINISHED_KEPT` the oldest are forgotten, so memory stays flat.
-    finished: Mutex<std::collections::VecDeque<String>>,
     /// One delivery worker per task keeps the order of events.
     workers: Mutex<HashMap<String, mpsc::UnboundedSender<Arc<Task>>>>,
 }
@@ -60,6 +56,8 @@ pub enum PushError {
     Refused(String),
     #[error("push notification config {config} not found for task {task}")]
     NotFound { task: String, config: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -73,78 +71,64 @@ impl PushService {
         settings: PushSettings,
         http: reqwest::Client,
         destination: Option<DestinationClient>,
+        store: Arc<dyn TaskStore>,
     ) -> Arc<Self> {
         Arc::new(PushService {
             settings,
             http,
             destination,
+            store,
             tasks: Mutex::new(HashMap::new()),
-            finished: Mutex::new(std::collections::VecDeque::new()),
             workers: Mutex::new(HashMap::new()),
         })
     }
 
     /// `tasks/pushNotificationConfig/set` (the task is known to exist).
-    pub fn set(
+    pub async fn set(
         &self,
         task_id: &str,
-        mut config: PushNotificationConfig,
+        config: PushNotificationConfig,
         call: &CallContext,
     ) -> Result<TaskPushNotificationConfig, PushError> {
         self.settings
             .guard
             .check(&config.url)
             .map_err(PushError::Refused)?;
-        // Without an id the task id names it (as the reference SDK does).
-        let id = config
-            .id
-            .clone()
-            .filter(|id| !id.is_empty())
-            .unwrap_or_else(|| task_id.to_string());
-        config.id = Some(id.clone());
-        let mut tasks = lock(&self.tasks);
-        let entry = tasks
-            .entry(task_id.to_string())
-            .or_insert_with(|| TaskPush {
-                configs: Vec::new(),
-                call: call.clone(),
-                last: None,
-                beating: false,
-            });
-        if call.bearer_token.is_some() {
-            entry.call = call.clone();
+        let config = config.named_after(task_id);
+        self.store.set_push_config(task_id, &config).await?;
+        // A task already being delivered for picks it up at once.
+        if let Some(push) = lock(&self.tasks).get_mut(task_id) {
+            push.configs.retain(|c| c.id != config.id);
+            push.configs.push(config.clone());
+            if call.bearer_token.is_some() {
+                push.call = call.clone();
+            }
         }
-        entry
-            .configs
-            .retain(|c| c.id.as_deref() != Some(id.as_str()));
-        entry.configs.push(config.clone());
         Ok(TaskPushNotificationConfig {
             task_id: task_id.to_string(),
             push_notification_config: config,
         })
     }
 
-    pub fn list(&self, task_id: &str) -> Vec<TaskPushNotificationConfig> {
-        lock(&self.tasks)
-            .get(task_id)
-            .map(|push| {
-                push.configs
-                    .iter()
-                    .map(|config| TaskPushNotificationConfig {
-                        task_id: task_id.to_string(),
-                        push_notification_config: config.clone(),
-                    })
-                    .collect()
+    pub async fn list(&self, task_id: &str) -> Result<Vec<TaskPushNotificationConfig>, PushError> {
+        Ok(self
+            .store
+            .push_configs(task_id)
+            .await?
+            .into_iter()
+            .map(|config| TaskPushNotificationConfig {
+                task_id: task_id.to_string(),
+                push_notification_config: config,
             })
-            .unwrap_or_default()
+            .collect())
     }
 
-    pub fn get(
+    pub async fn get(
         &self,
         task_id: &str,
         config_id: Option<&str>,
     ) -> Result<TaskPushNotificationConfig, PushError> {
-        let all = self.list(task_id);
+        let all = self.list(task_id).await?;
         let found = match config_id {
             Some(id) => all
                 .into_iter()
@@ -157,21 +141,17 @@ impl PushService {
         })
     }
 
-    pub fn delete(&self, task_id: &str, config_id: &str) -> Result<(), PushError> {
-        let mut tasks = lock(&self.tasks);
-        let removed = tasks.get_mut(task_id).is_some_and(|push| {
-            let before = push.configs.len();
-            push.configs.retain(|c| c.id.as_deref() != Some(config_id));
-            push.configs.len() != before
-        });
-        if removed {
-            Ok(())
-        } else {
-            Err(PushError::NotFound {
+    pub async fn delete(&self, task_id: &str, config_id: &str) -> Result<(), PushError> {
+        if !self.store.delete_push_config(task_id, config_id).await? {
+            return Err(PushError::NotFound {
                 task: task_id.to_string(),
                 config: config_id.to_string(),
-            })
+            });
         }
+        if let Some(push) = lock(&self.tasks).get_mut(task_id) {
+            push.configs.retain(|c| c.id.as_deref() != Some(config_id));
+        }
+        Ok(())
     }
 
     fn enqueue(self: &Arc<Self>, task: Arc<Task>) {
@@ -203,24 +183,9 @@ impl PushService {
             }
         }
         lock(&self.workers).remove(&task_id);
-        self.forget_finished(task_id);
-    }
-
-    /// A finished task needs no snapshot or caller token any more; its
-    /// configs stay listable until `FINISHED_KEPT` newer tasks finished.
-    fn forget_finished(&self, task_id: String) {
-        let mut tasks = lock(&self.tasks);
-        if let Some(push) = tasks.get_mut(&task_id) {
-            push.last = None;
-            push.call = CallContext::default();
-        }
-        let mut finished = lock(&self.finished);
-        finished.push_back(task_id);
-        while finished.len() > FINISHED_KEPT {
-            if let Some(old) = finished.pop_front() {
-                tasks.remove(&old);
-            }
-        }
+        // A finished task needs no snapshot or caller token any more; its
+        // configs stay listable in the task store.
+        lock(&self.tasks).remove(&task_id);
     }
 
     async fn deliver(&self, config: &PushNotificationConfig, task: &Task, call: &CallContext) {
@@ -377,21 +342,27 @@ impl TaskObserver for PushObserver {
         self.0.settings.guard.check(&config.url).map(|_| ())
     }
 
-    fn register(&self, task: &Task, config: PushNotificationConfig, call: &CallContext) {
-        if let Err(error) = self.0.set(&task.id, config, call) {
-            tracing::warn!(task.id = %task.id, %error, "inline push config refused");
-        }
-    }
-
-    fn changed(&self, task: &Task) {
+    fn changed(&self, task: &Task, configs: &[PushNotificationConfig], call: &CallContext) {
         let state = task.status.state;
         let snapshot;
         let start_beating = {
             let mut tasks = lock(&self.0.tasks);
             // Most tasks have no push config: no copy for them.
-            let Some(push) = tasks.get_mut(&task.id) else {
+            if configs.is_empty() && !tasks.contains_key(&task.id) {
                 return;
-            };
+            }
+            let push = tasks.entry(task.id.clone()).or_insert_with(|| TaskPush {
+                configs: Vec::new(),
+                call: call.clone(),
+                last: None,
+                beating: false,
+            });
+            // The stored configs are the truth (another instance may have
+            // set them); the newest caller token wins.
+            push.configs = configs.to_vec();
+            if call.bearer_token.is_some() {
+                push.call = call.clone();
+            }
             snapshot = Arc::new(task.clone());
             push.last = Some(Arc::clone(&snapshot));
             let start = state == crate::a2a::TaskState::Working

@@ -4,12 +4,12 @@
 
 use super::now_rfc3339;
 use super::observer::{CallContext, TaskObserver};
-use super::store::{StoreError, StoredTask, TaskStore};
+use super::store::{StoreError, StoredTask, TaskStore, Written};
 use crate::a2a::{
     Artifact, Message, MessageSendParams, Part, PushNotificationConfig, Role, RpcError, Task,
     TaskKind, TaskState, TaskStatus,
 };
-use crate::agent::{Agent, Outcome, Reply, Turn};
+use crate::agent::{Agent, ApprovalStatus, Outcome, Proposal, Reply, Turn};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -183,17 +183,58 @@ fn set_status(task: &mut Task, state: TaskState, message: Option<Message>) {
     };
 }
 
-/// Apply the agent's reply: status message, answer and proposal artifacts.
+/// Where a task keeps the proposal it asked the user to approve. Task
+/// metadata: clients can read it but never write it.
+const PENDING_APPROVAL: &str = "pendingApproval";
+
+/// The proposal this task waits on, if it asked for an approval.
+fn pending_approval(task: &Task) -> Option<Proposal> {
+    let value = task.metadata.as_ref()?.get(PENDING_APPROVAL)?;
+    match serde_json::from_value(value.clone()) {
+        Ok(proposal) => Some(proposal),
+        Err(error) => {
+            tracing::error!(task.id = %task.id, %error, "stored pending approval is unreadable");
+            None
+        }
+    }
+}
+
+/// Apply the agent's reply: status message, answer and proposal artifacts,
+/// and the proposal the task now waits on (or not).
 fn apply_reply(task: &mut Task, reply: Reply) {
     let state = outcome_state(reply.outcome);
     let mut metadata = Map::new();
     if let Some(routing) = &reply.routing {
         metadata.insert("routing".into(), json!(routing));
     }
+    if let Some(approval) = &reply.approval {
+        metadata.insert("approval".into(), json!(approval));
+    }
     let metadata = (!metadata.is_empty()).then_some(metadata);
     let message = agent_message(task, &reply.text, metadata);
+    let waiting = reply
+        .approval
+        .as_ref()
+        .is_some_and(|note| note.status == ApprovalStatus::Pending);
+    // A re-asked approval keeps the proposal it already stored.
+    let pending = reply
+        .proposal
+        .clone()
+        .or_else(|| waiting.then(|| pending_approval(task)).flatten());
+    let task_metadata = task.metadata.get_or_insert_with(Map::new);
+    match (&pending, waiting) {
+        (Some(proposal), true) => {
+            task_metadata.insert(PENDING_APPROVAL.into(), json!(proposal));
+        }
+        _ => {
+            task_metadata.remove(PENDING_APPROVAL);
+        }
+    }
+    if task_metadata.is_empty() {
+        task.metadata = None;
+    }
+    let artifacts = task.artifacts.get_or_insert_with(Vec::new);
     if state.is_terminal() {
-        let artifacts = task.artifacts.get_or_insert_with(Vec::new);
         artifacts.push(Artifact {
             artifact_id: uuid::Uuid::new_v4().to_string(),
             name: Some("answer".into()),
@@ -202,18 +243,24 @@ fn apply_reply(task: &mut Task, reply: Reply) {
             metadata: None,
             extensions: None,
         });
-        if let Some(proposal) = &reply.proposal
-            && let Value::Object(data) = json!(proposal)
-        {
-            artifacts.push(Artifact {
-                artifact_id: uuid::Uuid::new_v4().to_string(),
-                name: Some("proposal".into()),
-                description: Some(proposal.summary.clone()),
-                parts: vec![Part::data(data)],
-                metadata: None,
-                extensions: None,
-            });
-        }
+    }
+    // The proposal is shown once, when the specialist makes it (answer or
+    // approval question alike).
+    if let Some(proposal) = &reply.proposal
+        && let Value::Object(data) = json!(proposal)
+        && (state.is_terminal() || waiting)
+    {
+        artifacts.push(Artifact {
+            artifact_id: uuid::Uuid::new_v4().to_string(),
+            name: Some("proposal".into()),
+            description: Some(proposal.summary.clone()),
+            parts: vec![Part::data(data)],
+            metadata: None,
+            extensions: None,
+        });
+    }
+    if artifacts.is_empty() {
+        task.artifacts = None;
     }
     set_status(task, state, Some(message));
 }
@@ -297,7 +344,7 @@ impl TaskEngine {
                         "params.configuration.pushNotificationConfig.url: {reason}"
                     ))
                 })?;
-                Some((config, call.clone()))
+                Some(config)
             }
             None => None,
         };
@@ -305,7 +352,10 @@ impl TaskEngine {
 
         let context_id = present(&message.context_id).map(str::to_string);
         let started = match present(&message.task_id) {
-            None => self.start_task(message, context_id, None, push).await?,
+            None => {
+                self.start_task(message, context_id, None, push, call)
+                    .await?
+            }
             Some(task_id) => {
                 let task_id = task_id.to_string();
                 let existing = store.get(&task_id).await?.filter(|stored| {
@@ -315,7 +365,7 @@ impl TaskEngine {
                 });
                 match existing {
                     Some(stored) if stored.task.status.state.is_interrupted() => {
-                        self.continue_task(stored, message, push).await?
+                        self.continue_task(stored, message, push, call).await?
                     }
                     Some(stored) if stored.task.status.state.is_terminal() => {
                         if self.inner.settings.strict_task_ids {
@@ -326,7 +376,7 @@ impl TaskEngine {
                         }
                         tracing::info!(task.id = %task_id, "message for a finished task: new task in the same context");
                         let context = stored.task.context_id.clone();
-                        self.start_task(message, Some(context), Some(task_id), push)
+                        self.start_task(message, Some(context), Some(task_id), push, call)
                             .await?
                     }
                     // Submitted or working: the turn in progress answers; do not start a second one.
@@ -336,7 +386,7 @@ impl TaskEngine {
                             return Err(EngineError::TaskNotFound(task_id));
                         }
                         tracing::info!(task.id = %task_id, "message for an unknown task: new task");
-                        self.start_task(message, context_id, Some(task_id), push)
+                        self.start_task(message, context_id, Some(task_id), push, call)
                             .await?
                     }
                 }
@@ -381,7 +431,8 @@ impl TaskEngine {
         mut message: Message,
         context_id: Option<String>,
         stale_task_id: Option<String>,
-        push: Option<(PushNotificationConfig, CallContext)>,
+        push: Option<PushNotificationConfig>,
+        call: &CallContext,
     ) -> Result<Started, EngineError> {
         let task_id = uuid::Uuid::new_v4().to_string();
         let context_id = context_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
@@ -419,21 +470,30 @@ impl TaskEngine {
         let _ = channel
             .events
             .send(TaskEvent::Status(Arc::new(task.clone())));
-        self.inner.register_push(&task, push);
+        if let Err(error) = self.inner.register_push(&task.id, push).await {
+            self.inner.turns().remove(&task.id);
+            return Err(error);
+        }
         let turn = Turn {
             earlier_user_texts: Vec::new(),
             text,
+            caller: call.caller.clone(),
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            pending: None,
         };
-        self.run_turn(task, version, turn, Some(channel)).await
+        self.run_turn(task, version, turn, Some(channel), call)
+            .await
     }
 
     async fn continue_task(
         &self,
         stored: StoredTask,
         mut message: Message,
-        push: Option<(PushNotificationConfig, CallContext)>,
+        push: Option<PushNotificationConfig>,
+        call: &CallContext,
     ) -> Result<Started, EngineError> {
-        self.inner.register_push(&stored.task, push);
+        self.inner.register_push(&stored.task.id, push).await?;
         let earlier_user_texts = stored
             .task
             .history
@@ -447,12 +507,16 @@ impl TaskEngine {
         let turn = Turn {
             earlier_user_texts,
             text: message.text(),
+            caller: call.caller.clone(),
+            task_id: stored.task.id.clone(),
+            context_id: stored.task.context_id.clone(),
+            pending: pending_approval(&stored.task),
         };
         let mut task = stored.task;
         // The question goes into the history before the answer to it.
         archive_status_message(&mut task);
         task.history.get_or_insert_with(Vec::new).push(message);
-        self.run_turn(task, stored.version, turn, None).await
+        self.run_turn(task, stored.version, turn, None, call).await
     }
 
     /// Claim the task for a turn (`working`, compare-and-set on `version`)
@@ -463,10 +527,11 @@ impl TaskEngine {
         version: u64,
         turn: Turn,
         channel: Option<TurnChannel>,
+        call: &CallContext,
     ) -> Result<Started, EngineError> {
         set_status(&mut task, TaskState::Working, None);
-        let version = match self.inner.store.update(&task, version).await {
-            Ok(version) => version,
+        let written = match self.inner.store.update(&task, version).await {
+            Ok(written) => written,
             // Another request continued or canceled the task first: answer it as it is.
             Err(StoreError::Conflict(id) | StoreError::Terminal(id)) => {
                 if channel.is_some() {
@@ -474,7 +539,12 @@ impl TaskEngine {
                 }
                 return Ok(Started::AsItIs(self.current(&id).await?));
             }
-            Err(error) => return Err(error.into()),
+            Err(error) => {
+                if channel.is_some() {
+                    self.inner.turns().remove(&task.id);
+                }
+                return Err(error.into());
+            }
         };
         // A continuation registers only once its claim won, so a loser never
         // touches the winner's registration.
@@ -484,12 +554,15 @@ impl TaskEngine {
             cancel,
         } = channel.unwrap_or_else(|| self.open_turn(&task.id));
         let _ = events.send(TaskEvent::Status(Arc::new(task.clone())));
-        self.inner.notify(&task);
+        self.inner.notify(&task, &written, call);
         let inner = Arc::clone(&self.inner);
         let working = task.clone();
+        let call = call.clone();
         tokio::spawn(async move {
             let task_id = task.id.clone();
-            inner.finish_turn(task, version, turn, events, cancel).await;
+            inner
+                .finish_turn(task, written.version, turn, events, cancel, call)
+                .await;
             inner.turns().remove(&task_id);
         });
         Ok(Started::Running {
@@ -562,7 +635,11 @@ impl TaskEngine {
 
     /// `tasks/cancel`: a task not yet finished ends `canceled`; a running
     /// turn is stopped.
-    pub async fn cancel_task(&self, task_id: &str) -> Result<Task, EngineError> {
+    pub async fn cancel_task(
+        &self,
+        task_id: &str,
+        call: &CallContext,
+    ) -> Result<Task, EngineError> {
         let store = &self.inner.store;
         // Retry when a turn writes between our read and our write.
         for _ in 0..5 {
@@ -585,8 +662,8 @@ impl TaskEngine {
             );
             set_status(&mut task, TaskState::Canceled, Some(message));
             match store.update(&task, stored.version).await {
-                Ok(_) => {
-                    self.inner.notify(&task);
+                Ok(written) => {
+                    self.inner.notify(&task, &written, call);
                     if let Some(turn) = self.inner.turns().remove(task_id) {
                         turn.cancel.notify_one();
                         let _ = turn.events.send(TaskEvent::Status(Arc::new(task.clone())));
@@ -600,6 +677,97 @@ impl TaskEngine {
         Err(EngineError::Store(StoreError::Conflict(
             task_id.to_string(),
         )))
+    }
+}
+
+/// How often the maintenance job runs and what it keeps.
+#[derive(Debug, Clone, Copy)]
+pub struct Maintenance {
+    /// The lease a running turn holds on its task (renewed at a third).
+    pub lease: Duration,
+    /// How often expired leases and old finished tasks are looked for.
+    pub sweep: Duration,
+    /// Finished tasks older than this are deleted.
+    pub retention: Duration,
+}
+
+const LEASE_LOST: &str = "The instance working on this request stopped before it finished \
+                          (its lease ran out). Nothing was filed; please send the request again.";
+
+impl TaskEngine {
+    /// Keep this instance's leases alive, end tasks whose instance died,
+    /// and delete finished tasks past the retention; runs until the
+    /// runtime stops.
+    pub fn spawn_maintenance(&self, every: Maintenance) -> tokio::task::JoinHandle<()> {
+        let engine = self.clone();
+        tokio::spawn(async move {
+            let renew_every = (every.lease / 3).max(Duration::from_millis(100));
+            let mut renew = tokio::time::interval(renew_every);
+            let mut sweep = tokio::time::interval(every.sweep.max(Duration::from_millis(100)));
+            renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = renew.tick() => {
+                        if let Err(error) = engine.renew_leases().await {
+                            tracing::warn!(%error, "renewing task leases failed");
+                        }
+                    }
+                    _ = sweep.tick() => {
+                        if let Err(error) = engine.end_abandoned_turns().await {
+                            tracing::warn!(%error, "looking for abandoned turns failed");
+                        }
+                        let before = crate::db::now_ms()
+                            - i64::try_from(every.retention.as_millis()).unwrap_or(i64::MAX);
+                        match engine.inner.store.purge_finished(before).await {
+                            Ok(0) => {}
+                            Ok(deleted) => tracing::info!(deleted, "finished tasks past the retention deleted"),
+                            Err(error) => tracing::warn!(%error, "deleting old finished tasks failed"),
+                        }
+                    }
+                }
+            }
+        })
+    }
+
+    async fn renew_leases(&self) -> Result<(), StoreError> {
+        let running: Vec<String> = self.inner.turns().keys().cloned().collect();
+        if running.is_empty() {
+            return Ok(());
+        }
+        self.inner.store.renew_leases(&running).await
+    }
+
+    /// Tasks left `submitted` or `working` by an instance that stopped end
+    /// `failed` with the reason; returns how many.
+    pub async fn end_abandoned_turns(&self) -> Result<usize, StoreError> {
+        let store = &self.inner.store;
+        let mut ended = 0;
+        for task_id in store.expired_leases().await? {
+            if self.inner.turns().contains_key(&task_id) {
+                continue; // Ours and still running: the next renewal saves it.
+            }
+            let Some(stored) = store.get(&task_id).await? else {
+                continue;
+            };
+            let mut task = stored.task;
+            if task.status.state.is_terminal() || task.status.state.is_interrupted() {
+                continue;
+            }
+            let message = agent_message(&task, LEASE_LOST, None);
+            set_status(&mut task, TaskState::Failed, Some(message));
+            match store.update(&task, stored.version).await {
+                Ok(written) => {
+                    tracing::warn!(task.id = %task.id, "turn abandoned by a stopped instance: task failed");
+                    self.inner.notify(&task, &written, &CallContext::default());
+                    ended += 1;
+                }
+                // Another instance ended it first, or its owner came back.
+                Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(ended)
     }
 }
 
@@ -628,16 +796,24 @@ enum Started {
 }
 
 impl Inner {
-    fn notify(&self, task: &Task) {
+    fn notify(&self, task: &Task, written: &Written, call: &CallContext) {
         if let Some(observer) = &self.observer {
-            observer.changed(task);
+            observer.changed(task, &written.push_configs, call);
         }
     }
 
-    fn register_push(&self, task: &Task, push: Option<(PushNotificationConfig, CallContext)>) {
-        if let (Some(observer), Some((config, call))) = (&self.observer, push) {
-            observer.register(task, config, &call);
+    /// Store a `message/send`'s inline push config with its task, before
+    /// the turn runs, so no notification is missed.
+    async fn register_push(
+        &self,
+        task_id: &str,
+        push: Option<PushNotificationConfig>,
+    ) -> Result<(), EngineError> {
+        if let Some(config) = push {
+            let config = config.named_after(task_id);
+            self.store.set_push_config(task_id, &config).await?;
         }
+        Ok(())
     }
 
     fn turns(&self) -> std::sync::MutexGuard<'_, HashMap<String, RunningTurn>> {
@@ -663,6 +839,7 @@ impl Inner {
         turn: Turn,
         events: broadcast::Sender<TaskEvent>,
         cancel: Arc<Notify>,
+        call: CallContext,
     ) {
         let agent = Arc::clone(&self.agent);
         // Its own tokio task: a panicking turn fails this task, not the server.
@@ -686,8 +863,18 @@ impl Inner {
         };
         let artifacts_before = task.artifacts.as_ref().map_or(0, Vec::len);
         apply_reply(&mut task, reply);
-        match self.store.update(&task, version).await {
-            Ok(_) => {
+        let mut stored = self.store.update(&task, version).await;
+        // A store that is briefly down gets a few more tries; after that the
+        // lease runs out and the task ends `failed`, never stuck `working`.
+        for pause_ms in [200, 1_000, 3_000] {
+            if !matches!(stored, Err(StoreError::Unavailable(_))) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(pause_ms)).await;
+            stored = self.store.update(&task, version).await;
+        }
+        match stored {
+            Ok(written) => {
                 for artifact in task.artifacts.iter().flatten().skip(artifacts_before) {
                     let _ = events.send(TaskEvent::Artifact {
                         task_id: task.id.clone(),
@@ -695,7 +882,7 @@ impl Inner {
                         artifact: artifact.clone(),
                     });
                 }
-                self.notify(&task);
+                self.notify(&task, &written, &call);
                 let _ = events.send(TaskEvent::Status(Arc::new(task)));
             }
             // Canceled while the turn ran: the cancel stands.

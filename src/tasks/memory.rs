@@ -2,8 +2,8 @@
 //! time or beyond a count cap, so memory stays flat under sustained load;
 //! open tasks stay, unless a hard cap forces out the oldest (logged).
 
-use super::store::{StoreError, StoredTask, TaskStore};
-use crate::a2a::Task;
+use super::store::{StoreError, StoredTask, TaskStore, Written};
+use crate::a2a::{PushNotificationConfig, Task};
 use async_trait::async_trait;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Mutex;
@@ -38,6 +38,7 @@ struct Entry {
     /// Creation sequence number, the key in `open_by_age` while open.
     sequence: u64,
     finished_at: Option<Instant>,
+    push_configs: Vec<PushNotificationConfig>,
 }
 
 #[derive(Default)]
@@ -162,13 +163,14 @@ impl TaskStore for InMemoryTaskStore {
                 terminal,
                 sequence,
                 finished_at: terminal.then_some(now),
+                push_configs: Vec::new(),
             },
         );
         self.evict(&mut tasks, now);
         Ok(1)
     }
 
-    async fn update(&self, task: &Task, expected_version: u64) -> Result<u64, StoreError> {
+    async fn update(&self, task: &Task, expected_version: u64) -> Result<Written, StoreError> {
         let json = encode(task)?;
         let mut tasks = self.lock()?;
         let now = Instant::now();
@@ -189,13 +191,57 @@ impl TaskStore for InMemoryTaskStore {
         entry.version = expected_version + 1;
         entry.terminal = finishing;
         let sequence = entry.sequence;
+        let push_configs = entry.push_configs.clone();
         if finishing {
             entry.finished_at = Some(now);
             tasks.open_by_age.remove(&sequence);
             tasks.finished.push_back((now, id));
         }
         self.evict(&mut tasks, now);
-        Ok(expected_version + 1)
+        Ok(Written {
+            version: expected_version + 1,
+            push_configs,
+        })
+    }
+
+    async fn set_push_config(
+        &self,
+        task_id: &str,
+        config: &PushNotificationConfig,
+    ) -> Result<(), StoreError> {
+        let mut tasks = self.lock()?;
+        let now = Instant::now();
+        let entry = tasks
+            .by_id
+            .get_mut(task_id)
+            .filter(|entry| !self.expired(entry, now))
+            .ok_or_else(|| StoreError::NotFound(task_id.to_string()))?;
+        entry.push_configs.retain(|c| c.id != config.id);
+        entry.push_configs.push(config.clone());
+        Ok(())
+    }
+
+    async fn push_configs(&self, task_id: &str) -> Result<Vec<PushNotificationConfig>, StoreError> {
+        let tasks = self.lock()?;
+        let now = Instant::now();
+        Ok(tasks
+            .by_id
+            .get(task_id)
+            .filter(|entry| !self.expired(entry, now))
+            .map(|entry| entry.push_configs.clone())
+            .unwrap_or_default())
+    }
+
+    async fn delete_push_config(&self, task_id: &str, config_id: &str) -> Result<bool, StoreError> {
+        let mut tasks = self.lock()?;
+        let Some(entry) = tasks.by_id.get_mut(task_id) else {
+            return Ok(false);
+        };
+        let before = entry.push_configs.len();
+        entry
+            .push_configs
+            .retain(|c| c.id.as_deref() != Some(config_id));
+        Ok(entry.push_configs.len() != before)
     }
 }
 
@@ -230,7 +276,8 @@ mod tests {
         let working = store
             .update(&task("t", TaskState::Working), created)
             .await
-            .unwrap();
+            .unwrap()
+            .version;
         assert_eq!(
             store
                 .update(&task("t", TaskState::Completed), created)
@@ -240,7 +287,8 @@ mod tests {
         let done = store
             .update(&task("t", TaskState::Completed), working)
             .await
-            .unwrap();
+            .unwrap()
+            .version;
         assert_eq!(
             store.update(&task("t", TaskState::Working), done).await,
             Err(StoreError::Terminal("t".into()))

@@ -2,6 +2,7 @@
 //! knowing how they deliver.
 
 use crate::a2a::{PushNotificationConfig, Task};
+use crate::agent::Caller;
 
 /// What the inbound call carried that a later callback needs (Joule echoes
 /// the correlation headers and exchanges the user token). Never logged.
@@ -10,6 +11,8 @@ pub struct CallContext {
     pub conversation_id: Option<String>,
     pub correlation_id: Option<String>,
     pub bearer_token: Option<String>,
+    /// Who called, for the rule book.
+    pub caller: Caller,
 }
 
 pub trait TaskObserver: Send + Sync {
@@ -17,10 +20,7 @@ pub trait TaskObserver: Send + Sync {
     /// says why it is refused.
     fn check(&self, config: &PushNotificationConfig) -> Result<(), String>;
 
-    /// An inline push config of `message/send`, for the task it started or
-    /// continued (called before the turn runs, so nothing is missed).
-    fn register(&self, task: &Task, config: PushNotificationConfig, call: &CallContext);
-
-    /// The task's status changed (stored). Must not block.
-    fn changed(&self, task: &Task);
+    /// The task's status changed (stored); `configs` are its push configs
+    /// as stored, `call` the request that caused the change. Must not block.
+    fn changed(&self, task: &Task, configs: &[PushNotificationConfig], call: &CallContext);
 }

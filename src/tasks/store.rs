@@ -1,7 +1,8 @@
 //! The `TaskStore` trait: what the engine needs from any place tasks live in
-//! (memory now; SQLite and PostgreSQL later).
+//! (memory, SQLite, PostgreSQL). A task's push configs live with it, so one
+//! write of the task also tells who must hear about it.
 
-use crate::a2a::Task;
+use crate::a2a::{PushNotificationConfig, Task};
 use async_trait::async_trait;
 
 /// A task with the version it was read at. Updates name the version they
@@ -10,6 +11,14 @@ use async_trait::async_trait;
 pub struct StoredTask {
     pub task: Task,
     pub version: u64,
+}
+
+/// What an update wrote: the new version, and the task's push configs as
+/// they are now (set by any instance), for the notification that follows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    pub version: u64,
+    pub push_configs: Vec<PushNotificationConfig>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -35,6 +44,36 @@ pub trait TaskStore: Send + Sync {
     async fn create(&self, task: &Task) -> Result<u64, StoreError>;
 
     /// Replace the task if it is still at `expected_version` and not
-    /// terminal; returns the new version.
-    async fn update(&self, task: &Task, expected_version: u64) -> Result<u64, StoreError>;
+    /// terminal. A task left `submitted` or `working` is leased to this
+    /// instance (see [`TaskStore::expired_leases`]).
+    async fn update(&self, task: &Task, expected_version: u64) -> Result<Written, StoreError>;
+
+    /// Add or replace (by id) one push config of an existing task.
+    async fn set_push_config(
+        &self,
+        task_id: &str,
+        config: &PushNotificationConfig,
+    ) -> Result<(), StoreError>;
+
+    /// The task's push configs (empty for an unknown task).
+    async fn push_configs(&self, task_id: &str) -> Result<Vec<PushNotificationConfig>, StoreError>;
+
+    /// Remove one push config; `false` when there was none with that id.
+    async fn delete_push_config(&self, task_id: &str, config_id: &str) -> Result<bool, StoreError>;
+
+    /// Extend this instance's lease on tasks whose turns still run here.
+    async fn renew_leases(&self, _task_ids: &[String]) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Open tasks whose lease ran out: the instance running the turn died.
+    async fn expired_leases(&self) -> Result<Vec<String>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    /// Delete tasks that finished before `before_ms` (Unix ms); returns how
+    /// many went.
+    async fn purge_finished(&self, _before_ms: i64) -> Result<u64, StoreError> {
+        Ok(0)
+    }
 }

@@ -46,6 +46,7 @@ fn response_definition(method: &str) -> &'static str {
     }
 }
 
+#[derive(Clone)]
 pub struct TestApp {
     pub address: String,
     pub port: u16,
@@ -57,6 +58,9 @@ pub fn test_settings() -> Settings {
     settings.server.host = "127.0.0.1".into();
     settings.server.port = 0;
     settings.server.workers = Some(2);
+    // Every test app gets its own SQLite database, in memory.
+    settings.store.backend = Some(order_exception_agent::config::StoreBackend::Sqlite);
+    settings.store.sqlite_file = ":memory:".into();
     settings
 }
 
@@ -65,7 +69,9 @@ pub async fn spawn_app() -> TestApp {
 }
 
 pub async fn spawn_app_with(settings: Settings) -> TestApp {
-    let application = Application::build(settings).expect("the application builds");
+    let application = Application::build(settings)
+        .await
+        .expect("the application builds");
     start(application)
 }
 
@@ -77,8 +83,9 @@ pub async fn spawn_app_with_settings_and_agent(
     settings: Settings,
     agent: Arc<dyn Agent>,
 ) -> TestApp {
-    let application =
-        Application::build_with_agent(settings, agent).expect("the application builds");
+    let application = Application::build_with_agent(settings, agent)
+        .await
+        .expect("the application builds");
     start(application)
 }
 
@@ -222,4 +229,61 @@ pub fn routed_to(task: &Value) -> Option<String> {
     task["status"]["message"]["metadata"]["routing"]["specialist"]
         .as_str()
         .map(str::to_string)
+}
+
+impl TestApp {
+    /// The same app, called by a local user with these roles (authentication
+    /// off: the `X-Agent-Role` header).
+    pub fn as_role(&self, roles: &str) -> TestApp {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(
+            "x-agent-role",
+            reqwest::header::HeaderValue::from_str(roles).expect("a header value"),
+        );
+        TestApp {
+            client: reqwest::Client::builder()
+                .no_proxy()
+                .default_headers(headers)
+                .build()
+                .expect("client builds"),
+            ..self.clone()
+        }
+    }
+
+    /// The action ledger as `GET /actions` lists it.
+    pub async fn actions(&self) -> Vec<Value> {
+        let body = self.get_json("/actions").await;
+        body["actions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_else(|| panic!("GET /actions lists actions: {body}"))
+    }
+}
+
+/// The agent message's `approval` metadata.
+pub fn approval(task: &Value) -> &Value {
+    &task["status"]["message"]["metadata"]["approval"]
+}
+
+/// A fresh schema on the test PostgreSQL server (`TEST_DATABASE_URL`), or
+/// `None` after saying the test is skipped.
+pub async fn postgres_url(test: &str) -> Option<String> {
+    let Ok(base) = std::env::var("TEST_DATABASE_URL") else {
+        eprintln!("SKIPPED {test}: TEST_DATABASE_URL is not set (PostgreSQL tests)");
+        return None;
+    };
+    Some(
+        order_exception_agent::db::isolated_postgres_schema(&base)
+            .await
+            .expect("a fresh PostgreSQL schema"),
+    )
+}
+
+/// Test settings on PostgreSQL at `url`.
+pub fn postgres_settings(url: &str) -> Settings {
+    let mut settings = test_settings();
+    settings.store.backend = Some(order_exception_agent::config::StoreBackend::Postgres);
+    settings.store.database_url = Some(url.to_string());
+    settings
 }

@@ -1,8 +1,10 @@
 //! Black-box tests: the service on an ephemeral loopback port, real HTTP.
 
+mod approvals;
 mod auth;
 mod budget;
 mod card;
+mod durability;
 mod helpers;
 mod interop;
 mod jsonrpc_errors;

@@ -7,20 +7,21 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-struct Running {
-    child: Child,
-    port: u16,
+pub struct Running {
+    pub child: Child,
+    pub port: u16,
     lines: mpsc::Receiver<String>,
     seen: Vec<String>,
 }
 
 /// Start the binary with `envs` and wait for its "listening on port" line.
-async fn start_binary(envs: &[(&str, &str)]) -> Running {
+pub async fn start_binary(envs: &[(&str, &str)]) -> Running {
     let mut command = Command::new(env!("CARGO_BIN_EXE_order-exception-agent"));
     command
         .env("PORT", "0")
         .env("AGENT__SERVER__HOST", "127.0.0.1")
         .env("NO_COLOR", "1")
+        .env("AGENT__STORE__SQLITE_FILE", ":memory:")
         .env_remove("VCAP_APPLICATION")
         .env_remove("VCAP_SERVICES")
         .stderr(Stdio::piped())
@@ -74,7 +75,7 @@ impl Running {
     }
 
     /// SIGTERM, then wait (CF kills after 10 s); returns everything logged.
-    async fn terminate(mut self) -> Vec<String> {
+    pub async fn terminate(mut self) -> Vec<String> {
         let status = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status()
@@ -146,6 +147,7 @@ fn on_cloud_foundry_without_an_identity_binding_the_binary_refuses_to_start() {
         )
         .env_remove("VCAP_SERVICES")
         .env_remove("AGENT__AUTH__MODE")
+        .env("AGENT__STORE__SQLITE_FILE", ":memory:")
         .env("NO_COLOR", "1")
         .output()
         .expect("the binary runs");

@@ -88,6 +88,7 @@ fn proposing(
             details,
         }),
         routing: None,
+        approval: None,
     }
 }
 

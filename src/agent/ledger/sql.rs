@@ -1,0 +1,150 @@
+//! The ledger in SQLite or PostgreSQL: `INSERT … ON CONFLICT DO NOTHING` on
+//! the (sales_order, action) primary key decides who filed.
+
+use super::{ActionLedger, Filing, LedgerEntry, LedgerError, rfc3339_from_ms};
+use crate::db::{Database, now_ms};
+use async_trait::async_trait;
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+pub struct SqlLedger {
+    db: Database,
+}
+
+fn unavailable(error: sqlx::Error) -> LedgerError {
+    let reason = error.to_string();
+    LedgerError::Unavailable(
+        reason
+            .lines()
+            .next()
+            .unwrap_or("database error")
+            .to_string(),
+    )
+}
+
+const COLUMNS: &str = "sales_order, action, specialist, summary, approved_by, approver_role, \
+                       approved_ms, task_id, context_id";
+
+fn entry(row: &AnyRow) -> Result<LedgerEntry, sqlx::Error> {
+    Ok(LedgerEntry {
+        sales_order: row.try_get(0)?,
+        action: row.try_get(1)?,
+        specialist: row.try_get(2)?,
+        summary: row.try_get(3)?,
+        approved_by: row.try_get(4)?,
+        approver_role: row.try_get(5)?,
+        approved_at: rfc3339_from_ms(row.try_get(6)?),
+        task_id: row.try_get(7)?,
+        context_id: row.try_get(8)?,
+    })
+}
+
+impl SqlLedger {
+    pub fn new(db: Database) -> Self {
+        SqlLedger { db }
+    }
+}
+
+#[async_trait]
+impl ActionLedger for SqlLedger {
+    async fn file(&self, mut new: LedgerEntry) -> Result<Filing, LedgerError> {
+        let approved_ms = now_ms();
+        new.approved_at = rfc3339_from_ms(approved_ms);
+        let insert = format!(
+            "INSERT INTO action_ledger ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+             ON CONFLICT (sales_order, action) DO NOTHING"
+        );
+        let inserted = sqlx::query(sqlx::AssertSqlSafe(insert))
+            .bind(&new.sales_order)
+            .bind(&new.action)
+            .bind(&new.specialist)
+            .bind(&new.summary)
+            .bind(&new.approved_by)
+            .bind(&new.approver_role)
+            .bind(approved_ms)
+            .bind(&new.task_id)
+            .bind(&new.context_id)
+            .execute(&self.db.pool)
+            .await
+            .map_err(unavailable)?;
+        if inserted.rows_affected() == 1 {
+            return Ok(Filing::Filed(new));
+        }
+        let select =
+            format!("SELECT {COLUMNS} FROM action_ledger WHERE sales_order = $1 AND action = $2");
+        let row = sqlx::query(sqlx::AssertSqlSafe(select))
+            .bind(&new.sales_order)
+            .bind(&new.action)
+            .fetch_one(&self.db.pool)
+            .await
+            .map_err(unavailable)?;
+        Ok(Filing::AlreadyFiled(entry(&row).map_err(unavailable)?))
+    }
+
+    async fn list(&self) -> Result<Vec<LedgerEntry>, LedgerError> {
+        let select = format!(
+            "SELECT {COLUMNS} FROM action_ledger ORDER BY approved_ms, sales_order, action"
+        );
+        let rows = sqlx::query(sqlx::AssertSqlSafe(select))
+            .fetch_all(&self.db.pool)
+            .await
+            .map_err(unavailable)?;
+        rows.iter()
+            .map(|row| entry(row).map_err(unavailable))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{EnvSource, StoreBackend, StoreSettings};
+    use std::sync::Arc;
+
+    struct NoEnv;
+    impl EnvSource for NoEnv {
+        fn var(&self, _: &str) -> Option<String> {
+            None
+        }
+    }
+
+    #[tokio::test]
+    async fn sqlite_files_exactly_once_under_concurrency() {
+        let settings = StoreSettings {
+            backend: Some(StoreBackend::Sqlite),
+            sqlite_file: ":memory:".into(),
+            ..StoreSettings::default()
+        };
+        let db = Database::open(&settings, &NoEnv)
+            .await
+            .expect("sqlite opens")
+            .expect("a database");
+        super::super::contract::files_exactly_once_under_concurrency(Arc::new(SqlLedger::new(db)))
+            .await;
+    }
+
+    #[tokio::test]
+    async fn postgres_files_exactly_once_under_concurrency() {
+        let Ok(url) = std::env::var("TEST_DATABASE_URL") else {
+            eprintln!("SKIPPED: TEST_DATABASE_URL is not set (PostgreSQL ledger test)");
+            return;
+        };
+        let settings = StoreSettings {
+            backend: Some(StoreBackend::Postgres),
+            database_url: Some(
+                crate::db::isolated_postgres_schema(&url)
+                    .await
+                    .expect("a fresh schema"),
+            ),
+            ..StoreSettings::default()
+        };
+        let schema_db = Database::open(&settings, &NoEnv)
+            .await
+            .expect("postgres opens")
+            .expect("a database");
+        super::super::contract::files_exactly_once_under_concurrency(Arc::new(SqlLedger::new(
+            schema_db,
+        )))
+        .await;
+    }
+}

@@ -1,0 +1,210 @@
+//! The rule book: which action each specialist may propose and which
+//! actions each role may have filed. An action is offered for approval only
+//! where both allow it (the intersection); nothing else ever files.
+
+use super::proposal::{Action, UnknownAction};
+use crate::config::RulesSettings;
+use crate::roles::{Role, UnknownRole};
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Debug, Clone)]
+pub struct RuleBook {
+    proposals: BTreeMap<String, BTreeSet<Action>>,
+    roles: BTreeMap<Role, BTreeSet<Action>>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RuleBookError {
+    #[error("rules.roles: {0}")]
+    Role(#[from] UnknownRole),
+    #[error("rules: {0}")]
+    Action(#[from] UnknownAction),
+    #[error("rules.proposals: unknown specialist `{0}` (known: {1})")]
+    Specialist(String, String),
+}
+
+/// What the rule book says about one proposal for one caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Permission {
+    /// The caller may approve it, acting as this role.
+    Granted(Role),
+    /// The specialist may not propose this action at all.
+    NotProposable,
+    /// No role of the caller's may do it; these roles may.
+    Denied { may_decide: Vec<Role> },
+}
+
+fn actions(names: &[String]) -> Result<BTreeSet<Action>, UnknownAction> {
+    names.iter().map(|name| name.parse()).collect()
+}
+
+impl RuleBook {
+    /// The seed defaults (roles from [`Role::seed_actions`], proposals from
+    /// the specialists' registry), with the settings' entries replacing them.
+    pub fn new(
+        registry: &[(&str, Action)],
+        settings: &RulesSettings,
+    ) -> Result<RuleBook, RuleBookError> {
+        let mut proposals: BTreeMap<String, BTreeSet<Action>> = BTreeMap::new();
+        for (specialist, action) in registry {
+            proposals
+                .entry(specialist.to_string())
+                .or_default()
+                .insert(*action);
+        }
+        for (specialist, names) in &settings.proposals {
+            if !proposals.contains_key(specialist) {
+                let known: Vec<&str> = registry.iter().map(|(id, _)| *id).collect();
+                return Err(RuleBookError::Specialist(
+                    specialist.clone(),
+                    known.join(", "),
+                ));
+            }
+            proposals.insert(specialist.clone(), actions(names)?);
+        }
+        let mut roles = BTreeMap::new();
+        for role in Role::ALL {
+            let seed = role
+                .seed_actions()
+                .iter()
+                .map(|name| name.parse())
+                .collect::<Result<BTreeSet<Action>, _>>()?;
+            roles.insert(role, seed);
+        }
+        for (name, names) in &settings.roles {
+            roles.insert(name.parse::<Role>()?, actions(names)?);
+        }
+        Ok(RuleBook { proposals, roles })
+    }
+
+    pub fn may_propose(&self, specialist: &str, action: Action) -> bool {
+        self.proposals
+            .get(specialist)
+            .is_some_and(|allowed| allowed.contains(&action))
+    }
+
+    /// The roles that may have `action` filed.
+    pub fn roles_for(&self, action: Action) -> Vec<Role> {
+        self.roles
+            .iter()
+            .filter(|(_, allowed)| allowed.contains(&action))
+            .map(|(role, _)| *role)
+            .collect()
+    }
+
+    /// The effective permission: the specialist may propose it and one of
+    /// the caller's roles may do it.
+    pub fn decide(&self, specialist: &str, action: Action, roles: &BTreeSet<Role>) -> Permission {
+        if !self.may_propose(specialist, action) {
+            return Permission::NotProposable;
+        }
+        let granted = roles.iter().find(|role| {
+            self.roles
+                .get(role)
+                .is_some_and(|allowed| allowed.contains(&action))
+        });
+        match granted {
+            Some(role) => Permission::Granted(*role),
+            None => Permission::Denied {
+                may_decide: self.roles_for(action),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry() -> Vec<(&'static str, Action)> {
+        vec![
+            ("credit", Action::RequestCreditReview),
+            ("pricing", Action::OpenDisputeCase),
+            ("masterdata", Action::RequestMasterDataChange),
+            ("delivery", Action::RequestDeliveryDateChange),
+        ]
+    }
+
+    fn roles(names: &[Role]) -> BTreeSet<Role> {
+        names.iter().copied().collect()
+    }
+
+    #[test]
+    fn the_seed_is_the_intersection_of_specialist_and_role() {
+        let book = RuleBook::new(&registry(), &RulesSettings::default()).expect("seed");
+        let clerk = roles(&[Role::ArClerk]);
+        assert_eq!(
+            book.decide("pricing", Action::OpenDisputeCase, &clerk),
+            Permission::Granted(Role::ArClerk)
+        );
+        assert_eq!(
+            book.decide("credit", Action::RequestCreditReview, &clerk),
+            Permission::Denied {
+                may_decide: vec![Role::CreditManager]
+            }
+        );
+        // A specialist proposing someone else's action is never offered.
+        assert_eq!(
+            book.decide("credit", Action::OpenDisputeCase, &clerk),
+            Permission::NotProposable
+        );
+        assert_eq!(
+            book.decide(
+                "masterdata",
+                Action::RequestMasterDataChange,
+                &roles(&[Role::Viewer])
+            ),
+            Permission::Denied {
+                may_decide: vec![Role::MasterDataSpecialist]
+            }
+        );
+        assert!(matches!(
+            book.decide("pricing", Action::OpenDisputeCase, &BTreeSet::new()),
+            Permission::Denied { .. }
+        ));
+    }
+
+    #[test]
+    fn settings_replace_the_seed_and_unknown_names_are_refused() {
+        let mut settings = RulesSettings::default();
+        settings
+            .roles
+            .insert("viewer".into(), vec!["open_dispute_case".into()]);
+        settings.proposals.insert("pricing".into(), Vec::new());
+        let book = RuleBook::new(&registry(), &settings).expect("valid");
+        assert_eq!(
+            book.decide("pricing", Action::OpenDisputeCase, &roles(&[Role::Viewer])),
+            Permission::NotProposable
+        );
+        assert_eq!(
+            book.roles_for(Action::OpenDisputeCase),
+            vec![Role::ArClerk, Role::CreditManager, Role::Viewer]
+        );
+
+        let mut bad = RulesSettings::default();
+        bad.roles.insert("cashier".into(), Vec::new());
+        assert!(
+            RuleBook::new(&registry(), &bad)
+                .expect_err("unknown role")
+                .to_string()
+                .contains("unknown role `cashier`")
+        );
+        let mut bad = RulesSettings::default();
+        bad.roles
+            .insert("viewer".into(), vec!["release_order".into()]);
+        assert!(
+            RuleBook::new(&registry(), &bad)
+                .expect_err("unknown action")
+                .to_string()
+                .contains("unknown action `release_order`")
+        );
+        let mut bad = RulesSettings::default();
+        bad.proposals.insert("legal".into(), Vec::new());
+        assert!(
+            RuleBook::new(&registry(), &bad)
+                .expect_err("unknown specialist")
+                .to_string()
+                .contains("unknown specialist `legal`")
+        );
+    }
+}

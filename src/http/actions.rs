@@ -1,0 +1,31 @@
+//! GET /actions — the action ledger, read-only. With authentication on, a
+//! person with at least one role may read it (who approved what is not for
+//! anonymous or technical callers).
+
+use super::problem::problem;
+use crate::startup::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde_json::json;
+
+pub async fn list(request: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    let principal = match super::auth::authenticate(&request, &state).await {
+        Ok(principal) => principal,
+        Err(answer) => return answer,
+    };
+    if let Some(principal) = &principal
+        && !principal.may_approve()
+    {
+        return problem(
+            StatusCode::FORBIDDEN,
+            "the action ledger is for people with a role (ar_clerk, credit_manager, master_data_specialist or viewer)",
+        );
+    }
+    match state.ledger.list().await {
+        Ok(entries) => HttpResponse::Ok().json(json!({ "actions": entries })),
+        Err(error) => {
+            tracing::error!(%error, "listing the action ledger failed");
+            problem(StatusCode::SERVICE_UNAVAILABLE, error.to_string())
+        }
+    }
+}

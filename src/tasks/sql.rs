@@ -1,0 +1,402 @@
+//! The SQL task store (SQLite or PostgreSQL, one set of statements): each
+//! task is one row holding its JSON, a compare-and-set version, the lease of
+//! the instance running its turn, and its push configs.
+
+use super::store::{StoreError, StoredTask, TaskStore, Written};
+use crate::a2a::{PushNotificationConfig, Task, TaskState};
+use crate::db::{Database, now_ms};
+use async_trait::async_trait;
+use sqlx::Row;
+use std::time::Duration;
+
+pub struct SqlTaskStore {
+    db: Database,
+    /// Who holds the leases this store writes (one id per process).
+    instance: String,
+    lease: Duration,
+}
+
+/// A database error as a one-line reason for the caller.
+pub(crate) fn unavailable(error: sqlx::Error) -> StoreError {
+    let reason = error.to_string();
+    let first_line = reason.lines().next().unwrap_or("database error");
+    StoreError::Unavailable(first_line.to_string())
+}
+
+fn encode<T: serde::Serialize>(value: &T, what: &str) -> Result<String, StoreError> {
+    serde_json::to_string(value)
+        .map_err(|error| StoreError::Unavailable(format!("cannot encode {what}: {error}")))
+}
+
+fn decode<T: serde::de::DeserializeOwned>(json: &str, what: &str) -> Result<T, StoreError> {
+    serde_json::from_str(json)
+        .map_err(|error| StoreError::Unavailable(format!("cannot decode {what}: {error}")))
+}
+
+fn leased(state: TaskState) -> bool {
+    matches!(state, TaskState::Submitted | TaskState::Working)
+}
+
+fn version(value: i64) -> u64 {
+    value.max(0).unsigned_abs()
+}
+
+impl SqlTaskStore {
+    pub fn new(db: Database, instance: String, lease: Duration) -> Self {
+        SqlTaskStore {
+            db,
+            instance,
+            lease,
+        }
+    }
+
+    /// The lease columns for a task in `state`, written with it.
+    fn lease_for(&self, state: TaskState) -> (Option<String>, Option<i64>) {
+        if leased(state) {
+            let until = now_ms() + self.lease.as_millis() as i64;
+            (Some(self.instance.clone()), Some(until))
+        } else {
+            (None, None)
+        }
+    }
+
+    /// Why an update matched no row.
+    async fn explain_miss(&self, task_id: &str) -> StoreError {
+        let row = sqlx::query("SELECT terminal FROM tasks WHERE id = $1")
+            .bind(task_id)
+            .fetch_optional(&self.db.pool)
+            .await;
+        match row {
+            Err(error) => unavailable(error),
+            Ok(None) => StoreError::NotFound(task_id.to_string()),
+            Ok(Some(row)) => match row.try_get::<i64, _>(0) {
+                Ok(1) => StoreError::Terminal(task_id.to_string()),
+                Ok(_) => StoreError::Conflict(task_id.to_string()),
+                Err(error) => unavailable(error),
+            },
+        }
+    }
+
+    /// Read-modify-write of a task's push configs, retried when another
+    /// writer changed them in between. `None` when the task is unknown.
+    async fn edit_push_configs<T>(
+        &self,
+        task_id: &str,
+        edit: impl Fn(&mut Vec<PushNotificationConfig>) -> T,
+    ) -> Result<Option<T>, StoreError> {
+        for _ in 0..5 {
+            let row = sqlx::query("SELECT push_configs FROM tasks WHERE id = $1")
+                .bind(task_id)
+                .fetch_optional(&self.db.pool)
+                .await
+                .map_err(unavailable)?;
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            let before: String = row.try_get(0).map_err(unavailable)?;
+            let mut configs: Vec<PushNotificationConfig> = decode(&before, "push configs")?;
+            let outcome = edit(&mut configs);
+            let after = encode(&configs, "push configs")?;
+            let changed = sqlx::query(
+                "UPDATE tasks SET push_configs = $1 WHERE id = $2 AND push_configs = $3",
+            )
+            .bind(after)
+            .bind(task_id)
+            .bind(before)
+            .execute(&self.db.pool)
+            .await
+            .map_err(unavailable)?;
+            if changed.rows_affected() == 1 {
+                return Ok(Some(outcome));
+            }
+        }
+        Err(StoreError::Conflict(task_id.to_string()))
+    }
+}
+
+#[async_trait]
+impl TaskStore for SqlTaskStore {
+    async fn get(&self, task_id: &str) -> Result<Option<StoredTask>, StoreError> {
+        let row = sqlx::query("SELECT body, version FROM tasks WHERE id = $1")
+            .bind(task_id)
+            .fetch_optional(&self.db.pool)
+            .await
+            .map_err(unavailable)?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let body: String = row.try_get(0).map_err(unavailable)?;
+        let stored_version: i64 = row.try_get(1).map_err(unavailable)?;
+        Ok(Some(StoredTask {
+            task: decode(&body, &format!("task {task_id}"))?,
+            version: version(stored_version),
+        }))
+    }
+
+    async fn create(&self, task: &Task) -> Result<u64, StoreError> {
+        let body = encode(task, &format!("task {}", task.id))?;
+        let state = task.status.state;
+        let (lease_owner, lease_until) = self.lease_for(state);
+        let inserted = sqlx::query(
+            "INSERT INTO tasks (id, context_id, state, terminal, body, version, updated_ms, \
+             lease_owner, lease_until_ms) VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8) \
+             ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(&task.id)
+        .bind(&task.context_id)
+        .bind(state.as_str())
+        .bind(i64::from(state.is_terminal()))
+        .bind(body)
+        .bind(now_ms())
+        .bind(lease_owner)
+        .bind(lease_until)
+        .execute(&self.db.pool)
+        .await
+        .map_err(unavailable)?;
+        if inserted.rows_affected() == 0 {
+            return Err(StoreError::AlreadyExists(task.id.clone()));
+        }
+        Ok(1)
+    }
+
+    async fn update(&self, task: &Task, expected_version: u64) -> Result<Written, StoreError> {
+        let body = encode(task, &format!("task {}", task.id))?;
+        let state = task.status.state;
+        let (lease_owner, lease_until) = self.lease_for(state);
+        let row = sqlx::query(
+            "UPDATE tasks SET state = $1, terminal = $2, body = $3, version = version + 1, \
+             updated_ms = $4, lease_owner = $5, lease_until_ms = $6 \
+             WHERE id = $7 AND version = $8 AND terminal = 0 \
+             RETURNING version, push_configs",
+        )
+        .bind(state.as_str())
+        .bind(i64::from(state.is_terminal()))
+        .bind(body)
+        .bind(now_ms())
+        .bind(lease_owner)
+        .bind(lease_until)
+        .bind(&task.id)
+        .bind(expected_version as i64)
+        .fetch_optional(&self.db.pool)
+        .await
+        .map_err(unavailable)?;
+        let Some(row) = row else {
+            return Err(self.explain_miss(&task.id).await);
+        };
+        let new_version: i64 = row.try_get(0).map_err(unavailable)?;
+        let push_configs: String = row.try_get(1).map_err(unavailable)?;
+        Ok(Written {
+            version: version(new_version),
+            push_configs: decode(&push_configs, "push configs")?,
+        })
+    }
+
+    async fn set_push_config(
+        &self,
+        task_id: &str,
+        config: &PushNotificationConfig,
+    ) -> Result<(), StoreError> {
+        self.edit_push_configs(task_id, |configs| {
+            configs.retain(|c| c.id != config.id);
+            configs.push(config.clone());
+        })
+        .await?
+        .ok_or_else(|| StoreError::NotFound(task_id.to_string()))
+    }
+
+    async fn push_configs(&self, task_id: &str) -> Result<Vec<PushNotificationConfig>, StoreError> {
+        let row = sqlx::query("SELECT push_configs FROM tasks WHERE id = $1")
+            .bind(task_id)
+            .fetch_optional(&self.db.pool)
+            .await
+            .map_err(unavailable)?;
+        match row {
+            None => Ok(Vec::new()),
+            Some(row) => decode(
+                &row.try_get::<String, _>(0).map_err(unavailable)?,
+                "push configs",
+            ),
+        }
+    }
+
+    async fn delete_push_config(&self, task_id: &str, config_id: &str) -> Result<bool, StoreError> {
+        let removed = self
+            .edit_push_configs(task_id, |configs| {
+                let before = configs.len();
+                configs.retain(|c| c.id.as_deref() != Some(config_id));
+                configs.len() != before
+            })
+            .await?;
+        Ok(removed.unwrap_or(false))
+    }
+
+    async fn renew_leases(&self, task_ids: &[String]) -> Result<(), StoreError> {
+        let until = now_ms() + self.lease.as_millis() as i64;
+        for task_id in task_ids {
+            sqlx::query(
+                "UPDATE tasks SET lease_until_ms = $1 \
+                 WHERE id = $2 AND lease_owner = $3 AND terminal = 0",
+            )
+            .bind(until)
+            .bind(task_id)
+            .bind(&self.instance)
+            .execute(&self.db.pool)
+            .await
+            .map_err(unavailable)?;
+        }
+        Ok(())
+    }
+
+    async fn expired_leases(&self) -> Result<Vec<String>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id FROM tasks WHERE lease_until_ms IS NOT NULL AND lease_until_ms < $1 \
+             ORDER BY lease_until_ms LIMIT 100",
+        )
+        .bind(now_ms())
+        .fetch_all(&self.db.pool)
+        .await
+        .map_err(unavailable)?;
+        rows.iter()
+            .map(|row| row.try_get::<String, _>(0).map_err(unavailable))
+            .collect()
+    }
+
+    async fn purge_finished(&self, before_ms: i64) -> Result<u64, StoreError> {
+        let deleted = sqlx::query("DELETE FROM tasks WHERE terminal = 1 AND updated_ms < $1")
+            .bind(before_ms)
+            .execute(&self.db.pool)
+            .await
+            .map_err(unavailable)?;
+        Ok(deleted.rows_affected())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::a2a::{TaskKind, TaskStatus};
+    use crate::config::{EnvSource, StoreBackend, StoreSettings};
+
+    struct NoEnv;
+    impl EnvSource for NoEnv {
+        fn var(&self, _: &str) -> Option<String> {
+            None
+        }
+    }
+
+    fn task(id: &str, state: TaskState) -> Task {
+        Task {
+            kind: TaskKind::Value,
+            id: id.into(),
+            context_id: "c".into(),
+            status: TaskStatus {
+                state,
+                message: None,
+                timestamp: None,
+            },
+            history: None,
+            artifacts: None,
+            metadata: None,
+        }
+    }
+
+    async fn store(settings: StoreSettings, lease: Duration) -> SqlTaskStore {
+        let db = Database::open(&settings, &NoEnv)
+            .await
+            .expect("opens")
+            .expect("a database");
+        SqlTaskStore::new(db, "instance-a".into(), lease)
+    }
+
+    /// The behaviour the engine relies on, for either database.
+    async fn behaves_like_a_task_store(store: SqlTaskStore) {
+        let created = store
+            .create(&task("t", TaskState::Submitted))
+            .await
+            .unwrap();
+        assert_eq!(
+            store.create(&task("t", TaskState::Submitted)).await,
+            Err(StoreError::AlreadyExists("t".into()))
+        );
+        let config = PushNotificationConfig {
+            id: Some("p1".into()),
+            url: "https://hook.example/a".into(),
+            token: None,
+            authentication: None,
+        };
+        store.set_push_config("t", &config).await.unwrap();
+        let working = store
+            .update(&task("t", TaskState::Working), created)
+            .await
+            .unwrap();
+        assert_eq!(working.push_configs, vec![config.clone()]);
+        assert_eq!(
+            store
+                .update(&task("t", TaskState::Completed), created)
+                .await,
+            Err(StoreError::Conflict("t".into()))
+        );
+        assert_eq!(
+            store.update(&task("nope", TaskState::Completed), 1).await,
+            Err(StoreError::NotFound("nope".into()))
+        );
+        let done = store
+            .update(&task("t", TaskState::Completed), working.version)
+            .await
+            .unwrap();
+        assert_eq!(
+            store
+                .update(&task("t", TaskState::Working), done.version)
+                .await,
+            Err(StoreError::Terminal("t".into()))
+        );
+        assert!(store.delete_push_config("t", "p1").await.unwrap());
+        assert!(!store.delete_push_config("t", "p1").await.unwrap());
+        assert_eq!(
+            store.set_push_config("nope", &config).await,
+            Err(StoreError::NotFound("nope".into()))
+        );
+
+        // A working task whose lease runs out is reported; renewals keep it.
+        store.create(&task("w", TaskState::Working)).await.unwrap();
+        assert!(store.expired_leases().await.unwrap().is_empty());
+        tokio::time::sleep(Duration::from_millis(1_100)).await;
+        store.renew_leases(&["w".to_string()]).await.unwrap();
+        assert!(store.expired_leases().await.unwrap().is_empty());
+        tokio::time::sleep(Duration::from_millis(1_100)).await;
+        assert_eq!(store.expired_leases().await.unwrap(), vec!["w".to_string()]);
+
+        // Only finished tasks are purged.
+        assert_eq!(store.purge_finished(now_ms() + 1).await.unwrap(), 1);
+        assert!(store.get("t").await.unwrap().is_none());
+        assert!(store.get("w").await.unwrap().is_some());
+    }
+
+    #[tokio::test]
+    async fn sqlite_behaves_like_a_task_store() {
+        let settings = StoreSettings {
+            backend: Some(StoreBackend::Sqlite),
+            sqlite_file: ":memory:".into(),
+            ..StoreSettings::default()
+        };
+        behaves_like_a_task_store(store(settings, Duration::from_secs(1)).await).await;
+    }
+
+    #[tokio::test]
+    async fn postgres_behaves_like_a_task_store() {
+        let Ok(url) = std::env::var("TEST_DATABASE_URL") else {
+            eprintln!("SKIPPED: TEST_DATABASE_URL is not set (PostgreSQL task store test)");
+            return;
+        };
+        let settings = StoreSettings {
+            backend: Some(StoreBackend::Postgres),
+            database_url: Some(
+                crate::db::isolated_postgres_schema(&url)
+                    .await
+                    .expect("a fresh schema"),
+            ),
+            ..StoreSettings::default()
+        };
+        behaves_like_a_task_store(store(settings, Duration::from_secs(1)).await).await;
+    }
+}

@@ -49,7 +49,7 @@ measure() {
   echo "$name $result peak_rss_kb=$hwm"
 }
 
-RUST_LOG=${RUST_LOG:-info} PORT=$SERVICE_PORT AGENT__SERVER__HOST=127.0.0.1 \
+RUST_LOG=${RUST_LOG:-info} PORT=$SERVICE_PORT AGENT__SERVER__HOST=127.0.0.1 AGENT__STORE__BACKEND=memory \
   ./target/release/order-exception-agent 2>/dev/null &
 PIDS+=($!); SERVICE_PID=$!
 ./target/release/examples/bench_baseline "$BASELINE_PORT" 2>/dev/null &
@@ -60,7 +60,7 @@ KEYS_DIR=$(mktemp -d)
 TOKEN=$(./target/release/examples/bench_token "$KEYS_DIR" "http://127.0.0.1:$KEYS_PORT")
 python3 -m http.server "$KEYS_PORT" --bind 127.0.0.1 --directory "$KEYS_DIR" >/dev/null 2>&1 &
 PIDS+=($!)
-RUST_LOG=${RUST_LOG:-info} PORT=$AUTH_PORT AGENT__SERVER__HOST=127.0.0.1 \
+RUST_LOG=${RUST_LOG:-info} PORT=$AUTH_PORT AGENT__SERVER__HOST=127.0.0.1 AGENT__STORE__BACKEND=memory \
   AGENT__AUTH__CLIENT_ID=bench-client AGENT__AUTH__DOMAINS=accounts.test \
   AGENT__AUTH__APP_TID=bench-tenant AGENT__AUTH__TEST_KEY_SERVER="http://127.0.0.1:$KEYS_PORT" \
   ./target/release/order-exception-agent 2>/dev/null &

@@ -96,6 +96,7 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
             database.clone(),
             instance,
             Duration::from_secs(settings.store.lease_secs.max(1)),
+            settings.store.max_connections,
         )),
         ledger: Arc::new(SqlLedger::new(database)),
     })

@@ -460,20 +460,28 @@ impl TaskEngine {
         };
         // Listen before the task exists, so a stream sees `submitted` too.
         let channel = self.open_turn(&task.id);
-        let version = match self.inner.store.create(&task).await {
+        let _ = channel
+            .events
+            .send(TaskEvent::Status(Arc::new(task.clone())));
+        // Stored once, already claimed (`working`) and with its inline push
+        // config: one write per new task instead of three.
+        let mut task = task;
+        set_status(&mut task, TaskState::Working, None);
+        let push_configs: Vec<PushNotificationConfig> = push
+            .map(|config| config.named_after(&task.id))
+            .into_iter()
+            .collect();
+        let version = match self.inner.store.create(&task, &push_configs).await {
             Ok(version) => version,
             Err(error) => {
                 self.inner.turns().remove(&task.id);
                 return Err(error.into());
             }
         };
-        let _ = channel
-            .events
-            .send(TaskEvent::Status(Arc::new(task.clone())));
-        if let Err(error) = self.inner.register_push(&task.id, push).await {
-            self.inner.turns().remove(&task.id);
-            return Err(error);
-        }
+        let written = Written {
+            version,
+            push_configs,
+        };
         let turn = Turn {
             earlier_user_texts: Vec::new(),
             text,
@@ -482,8 +490,7 @@ impl TaskEngine {
             context_id: task.context_id.clone(),
             pending: None,
         };
-        self.run_turn(task, version, turn, Some(channel), call)
-            .await
+        Ok(self.spawn_turn(task, written, turn, channel, call))
     }
 
     async fn continue_task(
@@ -516,17 +523,16 @@ impl TaskEngine {
         // The question goes into the history before the answer to it.
         archive_status_message(&mut task);
         task.history.get_or_insert_with(Vec::new).push(message);
-        self.run_turn(task, stored.version, turn, None, call).await
+        self.claim_turn(task, stored.version, turn, call).await
     }
 
     /// Claim the task for a turn (`working`, compare-and-set on `version`)
     /// here, then run the agent in its own tokio task.
-    async fn run_turn(
+    async fn claim_turn(
         &self,
         mut task: Task,
         version: u64,
         turn: Turn,
-        channel: Option<TurnChannel>,
         call: &CallContext,
     ) -> Result<Started, EngineError> {
         set_status(&mut task, TaskState::Working, None);
@@ -534,25 +540,31 @@ impl TaskEngine {
             Ok(written) => written,
             // Another request continued or canceled the task first: answer it as it is.
             Err(StoreError::Conflict(id) | StoreError::Terminal(id)) => {
-                if channel.is_some() {
-                    self.inner.turns().remove(&id);
-                }
                 return Ok(Started::AsItIs(self.current(&id).await?));
             }
-            Err(error) => {
-                if channel.is_some() {
-                    self.inner.turns().remove(&task.id);
-                }
-                return Err(error.into());
-            }
+            Err(error) => return Err(error.into()),
         };
         // A continuation registers only once its claim won, so a loser never
         // touches the winner's registration.
+        let channel = self.open_turn(&task.id);
+        Ok(self.spawn_turn(task, written, turn, channel, call))
+    }
+
+    /// Publish the claimed (`working`) task and run the agent in its own
+    /// tokio task.
+    fn spawn_turn(
+        &self,
+        task: Task,
+        written: Written,
+        turn: Turn,
+        channel: TurnChannel,
+        call: &CallContext,
+    ) -> Started {
         let TurnChannel {
             events,
             listener,
             cancel,
-        } = channel.unwrap_or_else(|| self.open_turn(&task.id));
+        } = channel;
         let _ = events.send(TaskEvent::Status(Arc::new(task.clone())));
         self.inner.notify(&task, &written, call);
         let inner = Arc::clone(&self.inner);
@@ -565,10 +577,10 @@ impl TaskEngine {
                 .await;
             inner.turns().remove(&task_id);
         });
-        Ok(Started::Running {
+        Started::Running {
             task: working,
             events: listener,
-        })
+        }
     }
 
     async fn current(&self, task_id: &str) -> Result<Task, EngineError> {

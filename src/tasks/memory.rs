@@ -140,7 +140,11 @@ impl TaskStore for InMemoryTaskStore {
         Ok(Some(StoredTask { task, version }))
     }
 
-    async fn create(&self, task: &Task) -> Result<u64, StoreError> {
+    async fn create(
+        &self,
+        task: &Task,
+        push_configs: &[PushNotificationConfig],
+    ) -> Result<u64, StoreError> {
         let json = encode(task)?;
         let mut tasks = self.lock()?;
         if tasks.by_id.contains_key(&task.id) {
@@ -163,7 +167,7 @@ impl TaskStore for InMemoryTaskStore {
                 terminal,
                 sequence,
                 finished_at: terminal.then_some(now),
-                push_configs: Vec::new(),
+                push_configs: push_configs.to_vec(),
             },
         );
         self.evict(&mut tasks, now);
@@ -270,7 +274,7 @@ mod tests {
     async fn stale_versions_conflict_and_terminal_tasks_never_change() {
         let store = InMemoryTaskStore::new(MemoryStoreLimits::default());
         let created = store
-            .create(&task("t", TaskState::Submitted))
+            .create(&task("t", TaskState::Submitted), &[])
             .await
             .unwrap();
         let working = store
@@ -306,12 +310,12 @@ mod tests {
         };
         let store = InMemoryTaskStore::new(limits);
         store
-            .create(&task("open", TaskState::InputRequired))
+            .create(&task("open", TaskState::InputRequired), &[])
             .await
             .unwrap();
         for i in 0..10 {
             store
-                .create(&task(&format!("done-{i}"), TaskState::Completed))
+                .create(&task(&format!("done-{i}"), TaskState::Completed), &[])
                 .await
                 .unwrap();
         }
@@ -329,7 +333,7 @@ mod tests {
         };
         let store = InMemoryTaskStore::new(limits);
         store
-            .create(&task("done", TaskState::Completed))
+            .create(&task("done", TaskState::Completed), &[])
             .await
             .unwrap();
         std::thread::sleep(Duration::from_millis(5));
@@ -345,7 +349,7 @@ mod tests {
         let store = InMemoryTaskStore::new(limits);
         for id in ["a", "b", "c"] {
             store
-                .create(&task(id, TaskState::InputRequired))
+                .create(&task(id, TaskState::InputRequired), &[])
                 .await
                 .unwrap();
         }

@@ -40,8 +40,13 @@ pub trait TaskStore: Send + Sync {
     /// The task, or `None` when unknown or evicted.
     async fn get(&self, task_id: &str) -> Result<Option<StoredTask>, StoreError>;
 
-    /// Store a new task; returns its version (1).
-    async fn create(&self, task: &Task) -> Result<u64, StoreError>;
+    /// Store a new task with its push configs; returns its version (1).
+    /// A task created `submitted` or `working` is leased to this instance.
+    async fn create(
+        &self,
+        task: &Task,
+        push_configs: &[PushNotificationConfig],
+    ) -> Result<u64, StoreError>;
 
     /// Replace the task if it is still at `expected_version` and not
     /// terminal. A task left `submitted` or `working` is leased to this

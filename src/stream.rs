@@ -86,6 +86,13 @@ impl EventStream {
                     };
                     self.ready.push_back(success_bytes(&self.id, &event));
                 }
+                Ok(TaskEvent::StoreFailed(reason)) => {
+                    let error =
+                        crate::a2a::RpcError::internal(format!("task store unavailable: {reason}"));
+                    self.ready
+                        .push_back(crate::a2a::jsonrpc::error_bytes(&self.id, &error));
+                    self.done = true;
+                }
                 Err(RecvError::Lagged(missed)) => {
                     tracing::warn!(missed, "a slow stream reader missed task events");
                 }

@@ -44,7 +44,14 @@ pub enum TaskEvent {
         context_id: String,
         artifact: Artifact,
     },
+    /// The turn's result could not be stored (the store is down).
+    StoreFailed(String),
 }
+
+/// The version a turn's task is stored at; `None` while a deferred task is
+/// not stored yet. Shared by the turn and its blocking waiter, whichever
+/// writes first creates the row.
+type StoredVersion = Arc<tokio::sync::Mutex<Option<u64>>>;
 
 /// A turn in flight: its event channel and how to stop it.
 struct RunningTurn {
@@ -306,14 +313,22 @@ impl TaskEngine {
         let blocking = configuration
             .and_then(|c| c.blocking)
             .unwrap_or(!has_webhook);
-        let (started, history_length) = self.begin(params, call).await?;
+        // A blocking call without a webhook is the only one who can learn
+        // the new task's id before the answer: store it once, finished,
+        // unless the budget runs out first.
+        let defer_store = blocking && !has_webhook;
+        let (started, history_length) = self.begin(params, call, defer_store).await?;
         let task = match started {
             Started::AsItIs(task) => task,
-            Started::Running { task, events } if !blocking => {
+            Started::Running { task, events, .. } if !blocking => {
                 drop(events);
                 task
             }
-            Started::Running { task, events } => self.wait(task, events).await?,
+            Started::Running {
+                task,
+                events,
+                stored,
+            } => self.wait(task, events, stored).await?,
         };
         Ok(task.with_history_limit(history_length))
     }
@@ -323,6 +338,7 @@ impl TaskEngine {
         &self,
         params: MessageSendParams,
         call: &CallContext,
+        defer_store: bool,
     ) -> Result<(Started, Option<u64>), EngineError> {
         let configuration = params.configuration.unwrap_or_default();
         let history_length = history_limit(
@@ -353,7 +369,7 @@ impl TaskEngine {
         let context_id = present(&message.context_id).map(str::to_string);
         let started = match present(&message.task_id) {
             None => {
-                self.start_task(message, context_id, None, push, call)
+                self.start_task(message, context_id, None, push, call, defer_store)
                     .await?
             }
             Some(task_id) => {
@@ -376,8 +392,15 @@ impl TaskEngine {
                         }
                         tracing::info!(task.id = %task_id, "message for a finished task: new task in the same context");
                         let context = stored.task.context_id.clone();
-                        self.start_task(message, Some(context), Some(task_id), push, call)
-                            .await?
+                        self.start_task(
+                            message,
+                            Some(context),
+                            Some(task_id),
+                            push,
+                            call,
+                            defer_store,
+                        )
+                        .await?
                     }
                     // Submitted or working: the turn in progress answers; do not start a second one.
                     Some(stored) => Started::AsItIs(stored.task),
@@ -386,7 +409,7 @@ impl TaskEngine {
                             return Err(EngineError::TaskNotFound(task_id));
                         }
                         tracing::info!(task.id = %task_id, "message for an unknown task: new task");
-                        self.start_task(message, context_id, Some(task_id), push, call)
+                        self.start_task(message, context_id, Some(task_id), push, call, defer_store)
                             .await?
                     }
                 }
@@ -400,6 +423,7 @@ impl TaskEngine {
         &self,
         task: Task,
         mut events: broadcast::Receiver<TaskEvent>,
+        stored: StoredVersion,
     ) -> Result<Task, EngineError> {
         let deadline = tokio::time::Instant::now() + self.inner.settings.budget;
         loop {
@@ -411,6 +435,9 @@ impl TaskEngine {
                 {
                     return Ok(Arc::unwrap_or_clone(snapshot));
                 }
+                Ok(Ok(TaskEvent::StoreFailed(reason))) => {
+                    return Err(EngineError::Store(StoreError::Unavailable(reason)));
+                }
                 Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
                 Ok(Err(broadcast::error::RecvError::Closed)) => break,
                 Err(_) => {
@@ -419,6 +446,12 @@ impl TaskEngine {
                         budget_ms = self.inner.settings.budget.as_millis() as u64,
                         "budget expired: answering `working`, the turn goes on"
                     );
+                    // A deferred task is stored now: the client learns its id.
+                    let mut version = stored.lock().await;
+                    if version.is_none() {
+                        *version = Some(self.inner.store.create(&task, &[]).await?);
+                        return Ok(task);
+                    }
                     break;
                 }
             }
@@ -433,6 +466,7 @@ impl TaskEngine {
         stale_task_id: Option<String>,
         push: Option<PushNotificationConfig>,
         call: &CallContext,
+        defer_store: bool,
     ) -> Result<Started, EngineError> {
         let task_id = uuid::Uuid::new_v4().to_string();
         let context_id = context_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
@@ -471,16 +505,19 @@ impl TaskEngine {
             .map(|config| config.named_after(&task.id))
             .into_iter()
             .collect();
-        let version = match self.inner.store.create(&task, &push_configs).await {
-            Ok(version) => version,
-            Err(error) => {
-                self.inner.turns().remove(&task.id);
-                return Err(error.into());
+        let written = if defer_store {
+            None
+        } else {
+            match self.inner.store.create(&task, &push_configs).await {
+                Ok(version) => Some(Written {
+                    version,
+                    push_configs,
+                }),
+                Err(error) => {
+                    self.inner.turns().remove(&task.id);
+                    return Err(error.into());
+                }
             }
-        };
-        let written = Written {
-            version,
-            push_configs,
         };
         let turn = Turn {
             earlier_user_texts: Vec::new(),
@@ -547,7 +584,7 @@ impl TaskEngine {
         // A continuation registers only once its claim won, so a loser never
         // touches the winner's registration.
         let channel = self.open_turn(&task.id);
-        Ok(self.spawn_turn(task, written, turn, channel, call))
+        Ok(self.spawn_turn(task, Some(written), turn, channel, call))
     }
 
     /// Publish the claimed (`working`) task and run the agent in its own
@@ -555,7 +592,7 @@ impl TaskEngine {
     fn spawn_turn(
         &self,
         task: Task,
-        written: Written,
+        written: Option<Written>,
         turn: Turn,
         channel: TurnChannel,
         call: &CallContext,
@@ -566,20 +603,25 @@ impl TaskEngine {
             cancel,
         } = channel;
         let _ = events.send(TaskEvent::Status(Arc::new(task.clone())));
-        self.inner.notify(&task, &written, call);
+        if let Some(written) = &written {
+            self.inner.notify(&task, written, call);
+        }
+        let stored: StoredVersion = Arc::new(tokio::sync::Mutex::new(written.map(|w| w.version)));
         let inner = Arc::clone(&self.inner);
         let working = task.clone();
         let call = call.clone();
+        let version = Arc::clone(&stored);
         tokio::spawn(async move {
             let task_id = task.id.clone();
             inner
-                .finish_turn(task, written.version, turn, events, cancel, call)
+                .finish_turn(task, version, turn, events, cancel, call)
                 .await;
             inner.turns().remove(&task_id);
         });
         Started::Running {
             task: working,
             events: listener,
+            stored,
         }
     }
 
@@ -612,7 +654,7 @@ impl TaskEngine {
         params: MessageSendParams,
         call: &CallContext,
     ) -> Result<TaskStream, EngineError> {
-        match self.begin(params, call).await? {
+        match self.begin(params, call, false).await? {
             (Started::Running { events, .. }, _) => Ok(TaskStream {
                 first: None,
                 events: Some(events),
@@ -804,6 +846,7 @@ enum Started {
     Running {
         task: Task,
         events: broadcast::Receiver<TaskEvent>,
+        stored: StoredVersion,
     },
 }
 
@@ -847,7 +890,7 @@ impl Inner {
     async fn finish_turn(
         &self,
         mut task: Task,
-        version: u64,
+        stored_version: StoredVersion,
         turn: Turn,
         events: broadcast::Sender<TaskEvent>,
         cancel: Arc<Notify>,
@@ -875,7 +918,10 @@ impl Inner {
         };
         let artifacts_before = task.artifacts.as_ref().map_or(0, Vec::len);
         apply_reply(&mut task, reply);
-        let mut stored = self.store.update(&task, version).await;
+        // Held while writing, so a blocking waiter whose budget runs out
+        // right now cannot create the row a second time.
+        let mut version = stored_version.lock().await;
+        let mut stored = self.store_result(&task, *version).await;
         // A store that is briefly down gets a few more tries; after that the
         // lease runs out and the task ends `failed`, never stuck `working`.
         for pause_ms in [200, 1_000, 3_000] {
@@ -883,8 +929,12 @@ impl Inner {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(pause_ms)).await;
-            stored = self.store.update(&task, version).await;
+            stored = self.store_result(&task, *version).await;
         }
+        if let Ok(written) = &stored {
+            *version = Some(written.version);
+        }
+        drop(version);
         match stored {
             Ok(written) => {
                 for artifact in task.artifacts.iter().flatten().skip(artifacts_before) {
@@ -901,7 +951,24 @@ impl Inner {
             Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}
             Err(error) => {
                 tracing::error!(task.id = %task.id, %error, "the turn's result could not be stored");
+                let reason = match error {
+                    StoreError::Unavailable(reason) => reason,
+                    other => other.to_string(),
+                };
+                let _ = events.send(TaskEvent::StoreFailed(reason));
             }
+        }
+    }
+
+    /// Write a turn's result: an update, or the first write of a deferred
+    /// task.
+    async fn store_result(&self, task: &Task, version: Option<u64>) -> Result<Written, StoreError> {
+        match version {
+            Some(version) => self.store.update(task, version).await,
+            None => self.store.create(task, &[]).await.map(|version| Written {
+                version,
+                push_configs: Vec::new(),
+            }),
         }
     }
 }

@@ -59,9 +59,37 @@ enum Outcome {
     Updated(Option<(i64, String)>),
 }
 
-async fn execute(connection: &mut AnyConnection, write: &Write) -> Result<Outcome, sqlx::Error> {
-    match write {
-        Write::Create {
+/// Placeholders `($1, …, $n), ($n+1, …)` for `rows` rows of `width`.
+fn placeholders(rows: usize, width: usize) -> String {
+    (0..rows)
+        .map(|row| {
+            let values: Vec<String> = (1..=width)
+                .map(|i| format!("${}", row * width + i))
+                .collect();
+            format!("({})", values.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// All creates of a round in one statement; the ids that were inserted.
+/// (`WHERE true`: SQLite's upsert after a SELECT needs it to parse.)
+async fn insert_all(
+    connection: &mut AnyConnection,
+    creates: &[&Write],
+) -> Result<std::collections::HashSet<String>, sqlx::Error> {
+    let sql = format!(
+        "INSERT INTO tasks (id, context_id, state, terminal, body, version, updated_ms, \
+         lease_owner, lease_until_ms, push_configs) \
+         SELECT column1, column2, column3, column4, column5, 1, column6, column7, column8, column9 \
+         FROM (VALUES {}) AS new_tasks WHERE true \
+         ON CONFLICT (id) DO NOTHING RETURNING id",
+        placeholders(creates.len(), 9)
+    );
+    let now = now_ms();
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for write in creates {
+        if let Write::Create {
             id,
             context_id,
             state,
@@ -70,26 +98,44 @@ async fn execute(connection: &mut AnyConnection, write: &Write) -> Result<Outcom
             lease_owner,
             lease_until,
             push_configs,
-        } => {
-            let inserted = sqlx::query(
-                "INSERT INTO tasks (id, context_id, state, terminal, body, version, updated_ms, \
-                 lease_owner, lease_until_ms, push_configs) \
-                 VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING",
-            )
-            .bind(id.as_str())
-            .bind(context_id.as_str())
-            .bind(*state)
-            .bind(*terminal)
-            .bind(body.as_str())
-            .bind(now_ms())
-            .bind(lease_owner.as_deref())
-            .bind(*lease_until)
-            .bind(push_configs.as_str())
-            .execute(&mut *connection)
-            .await?;
-            Ok(Outcome::Created(inserted.rows_affected() == 1))
+        } = write
+        {
+            query = query
+                .bind(id.as_str())
+                .bind(context_id.as_str())
+                .bind(*state)
+                .bind(*terminal)
+                .bind(body.as_str())
+                .bind(now)
+                .bind(lease_owner.as_deref())
+                .bind(*lease_until)
+                .bind(push_configs.as_str());
         }
-        Write::Update {
+    }
+    let rows = query.fetch_all(&mut *connection).await?;
+    rows.iter().map(|row| row.try_get::<String, _>(0)).collect()
+}
+
+/// All updates of a round (distinct task ids) in one compare-and-set
+/// statement; the new version and push configs of each task it changed.
+async fn update_all(
+    connection: &mut AnyConnection,
+    updates: &[&Write],
+) -> Result<std::collections::HashMap<String, (i64, String)>, sqlx::Error> {
+    let sql = format!(
+        "UPDATE tasks SET state = changes.column2, terminal = changes.column3, \
+         body = changes.column4, version = tasks.version + 1, updated_ms = changes.column5, \
+         lease_owner = changes.column6, lease_until_ms = changes.column7 \
+         FROM (VALUES {}) AS changes \
+         WHERE tasks.id = changes.column1 AND tasks.version = changes.column8 \
+         AND tasks.terminal = 0 \
+         RETURNING tasks.id, tasks.version, tasks.push_configs",
+        placeholders(updates.len(), 8)
+    );
+    let now = now_ms();
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for write in updates {
+        if let Write::Update {
             id,
             state,
             terminal,
@@ -97,28 +143,28 @@ async fn execute(connection: &mut AnyConnection, write: &Write) -> Result<Outcom
             lease_owner,
             lease_until,
             expected_version,
-        } => {
-            let row = sqlx::query(
-                "UPDATE tasks SET state = $1, terminal = $2, body = $3, version = version + 1, \
-                 updated_ms = $4, lease_owner = $5, lease_until_ms = $6 \
-                 WHERE id = $7 AND version = $8 AND terminal = 0 \
-                 RETURNING version, push_configs",
-            )
-            .bind(*state)
-            .bind(*terminal)
-            .bind(body.as_str())
-            .bind(now_ms())
-            .bind(lease_owner.as_deref())
-            .bind(*lease_until)
-            .bind(id.as_str())
-            .bind(*expected_version)
-            .fetch_optional(&mut *connection)
-            .await?;
-            match row {
-                None => Ok(Outcome::Updated(None)),
-                Some(row) => Ok(Outcome::Updated(Some((row.try_get(0)?, row.try_get(1)?)))),
-            }
+        } = write
+        {
+            query = query
+                .bind(id.as_str())
+                .bind(*state)
+                .bind(*terminal)
+                .bind(body.as_str())
+                .bind(now)
+                .bind(lease_owner.as_deref())
+                .bind(*lease_until)
+                .bind(*expected_version);
         }
+    }
+    let rows = query.fetch_all(&mut *connection).await?;
+    rows.iter()
+        .map(|row| Ok((row.try_get(0)?, (row.try_get(1)?, row.try_get(2)?))))
+        .collect()
+}
+
+fn task_id(write: &Write) -> &str {
+    match write {
+        Write::Create { id, .. } | Write::Update { id, .. } => id,
     }
 }
 
@@ -168,13 +214,49 @@ async fn commit_batch(
     pool: &AnyPool,
     batch: &[(Write, oneshot::Sender<Result<Outcome, String>>)],
 ) -> Result<Vec<Outcome>, sqlx::Error> {
+    let mut outcomes: Vec<Option<Outcome>> = batch.iter().map(|_| None).collect();
     let mut transaction = pool.begin().await?;
-    let mut outcomes = Vec::with_capacity(batch.len());
-    for (write, _) in batch {
-        outcomes.push(execute(&mut transaction, write).await?);
+    // Rounds in which every task appears once, in arrival order: two
+    // compare-and-set updates of one task must not meet in one statement.
+    let mut pending: Vec<usize> = (0..batch.len()).collect();
+    while !pending.is_empty() {
+        let mut seen = std::collections::HashSet::new();
+        let (round, later): (Vec<usize>, Vec<usize>) = pending
+            .into_iter()
+            .partition(|&index| seen.insert(task_id(&batch[index].0).to_string()));
+        pending = later;
+        let creates: Vec<usize> = round
+            .iter()
+            .copied()
+            .filter(|&index| matches!(batch[index].0, Write::Create { .. }))
+            .collect();
+        let updates: Vec<usize> = round
+            .iter()
+            .copied()
+            .filter(|&index| matches!(batch[index].0, Write::Update { .. }))
+            .collect();
+        if !creates.is_empty() {
+            let writes: Vec<&Write> = creates.iter().map(|&index| &batch[index].0).collect();
+            let inserted = insert_all(&mut transaction, &writes).await?;
+            for index in creates {
+                outcomes[index] = Some(Outcome::Created(
+                    inserted.contains(task_id(&batch[index].0)),
+                ));
+            }
+        }
+        if !updates.is_empty() {
+            let writes: Vec<&Write> = updates.iter().map(|&index| &batch[index].0).collect();
+            let mut updated = update_all(&mut transaction, &writes).await?;
+            for index in updates {
+                outcomes[index] = Some(Outcome::Updated(updated.remove(task_id(&batch[index].0))));
+            }
+        }
     }
     transaction.commit().await?;
-    Ok(outcomes)
+    Ok(outcomes
+        .into_iter()
+        .map(|outcome| outcome.unwrap_or(Outcome::Updated(None)))
+        .collect())
 }
 
 /// A database error as a one-line reason for the caller.
@@ -547,8 +629,34 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(1_100)).await;
         assert_eq!(store.expired_leases().await.unwrap(), vec!["w".to_string()]);
 
+        // Two writers race on one version (same batch or not): one wins.
+        let open = store
+            .create(&task("race", TaskState::Working), &[])
+            .await
+            .unwrap();
+        let (completed, canceled) = (
+            task("race", TaskState::Completed),
+            task("race", TaskState::Canceled),
+        );
+        let (a, b) = tokio::join!(
+            store.update(&completed, open),
+            store.update(&canceled, open)
+        );
+        assert!(a.is_ok() != b.is_ok(), "exactly one wins: {a:?} {b:?}");
+        // Many at once, each its own result.
+        let creates = (0..40).map(|i| {
+            let store = &store;
+            async move {
+                store
+                    .create(&task(&format!("bulk-{i}"), TaskState::Working), &[])
+                    .await
+            }
+        });
+        let created = futures_util::future::join_all(creates).await;
+        assert!(created.iter().all(|result| result == &Ok(1)), "{created:?}");
+
         // Only finished tasks are purged.
-        assert_eq!(store.purge_finished(now_ms() + 1).await.unwrap(), 1);
+        assert_eq!(store.purge_finished(now_ms() + 1).await.unwrap(), 2);
         assert!(store.get("t").await.unwrap().is_none());
         assert!(store.get("w").await.unwrap().is_some());
     }

@@ -32,8 +32,12 @@ pub struct StoreSettings {
     pub sqlite_file: String,
     /// A PostgreSQL URL (also `DATABASE_URL`); wins over a binding.
     pub database_url: Option<String>,
-    /// PostgreSQL pool size per instance.
+    /// PostgreSQL pool size per instance (half of it write tasks).
     pub max_connections: u32,
+    /// Task writes on PostgreSQL commit without waiting for the WAL flush:
+    /// a crash of the database server can lose the last few hundred ms of
+    /// task changes (never corrupt them). The ledger always waits.
+    pub postgres_async_task_commit: bool,
     /// Finished tasks are deleted this many days after they finished (SQL
     /// stores); the action ledger is never deleted.
     pub retention_days: u64,
@@ -60,6 +64,7 @@ impl Default for StoreSettings {
             sqlite_file: "order-exception-agent.sqlite3".into(),
             database_url: None,
             max_connections: 10,
+            postgres_async_task_commit: true,
             retention_days: 30,
             lease_secs: 30,
             sweep_interval_secs: 10,

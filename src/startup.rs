@@ -97,6 +97,7 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
             instance,
             Duration::from_secs(settings.store.lease_secs.max(1)),
             settings.store.max_connections,
+            settings.store.postgres_async_task_commit,
         )),
         ledger: Arc::new(SqlLedger::new(database)),
     })

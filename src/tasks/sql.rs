@@ -170,9 +170,13 @@ fn task_id(write: &Write) -> &str {
 
 type Queue = Arc<Mutex<mpsc::Receiver<(Write, oneshot::Sender<Result<Outcome, String>>)>>>;
 
-/// Take what waits (at least one write), run it in one transaction, answer
-/// each caller. A failed batch fails every write in it: nothing half-written.
-async fn run_writer(pool: AnyPool, queue: Queue) {
+/// Take what waits (at least one write), run it as one unit, answer each
+/// caller. A failed batch fails every write in it: nothing half-written.
+/// The writer keeps its own connection (except for SQLite in memory); with
+/// `async_commit` that connection commits without waiting for the WAL
+/// flush (see `store.postgres_async_task_commit`).
+async fn run_writer(pool: AnyPool, queue: Queue, single_connection: bool, async_commit: bool) {
+    let mut own: Option<sqlx::pool::PoolConnection<sqlx::Any>> = None;
     loop {
         let mut batch = Vec::new();
         {
@@ -188,7 +192,13 @@ async fn run_writer(pool: AnyPool, queue: Queue) {
                 }
             }
         }
-        let outcomes = commit_batch(&pool, &batch).await;
+        let outcomes = match writer_connection(&pool, &mut own, async_commit).await {
+            Ok(connection) => commit_batch(connection, &batch).await,
+            Err(error) => Err(error),
+        };
+        if single_connection {
+            own = None; // back to the pool for readers
+        }
         match outcomes {
             Ok(outcomes) => {
                 for ((_, reply), outcome) in batch.into_iter().zip(outcomes) {
@@ -196,6 +206,8 @@ async fn run_writer(pool: AnyPool, queue: Queue) {
                 }
             }
             Err(error) => {
+                // The connection may be the broken part: take a fresh one next.
+                own = None;
                 let reason = error.to_string();
                 let first_line = reason
                     .lines()
@@ -210,14 +222,35 @@ async fn run_writer(pool: AnyPool, queue: Queue) {
     }
 }
 
-async fn commit_batch(
+/// The writer's connection, kept across batches (SQLite in memory: taken
+/// per batch, so reads get the only connection in between).
+async fn writer_connection<'a>(
     pool: &AnyPool,
+    own: &'a mut Option<sqlx::pool::PoolConnection<sqlx::Any>>,
+    async_commit: bool,
+) -> Result<&'a mut AnyConnection, sqlx::Error> {
+    if own.is_none() {
+        let mut connection = pool.acquire().await?;
+        if async_commit {
+            sqlx::query("SET synchronous_commit = off")
+                .execute(&mut *connection)
+                .await?;
+        }
+        *own = Some(connection);
+    }
+    match own {
+        Some(connection) => Ok(&mut **connection),
+        None => Err(sqlx::Error::PoolClosed),
+    }
+}
+
+async fn commit_batch(
+    connection: &mut AnyConnection,
     batch: &[(Write, oneshot::Sender<Result<Outcome, String>>)],
 ) -> Result<Vec<Outcome>, sqlx::Error> {
-    let mut outcomes: Vec<Option<Outcome>> = batch.iter().map(|_| None).collect();
-    let mut transaction = pool.begin().await?;
     // Rounds in which every task appears once, in arrival order: two
     // compare-and-set updates of one task must not meet in one statement.
+    let mut rounds: Vec<Vec<usize>> = Vec::new();
     let mut pending: Vec<usize> = (0..batch.len()).collect();
     while !pending.is_empty() {
         let mut seen = std::collections::HashSet::new();
@@ -225,38 +258,54 @@ async fn commit_batch(
             .into_iter()
             .partition(|&index| seen.insert(task_id(&batch[index].0).to_string()));
         pending = later;
-        let creates: Vec<usize> = round
-            .iter()
-            .copied()
-            .filter(|&index| matches!(batch[index].0, Write::Create { .. }))
-            .collect();
-        let updates: Vec<usize> = round
-            .iter()
-            .copied()
-            .filter(|&index| matches!(batch[index].0, Write::Update { .. }))
-            .collect();
-        if !creates.is_empty() {
-            let writes: Vec<&Write> = creates.iter().map(|&index| &batch[index].0).collect();
-            let inserted = insert_all(&mut transaction, &writes).await?;
-            for index in creates {
-                outcomes[index] = Some(Outcome::Created(
-                    inserted.contains(task_id(&batch[index].0)),
-                ));
-            }
-        }
-        if !updates.is_empty() {
-            let writes: Vec<&Write> = updates.iter().map(|&index| &batch[index].0).collect();
-            let mut updated = update_all(&mut transaction, &writes).await?;
-            for index in updates {
-                outcomes[index] = Some(Outcome::Updated(updated.remove(task_id(&batch[index].0))));
-            }
-        }
+        let (creates, updates): (Vec<usize>, Vec<usize>) = round
+            .into_iter()
+            .partition(|&index| matches!(batch[index].0, Write::Create { .. }));
+        rounds.extend(
+            [creates, updates]
+                .into_iter()
+                .filter(|part| !part.is_empty()),
+        );
     }
-    transaction.commit().await?;
+    let mut outcomes: Vec<Option<Outcome>> = batch.iter().map(|_| None).collect();
+    // One statement is atomic on its own: no BEGIN/COMMIT round trips.
+    if let [only] = rounds.as_slice() {
+        run_statement(connection, batch, only, &mut outcomes).await?;
+    } else {
+        let mut transaction = sqlx::Connection::begin(&mut *connection).await?;
+        for statement in &rounds {
+            run_statement(&mut transaction, batch, statement, &mut outcomes).await?;
+        }
+        transaction.commit().await?;
+    }
     Ok(outcomes
         .into_iter()
         .map(|outcome| outcome.unwrap_or(Outcome::Updated(None)))
         .collect())
+}
+
+/// One multi-row statement for writes of one kind.
+async fn run_statement(
+    connection: &mut AnyConnection,
+    batch: &[(Write, oneshot::Sender<Result<Outcome, String>>)],
+    indexes: &[usize],
+    outcomes: &mut [Option<Outcome>],
+) -> Result<(), sqlx::Error> {
+    let writes: Vec<&Write> = indexes.iter().map(|&index| &batch[index].0).collect();
+    if matches!(writes.first(), Some(Write::Create { .. })) {
+        let inserted = insert_all(connection, &writes).await?;
+        for &index in indexes {
+            outcomes[index] = Some(Outcome::Created(
+                inserted.contains(task_id(&batch[index].0)),
+            ));
+        }
+    } else {
+        let mut updated = update_all(connection, &writes).await?;
+        for &index in indexes {
+            outcomes[index] = Some(Outcome::Updated(updated.remove(task_id(&batch[index].0))));
+        }
+    }
+    Ok(())
 }
 
 /// A database error as a one-line reason for the caller.
@@ -287,15 +336,26 @@ fn version(value: i64) -> u64 {
 impl SqlTaskStore {
     /// Starts the writer tasks: one for SQLite (one writer at a time
     /// anyway), half the pool for PostgreSQL.
-    pub fn new(db: Database, instance: String, lease: Duration, max_connections: u32) -> Self {
+    pub fn new(
+        db: Database,
+        instance: String,
+        lease: Duration,
+        max_connections: u32,
+        postgres_async_commit: bool,
+    ) -> Self {
         let (writes, queue) = mpsc::channel(4 * MAX_BATCH);
         let queue: Queue = Arc::new(Mutex::new(queue));
-        let writers = match db.dialect {
-            Dialect::Sqlite => 1,
-            Dialect::Postgres => (max_connections / 2).max(1),
+        let (writers, async_commit) = match db.dialect {
+            Dialect::Sqlite => (1, false),
+            Dialect::Postgres => ((max_connections / 2).max(1), postgres_async_commit),
         };
         for _ in 0..writers {
-            tokio::spawn(run_writer(db.pool.clone(), Arc::clone(&queue)));
+            tokio::spawn(run_writer(
+                db.pool.clone(),
+                Arc::clone(&queue),
+                db.single_connection,
+                async_commit,
+            ));
         }
         SqlTaskStore {
             db,
@@ -565,7 +625,7 @@ mod tests {
             .await
             .expect("opens")
             .expect("a database");
-        SqlTaskStore::new(db, "instance-a".into(), lease, 4)
+        SqlTaskStore::new(db, "instance-a".into(), lease, 4, true)
     }
 
     /// The behaviour the engine relies on, for either database.

@@ -1,14 +1,16 @@
 use clap::{Parser, Subcommand};
+use order_exception_agent::cli;
 use order_exception_agent::config::Settings;
 use order_exception_agent::startup::Application;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// A2A agent for SAP Joule that explains blocked sales orders.
+/// A2A agent for SAP Joule that explains blocked sales orders, and a client
+/// for it (card, ask).
 #[derive(Parser)]
-#[command(version, about, long_about = None)]
+#[command(version, about, long_about = None, after_help = TOP_EXAMPLES)]
 struct Cli {
-    /// A TOML settings file (overridden by AGENT__… variables).
+    /// A TOML settings file for `serve` (overridden by AGENT__… variables).
     #[arg(long, global = true, env = "AGENT_CONFIG")]
     config: Option<PathBuf>,
 
@@ -22,14 +24,41 @@ enum Command {
     ///
     /// Example: PORT=8080 order-exception-agent serve
     Serve,
+
+    /// Fetch the agent card and print its name, protocol, endpoint and skills.
+    #[command(after_help = cli::card::EXAMPLES)]
+    Card(cli::card::CardArgs),
+
+    /// Send one message (message/send) and print the specialist, state,
+    /// reply, proposal and what to do next.
+    #[command(after_help = cli::ask::EXAMPLES)]
+    Ask(cli::ask::AskArgs),
 }
+
+const TOP_EXAMPLES: &str = "\
+Examples:
+  order-exception-agent                      serve on PORT (default 8080)
+  order-exception-agent card                 the card of an in-process agent
+  order-exception-agent ask \"why is order 4711 blocked by credit\"
+
+Without --url, card and ask start the agent in this process on
+a loopback port (embedded demo data, authentication off). Exit codes of these
+commands: 0 done, 2 bad arguments or input file,
+3 the agent could not be reached or answered with an error.";
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    order_exception_agent::telemetry::init();
-    match cli.command.unwrap_or(Command::Serve) {
+    let command = cli.command.unwrap_or(Command::Serve);
+    if matches!(command, Command::Serve) {
+        order_exception_agent::telemetry::init();
+    } else {
+        order_exception_agent::telemetry::init_with_default(cli::QUIET_LOG);
+    }
+    match command {
         Command::Serve => serve(cli.config).await,
+        Command::Card(args) => cli::finish(cli::card::run(args).await),
+        Command::Ask(args) => cli::finish(cli::ask::run(args).await),
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// A2A agent for SAP Joule that explains blocked sales orders, and a client
-/// for it (card, ask).
+/// for it (card, ask, triage, eval).
 #[derive(Parser)]
 #[command(version, about, long_about = None, after_help = TOP_EXAMPLES)]
 struct Cli {
@@ -33,6 +33,16 @@ enum Command {
     /// reply, proposal and what to do next.
     #[command(after_help = cli::ask::EXAMPLES)]
     Ask(cli::ask::AskArgs),
+
+    /// Send every blocked order of the demo data, approve the named ones in
+    /// the same tasks, and print one block per order.
+    #[command(after_help = cli::triage::EXAMPLES)]
+    Triage(cli::triage::TriageArgs),
+
+    /// Run a routing evaluation set: OK/MISS per case, the accuracy, a JSON
+    /// report, and a non-zero exit below the threshold.
+    #[command(after_help = cli::eval::EXAMPLES)]
+    Eval(cli::eval::EvalArgs),
 }
 
 const TOP_EXAMPLES: &str = "\
@@ -40,10 +50,12 @@ Examples:
   order-exception-agent                      serve on PORT (default 8080)
   order-exception-agent card                 the card of an in-process agent
   order-exception-agent ask \"why is order 4711 blocked by credit\"
+  order-exception-agent triage --approve 4725
+  order-exception-agent eval --url http://127.0.0.1:8080/
 
-Without --url, card and ask start the agent in this process on
+Without --url, card, ask, triage and eval start the agent in this process on
 a loopback port (embedded demo data, authentication off). Exit codes of these
-commands: 0 done, 2 bad arguments or input file,
+commands: 0 done, 1 eval below its threshold, 2 bad arguments or input file,
 3 the agent could not be reached or answered with an error.";
 
 #[tokio::main]
@@ -59,6 +71,8 @@ async fn main() -> ExitCode {
         Command::Serve => serve(cli.config).await,
         Command::Card(args) => cli::finish(cli::card::run(args).await),
         Command::Ask(args) => cli::finish(cli::ask::run(args).await),
+        Command::Triage(args) => cli::finish(cli::triage::run(args).await),
+        Command::Eval(args) => cli::finish(cli::eval::run(args).await),
     }
 }
 

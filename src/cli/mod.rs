@@ -3,17 +3,20 @@
 //! in-process on a loopback port with the embedded demo data and
 //! authentication off when no `--url` is given.
 //!
-//! Exit codes: 0 done; 2 bad arguments or input files; 3 the agent could not
-//! be reached or answered with an error.
+//! Exit codes: 0 done; 1 `eval` below its threshold; 2 bad arguments or
+//! input files; 3 the agent could not be reached or answered with an error.
 
 pub mod ask;
 pub mod card;
 pub mod client;
+pub mod eval;
 pub mod local;
 pub mod output;
+pub mod triage;
 
 pub use client::{A2aClient, ClientError};
 
+use crate::backend::BackendError;
 use crate::roles::Role;
 use crate::startup::StartupError;
 use std::process::ExitCode;
@@ -23,6 +26,7 @@ use std::process::ExitCode;
 /// (it runs on loopback for this one command).
 pub const QUIET_LOG: &str = "warn,actix_server=error,order_exception_agent::startup=error";
 
+pub const EXIT_BELOW_THRESHOLD: u8 = 1;
 pub const EXIT_INPUT: u8 = 2;
 pub const EXIT_AGENT: u8 = 3;
 
@@ -32,6 +36,8 @@ pub enum CliError {
     Client(#[from] ClientError),
     #[error("cannot start the in-process agent: {0}")]
     Local(#[from] StartupError),
+    #[error("cannot read the demo orders: {0}")]
+    Orders(#[from] BackendError),
     /// Bad arguments or input files.
     #[error("{0}")]
     Input(String),
@@ -44,7 +50,7 @@ impl CliError {
         match self {
             CliError::Input(_) | CliError::Write { .. } => EXIT_INPUT,
             CliError::Client(ClientError::InvalidUrl { .. }) => EXIT_INPUT,
-            CliError::Client(_) | CliError::Local(_) => EXIT_AGENT,
+            CliError::Client(_) | CliError::Local(_) | CliError::Orders(_) => EXIT_AGENT,
         }
     }
 }

@@ -3,6 +3,7 @@
 mod auth;
 mod budget;
 mod card;
+mod cli;
 mod helpers;
 mod interop;
 mod jsonrpc_errors;

@@ -6,6 +6,7 @@ pub mod agent;
 pub mod auth;
 pub mod backend;
 pub mod card;
+pub mod cli;
 pub mod config;
 pub mod db;
 pub mod http;

@@ -1,14 +1,16 @@
 use clap::{Parser, Subcommand};
+use order_exception_agent::cli;
 use order_exception_agent::config::Settings;
 use order_exception_agent::startup::Application;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// A2A agent for SAP Joule that explains blocked sales orders.
+/// A2A agent for SAP Joule that explains blocked sales orders, and a client
+/// for it (card, ask, triage, eval).
 #[derive(Parser)]
-#[command(version, about, long_about = None)]
+#[command(version, about, long_about = None, after_help = TOP_EXAMPLES)]
 struct Cli {
-    /// A TOML settings file (overridden by AGENT__… variables).
+    /// A TOML settings file for `serve` (overridden by AGENT__… variables).
     #[arg(long, global = true, env = "AGENT_CONFIG")]
     config: Option<PathBuf>,
 
@@ -22,6 +24,26 @@ enum Command {
     ///
     /// Example: PORT=8080 order-exception-agent serve
     Serve,
+
+    /// Fetch the agent card and print its name, protocol, endpoint and skills.
+    #[command(after_help = cli::card::EXAMPLES)]
+    Card(cli::card::CardArgs),
+
+    /// Send one message (message/send) and print the specialist, state,
+    /// reply, proposal and what to do next.
+    #[command(after_help = cli::ask::EXAMPLES)]
+    Ask(cli::ask::AskArgs),
+
+    /// Send every blocked order of the demo data, approve the named ones in
+    /// the same tasks, and print one block per order.
+    #[command(after_help = cli::triage::EXAMPLES)]
+    Triage(cli::triage::TriageArgs),
+
+    /// Run a routing evaluation set: OK/MISS per case, the accuracy, a JSON
+    /// report, and a non-zero exit below the threshold.
+    #[command(after_help = cli::eval::EXAMPLES)]
+    Eval(cli::eval::EvalArgs),
+
     /// List the action ledger (the store the settings name, as `serve` would open it).
     ///
     /// Example: DATABASE_URL=postgres://… order-exception-agent actions --json
@@ -32,56 +54,36 @@ enum Command {
     },
 }
 
+const TOP_EXAMPLES: &str = "\
+Examples:
+  order-exception-agent                      serve on PORT (default 8080)
+  order-exception-agent card                 the card of an in-process agent
+  order-exception-agent ask \"why is order 4711 blocked by credit\"
+  order-exception-agent triage --approve 4725
+  order-exception-agent eval --url http://127.0.0.1:8080/
+
+Without --url, card, ask, triage and eval start the agent in this process on
+a loopback port (embedded demo data, authentication off). Exit codes of these
+commands: 0 done, 1 eval below its threshold, 2 bad arguments or input file,
+3 the agent could not be reached or answered with an error.";
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    order_exception_agent::telemetry::init();
-    match cli.command.unwrap_or(Command::Serve) {
+    let command = cli.command.unwrap_or(Command::Serve);
+    if matches!(command, Command::Serve) {
+        order_exception_agent::telemetry::init();
+    } else {
+        order_exception_agent::telemetry::init_with_default(cli::QUIET_LOG);
+    }
+    match command {
         Command::Serve => serve(cli.config).await,
-        Command::Actions { json } => actions(cli.config, json).await,
+        Command::Card(args) => cli::finish(cli::card::run(args).await),
+        Command::Ask(args) => cli::finish(cli::ask::run(args).await),
+        Command::Triage(args) => cli::finish(cli::triage::run(args).await),
+        Command::Eval(args) => cli::finish(cli::eval::run(args).await),
+        Command::Actions { json } => cli::actions::run(cli.config, json).await,
     }
-}
-
-async fn actions(config: Option<PathBuf>, json: bool) -> ExitCode {
-    let settings = match Settings::load(config.as_deref()) {
-        Ok(settings) => settings,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return ExitCode::from(2);
-        }
-    };
-    let stores = match order_exception_agent::startup::open_stores(&settings).await {
-        Ok(stores) => stores,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let entries = match stores.ledger.list().await {
-        Ok(entries) => entries,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    if json {
-        println!("{}", serde_json::json!({ "actions": entries }));
-        return ExitCode::SUCCESS;
-    }
-    println!("{} filed action(s) in {}", entries.len(), stores.location);
-    for entry in entries {
-        println!(
-            "{}  order {:<6} {:<30} by {} as {}  (task {}, context {})",
-            entry.approved_at,
-            entry.sales_order,
-            entry.action,
-            entry.approved_by,
-            entry.approver_role,
-            entry.task_id,
-            entry.context_id
-        );
-    }
-    ExitCode::SUCCESS
 }
 
 async fn serve(config: Option<PathBuf>) -> ExitCode {

@@ -4,10 +4,19 @@
 use std::io::IsTerminal;
 use tracing_subscriber::EnvFilter;
 
+/// The filter of the service when `RUST_LOG` is not set.
+pub const SERVICE_LOG: &str = "info,actix_server=warn";
+
 /// Install the global subscriber once; later calls (tests) are no-ops.
 pub fn init() {
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,actix_server=warn"));
+    init_with_default(SERVICE_LOG);
+}
+
+/// Like `init`, with another filter when `RUST_LOG` is not set (the client
+/// commands log warnings only).
+pub fn init_with_default(default_filter: &str) {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -1,8 +1,8 @@
 //! The JSON-RPC 2.0 envelope as A2A uses it: request classification in the
 //! order the conformance kit expects, error codes, and response bodies.
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 pub const JSON_PARSE_ERROR: i64 = -32700;
@@ -18,12 +18,12 @@ pub const CONTENT_TYPE_NOT_SUPPORTED: i64 = -32005;
 pub const EXTENDED_CARD_NOT_CONFIGURED: i64 = -32007;
 
 /// A JSON-RPC error object (`code`, `message`, optional `data`).
-#[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
 #[error("JSON-RPC error {code}: {message}")]
 pub struct RpcError {
     pub code: i64,
     pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
 }
 

@@ -10,7 +10,7 @@
 
 use super::specialists::Skill;
 use super::text::stem_runs;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Weights of where a feature comes from in a skill.
@@ -23,7 +23,9 @@ const MIN_SCORE: f64 = 1.0;
 /// The winner must lead by this share of its own score, else it is a tie.
 const MIN_LEAD: f64 = 0.25;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Also what clients read back from the `routing` metadata of the agent's
+/// status message (the CLI's `ask`, `triage` and `eval`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RoutingDecision {
     /// The chosen specialist's skill id; `None` means ask the user.
@@ -34,7 +36,7 @@ pub struct RoutingDecision {
     /// own block note decided.
     pub basis: String,
     /// Specialists that tied for first place (empty unless `basis` is "tie").
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tied: Vec<String>,
 }
 

@@ -4,6 +4,7 @@ mod approvals;
 mod auth;
 mod budget;
 mod card;
+mod cli;
 mod deploy;
 mod durability;
 mod helpers;

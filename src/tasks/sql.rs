@@ -87,7 +87,7 @@ async fn insert_all(
         placeholders(creates.len(), 9)
     );
     let now = now_ms();
-    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    let mut query = sqlx::query(&sql);
     for write in creates {
         if let Write::Create {
             id,
@@ -133,7 +133,7 @@ async fn update_all(
         placeholders(updates.len(), 8)
     );
     let now = now_ms();
-    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    let mut query = sqlx::query(&sql);
     for write in updates {
         if let Write::Update {
             id,

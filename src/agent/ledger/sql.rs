@@ -54,7 +54,7 @@ impl ActionLedger for SqlLedger {
             "INSERT INTO action_ledger ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
              ON CONFLICT (sales_order, action) DO NOTHING"
         );
-        let inserted = sqlx::query(sqlx::AssertSqlSafe(insert))
+        let inserted = sqlx::query(&insert)
             .bind(&new.sales_order)
             .bind(&new.action)
             .bind(&new.specialist)
@@ -72,7 +72,7 @@ impl ActionLedger for SqlLedger {
         }
         let select =
             format!("SELECT {COLUMNS} FROM action_ledger WHERE sales_order = $1 AND action = $2");
-        let row = sqlx::query(sqlx::AssertSqlSafe(select))
+        let row = sqlx::query(&select)
             .bind(&new.sales_order)
             .bind(&new.action)
             .fetch_one(&self.db.pool)
@@ -85,7 +85,7 @@ impl ActionLedger for SqlLedger {
         let select = format!(
             "SELECT {COLUMNS} FROM action_ledger ORDER BY approved_ms, sales_order, action"
         );
-        let rows = sqlx::query(sqlx::AssertSqlSafe(select))
+        let rows = sqlx::query(&select)
             .fetch_all(&self.db.pool)
             .await
             .map_err(unavailable)?;

@@ -325,3 +325,36 @@ async fn a_database_that_goes_away_gives_a_clear_error_and_the_service_recovers(
     assert_eq!(app.actions().await.len(), 1);
     admin(&base, format!("DROP DATABASE {name} WITH (FORCE)")).await;
 }
+
+#[tokio::test]
+async fn finished_tasks_go_after_the_retention_and_the_ledger_stays() {
+    let mut settings = crate::helpers::test_settings();
+    settings.store.retention_days = 0;
+    settings.store.sweep_interval_secs = 1;
+    let app = spawn_app_with(settings).await;
+    let clerk = app.as_role("ar_clerk");
+    let asked = clerk
+        .send_text("the customer disputes the price on 4725")
+        .await;
+    let filed = clerk.reply(&asked, "approve").await;
+    assert_eq!(approval(&filed)["status"], "filed", "{filed}");
+    let open = clerk.send_text("why is it blocked by credit").await;
+    assert_eq!(state(&open), "input-required");
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let gone = loop {
+        let answer = app.rpc("tasks/get", json!({"id": filed["id"]})).await;
+        if answer.get("error").is_some() || Instant::now() > deadline {
+            break answer;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(
+        gone["error"]["code"], -32001,
+        "the finished task was deleted: {gone}"
+    );
+    // Open tasks stay, and the ledger is never deleted.
+    let still = app.rpc("tasks/get", json!({"id": open["id"]})).await;
+    assert_eq!(state(&still["result"]), "input-required", "{still}");
+    assert_eq!(app.actions().await.len(), 1);
+}

@@ -389,6 +389,57 @@ pub fn now_ms() -> i64 {
     (now.unix_timestamp_nanos() / 1_000_000) as i64
 }
 
+/// Test databases for the unit tests of the SQL stores.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::Database;
+    use crate::config::{EnvSource, StoreBackend, StoreSettings};
+
+    struct NoEnv;
+    impl EnvSource for NoEnv {
+        fn var(&self, _: &str) -> Option<String> {
+            None
+        }
+    }
+
+    /// A fresh SQLite database in memory, migrated.
+    pub async fn sqlite() -> Database {
+        let settings = StoreSettings {
+            backend: Some(StoreBackend::Sqlite),
+            sqlite_file: ":memory:".into(),
+            ..StoreSettings::default()
+        };
+        Database::open(&settings, &NoEnv)
+            .await
+            .expect("sqlite opens")
+            .expect("a database")
+    }
+
+    /// A fresh schema on `TEST_DATABASE_URL`, migrated; `None` (said
+    /// skipped) without the variable.
+    pub async fn postgres(test: &str) -> Option<Database> {
+        let Ok(url) = std::env::var("TEST_DATABASE_URL") else {
+            eprintln!("SKIPPED {test}: TEST_DATABASE_URL is not set (PostgreSQL tests)");
+            return None;
+        };
+        let settings = StoreSettings {
+            backend: Some(StoreBackend::Postgres),
+            database_url: Some(
+                super::isolated_postgres_schema(&url)
+                    .await
+                    .expect("a fresh schema"),
+            ),
+            ..StoreSettings::default()
+        };
+        Some(
+            Database::open(&settings, &NoEnv)
+                .await
+                .expect("postgres opens")
+                .expect("a database"),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -595,14 +595,7 @@ impl TaskStore for SqlTaskStore {
 mod tests {
     use super::*;
     use crate::a2a::{TaskKind, TaskStatus};
-    use crate::config::{EnvSource, StoreBackend, StoreSettings};
-
-    struct NoEnv;
-    impl EnvSource for NoEnv {
-        fn var(&self, _: &str) -> Option<String> {
-            None
-        }
-    }
+    use crate::db::test_support;
 
     fn task(id: &str, state: TaskState) -> Task {
         Task {
@@ -620,12 +613,8 @@ mod tests {
         }
     }
 
-    async fn store(settings: StoreSettings, lease: Duration) -> SqlTaskStore {
-        let db = Database::open(&settings, &NoEnv)
-            .await
-            .expect("opens")
-            .expect("a database");
-        SqlTaskStore::new(db, "instance-a".into(), lease, 4, true)
+    fn store(db: Database) -> SqlTaskStore {
+        SqlTaskStore::new(db, "instance-a".into(), Duration::from_secs(1), 4, true)
     }
 
     /// The behaviour the engine relies on, for either database.
@@ -723,29 +712,14 @@ mod tests {
 
     #[tokio::test]
     async fn sqlite_behaves_like_a_task_store() {
-        let settings = StoreSettings {
-            backend: Some(StoreBackend::Sqlite),
-            sqlite_file: ":memory:".into(),
-            ..StoreSettings::default()
-        };
-        behaves_like_a_task_store(store(settings, Duration::from_secs(1)).await).await;
+        behaves_like_a_task_store(store(test_support::sqlite().await)).await;
     }
 
     #[tokio::test]
     async fn postgres_behaves_like_a_task_store() {
-        let Ok(url) = std::env::var("TEST_DATABASE_URL") else {
-            eprintln!("SKIPPED: TEST_DATABASE_URL is not set (PostgreSQL task store test)");
+        let Some(db) = test_support::postgres("postgres_behaves_like_a_task_store").await else {
             return;
         };
-        let settings = StoreSettings {
-            backend: Some(StoreBackend::Postgres),
-            database_url: Some(
-                crate::db::isolated_postgres_schema(&url)
-                    .await
-                    .expect("a fresh schema"),
-            ),
-            ..StoreSettings::default()
-        };
-        behaves_like_a_task_store(store(settings, Duration::from_secs(1)).await).await;
+        behaves_like_a_task_store(store(db)).await;
     }
 }

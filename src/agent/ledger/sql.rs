@@ -98,53 +98,22 @@ impl ActionLedger for SqlLedger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{EnvSource, StoreBackend, StoreSettings};
+    use crate::db::test_support;
     use std::sync::Arc;
-
-    struct NoEnv;
-    impl EnvSource for NoEnv {
-        fn var(&self, _: &str) -> Option<String> {
-            None
-        }
-    }
 
     #[tokio::test]
     async fn sqlite_files_exactly_once_under_concurrency() {
-        let settings = StoreSettings {
-            backend: Some(StoreBackend::Sqlite),
-            sqlite_file: ":memory:".into(),
-            ..StoreSettings::default()
-        };
-        let db = Database::open(&settings, &NoEnv)
-            .await
-            .expect("sqlite opens")
-            .expect("a database");
+        let db = test_support::sqlite().await;
         super::super::contract::files_exactly_once_under_concurrency(Arc::new(SqlLedger::new(db)))
             .await;
     }
 
     #[tokio::test]
     async fn postgres_files_exactly_once_under_concurrency() {
-        let Ok(url) = std::env::var("TEST_DATABASE_URL") else {
-            eprintln!("SKIPPED: TEST_DATABASE_URL is not set (PostgreSQL ledger test)");
+        let Some(db) = test_support::postgres("postgres_files_exactly_once").await else {
             return;
         };
-        let settings = StoreSettings {
-            backend: Some(StoreBackend::Postgres),
-            database_url: Some(
-                crate::db::isolated_postgres_schema(&url)
-                    .await
-                    .expect("a fresh schema"),
-            ),
-            ..StoreSettings::default()
-        };
-        let schema_db = Database::open(&settings, &NoEnv)
-            .await
-            .expect("postgres opens")
-            .expect("a database");
-        super::super::contract::files_exactly_once_under_concurrency(Arc::new(SqlLedger::new(
-            schema_db,
-        )))
-        .await;
+        super::super::contract::files_exactly_once_under_concurrency(Arc::new(SqlLedger::new(db)))
+            .await;
     }
 }

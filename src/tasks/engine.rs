@@ -242,14 +242,20 @@ fn apply_reply(task: &mut Task, reply: Reply) {
     }
     let artifacts = task.artifacts.get_or_insert_with(Vec::new);
     if state.is_terminal() {
-        artifacts.push(Artifact {
-            artifact_id: uuid::Uuid::new_v4().to_string(),
-            name: Some("answer".into()),
-            description: None,
-            parts: vec![Part::text(reply.text.clone())],
-            metadata: None,
-            extensions: None,
-        });
+        // First, always: Joule's functions read the answer at
+        // `artifacts[0].parts[0].text`, also when an approval question put
+        // the proposal artifact there one turn earlier.
+        artifacts.insert(
+            0,
+            Artifact {
+                artifact_id: uuid::Uuid::new_v4().to_string(),
+                name: Some("answer".into()),
+                description: None,
+                parts: vec![Part::text(reply.text.clone())],
+                metadata: None,
+                extensions: None,
+            },
+        );
     }
     // The proposal is shown once, when the specialist makes it (answer or
     // approval question alike).
@@ -916,7 +922,12 @@ impl Inner {
                 return;
             }
         };
-        let artifacts_before = task.artifacts.as_ref().map_or(0, Vec::len);
+        let artifacts_before: std::collections::HashSet<String> = task
+            .artifacts
+            .iter()
+            .flatten()
+            .map(|artifact| artifact.artifact_id.clone())
+            .collect();
         apply_reply(&mut task, reply);
         // Held while writing, so a blocking waiter whose budget runs out
         // right now cannot create the row a second time.
@@ -937,7 +948,12 @@ impl Inner {
         drop(version);
         match stored {
             Ok(written) => {
-                for artifact in task.artifacts.iter().flatten().skip(artifacts_before) {
+                let added = task
+                    .artifacts
+                    .iter()
+                    .flatten()
+                    .filter(|artifact| !artifacts_before.contains(&artifact.artifact_id));
+                for artifact in added {
                     let _ = events.send(TaskEvent::Artifact {
                         task_id: task.id.clone(),
                         context_id: task.context_id.clone(),

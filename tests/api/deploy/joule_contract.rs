@@ -386,6 +386,51 @@ async fn a_clarification_continues_with_the_task_id_joule_keeps_and_a_completed_
 }
 
 #[tokio::test]
+async fn an_approval_asked_and_given_in_joule_shows_the_question_then_what_was_filed() {
+    let app = spawn_app().await;
+    let clerk = app.as_role("ar_clerk");
+    let mut joule = Joule::new(&clerk, "price_dispute", SYNC_FUNCTION);
+
+    let asked = joule
+        .say("Order 4725: Pricing: customer disputes the price.")
+        .await;
+    assert_eq!(state(&asked.task), "input-required");
+    asked.assert_shows_agent_text();
+    assert!(
+        asked
+            .shown
+            .iter()
+            .any(|text| text
+                .ends_with("Open a dispute case for order 4725? Reply approve or reject.")),
+        "the question is shown: {:?}",
+        asked.shown
+    );
+    assert_eq!(
+        joule.context("agent_task_id"),
+        id(&asked.task),
+        "kept while asking"
+    );
+
+    let filed = joule.say("approve").await;
+    assert_eq!(
+        id(&filed.task),
+        id(&asked.task),
+        "approved in the same task"
+    );
+    assert_eq!(state(&filed.task), "completed");
+    filed.assert_shows_agent_text();
+    assert!(
+        filed.shown.iter().any(|text| text.starts_with("Filed: ")),
+        "what was filed is shown: {:?}",
+        filed.shown
+    );
+    assert!(
+        cleared(joule.context("agent_task_id")),
+        "cleared after completion"
+    );
+}
+
+#[tokio::test]
 async fn a_stale_task_id_starts_a_new_task_in_the_same_conversation() {
     let app = spawn_app().await;
     let mut joule = Joule::new(&app, "credit_block", SYNC_FUNCTION);

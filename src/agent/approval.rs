@@ -234,6 +234,7 @@ impl Approvals {
     }
 
     /// The user answered the approval question of `pending`.
+    #[tracing::instrument(name = "approval", skip_all, fields(otel.name = "approval", approval.action = tracing::field::debug(&pending.action), sap.sales_order = pending.sales_order.as_str()))]
     pub async fn answer(&self, pending: Proposal, turn: &Turn) -> Reply {
         let caller = &turn.caller;
         match decision(&turn.text) {

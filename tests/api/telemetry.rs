@@ -92,10 +92,17 @@ fn named<'a>(spans: &'a [Span], name: &str) -> Vec<&'a Span> {
 }
 
 async fn send(port: u16, traceparent: Option<&str>, body: Value) -> Value {
+    send_as(port, traceparent, "", body).await
+}
+
+async fn send_as(port: u16, traceparent: Option<&str>, role: &str, body: Value) -> Value {
     let mut request = crate::helpers::http_client()
         .post(format!("http://127.0.0.1:{port}/"))
         .header("x-correlationid", "corr-7")
         .json(&body);
+    if !role.is_empty() {
+        request = request.header("x-agent-role", role);
+    }
     if let Some(traceparent) = traceparent {
         request = request.header("traceparent", traceparent);
     }
@@ -272,4 +279,56 @@ async fn a_collector_that_is_down_does_not_slow_requests() {
         stopping.elapsed() < Duration::from_secs(9),
         "the shutdown flush is bounded"
     );
+}
+
+#[tokio::test]
+async fn an_approval_and_its_ledger_write_are_traced() {
+    let (url, seen) = receiver().await;
+    let running = start_binary(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", url.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+        ("AGENT__AUTH__MODE", "off"),
+    ])
+    .await;
+    let asked = send_as(
+        running.port,
+        None,
+        "ar_clerk",
+        message_send("Order 4725: Pricing: customer disputes the price.", None),
+    )
+    .await;
+    let task = &asked["result"];
+    assert_eq!(task["status"]["state"], "input-required", "{asked}");
+    let mut approve = message_send("approve", None);
+    approve["params"]["message"]["taskId"] = task["id"].clone();
+    approve["params"]["message"]["contextId"] = task["contextId"].clone();
+    let filed = send_as(running.port, None, "ar_clerk", approve).await;
+    assert_eq!(filed["result"]["status"]["state"], "completed", "{filed}");
+    // Exported by the batch delay, before any shutdown.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let has = |name: &str| seen.lock().unwrap().spans.iter().any(|s| s.name == name);
+    while !(has("approval") && has("ledger.write")) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    {
+        let seen = seen.lock().unwrap();
+        let approval = named(&seen.spans, "approval");
+        assert_eq!(approval.len(), 1, "{:?}", seen.spans);
+        assert_eq!(
+            attribute(approval[0], "approval.decision").as_deref(),
+            Some("Approve")
+        );
+        assert_eq!(
+            attribute(approval[0], "sap.sales_order").as_deref(),
+            Some("4725")
+        );
+        let write = named(&seen.spans, "ledger.write");
+        assert_eq!(write.len(), 1, "{:?}", seen.spans);
+        assert_eq!(write[0].parent_span_id, approval[0].span_id);
+        assert_eq!(
+            attribute(write[0], "ledger.outcome").as_deref(),
+            Some("filed")
+        );
+    }
+    running.terminate().await;
 }

@@ -30,6 +30,8 @@ pub struct TelemetrySettings {
     /// OTLP/HTTP base URL (`/v1/traces` is appended); wins over
     /// `OTEL_EXPORTER_OTLP_ENDPOINT`. Unset and no OTEL variable: no export.
     pub otlp_endpoint: Option<String>,
+    /// Serve Prometheus text at `GET /metrics` (unauthenticated; off by default).
+    pub metrics_endpoint: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -150,6 +150,11 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
     if let Some(state) = reply.task_state {
         span.record("a2a.task.state", state);
     }
+    crate::telemetry::metrics::request(
+        reply.method.as_deref().unwrap_or("-"),
+        reply.error_code,
+        started.elapsed().as_secs_f64(),
+    );
     tracing::info!(
         rpc.method = reply.method.as_deref().unwrap_or("-"),
         rpc.id = %reply.id,

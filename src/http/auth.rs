@@ -42,6 +42,7 @@ pub async fn authenticate(
     match outcome {
         Ok(principal) => Ok(Some(principal)),
         Err(error) => {
+            crate::telemetry::metrics::token_rejected(label);
             tracing::warn!(reason = %error, path = request.path(), "request rejected by authentication");
             Err(answer(&error))
         }

@@ -208,11 +208,13 @@ impl PushService {
             Ok(target) => target,
             Err(reason) => {
                 tracing::warn!(task.id = %task.id, %reason, "push refused");
+                crate::telemetry::metrics::push("refused");
                 return;
             }
         };
         if let Err(reason) = self.settings.guard.check_resolved(&target).await {
             tracing::warn!(task.id = %task.id, %reason, "push refused at delivery");
+            crate::telemetry::metrics::push("refused");
             return;
         }
         let joule = self
@@ -242,6 +244,7 @@ impl PushService {
                 Ok(header) => Some(header),
                 Err(reason) => {
                     tracing::warn!(task.id = %task.id, %reason, "Joule callback token not available; push given up");
+                    crate::telemetry::metrics::push("refused");
                     return;
                 }
             }
@@ -288,6 +291,8 @@ impl PushService {
             let outcome = tracing::Instrument::instrument(request.send(), span.clone()).await;
             let status = outcome.as_ref().map(|r| r.status().as_u16()).ok();
             span.record("http.response.status_code", status.unwrap_or(0));
+            let delivered = status.is_some_and(|s| (200..300).contains(&s));
+            crate::telemetry::metrics::push(if delivered { "delivered" } else { "failed" });
             let _entered = span.enter();
             tracing::info!(
                 task.id = %task.id,
@@ -298,7 +303,7 @@ impl PushService {
                 "push delivery"
             );
             drop(_entered);
-            if status.is_some_and(|s| (200..300).contains(&s)) {
+            if delivered {
                 return;
             }
             if attempt < self.settings.max_attempts {

@@ -441,6 +441,7 @@ impl TaskEngine {
                 Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
                 Ok(Err(broadcast::error::RecvError::Closed)) => break,
                 Err(_) => {
+                    crate::telemetry::metrics::budget_expired();
                     tracing::info!(
                         task.id = %task.id,
                         budget_ms = self.inner.settings.budget.as_millis() as u64,
@@ -937,6 +938,11 @@ impl Inner {
         };
         let artifacts_before = task.artifacts.as_ref().map_or(0, Vec::len);
         let span = tracing::Span::current();
+        let specialist = reply
+            .routing
+            .as_ref()
+            .and_then(|routing| routing.specialist.clone())
+            .unwrap_or_else(|| "-".into());
         if let Some(routing) = &reply.routing {
             span.record(
                 "a2a.specialist",
@@ -949,6 +955,7 @@ impl Inner {
         }
         apply_reply(&mut task, reply);
         span.record("a2a.task.state", task.status.state.as_str());
+        crate::telemetry::metrics::task_outcome(task.status.state.as_str(), &specialist);
         span.record("latency_ms", started.elapsed().as_secs_f64() * 1000.0);
         // Held while writing, so a blocking waiter whose budget runs out
         // right now cannot create the row a second time.

@@ -6,6 +6,7 @@
 
 mod cf;
 mod export;
+pub mod metrics;
 pub mod propagation;
 mod sap_json;
 

@@ -332,3 +332,50 @@ async fn an_approval_and_its_ledger_write_are_traced() {
     }
     running.terminate().await;
 }
+
+#[tokio::test]
+async fn metrics_are_served_as_prometheus_text_only_when_asked() {
+    let off = crate::helpers::spawn_app().await;
+    let status = crate::helpers::http_client()
+        .get(format!("{}/metrics", off.address))
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, 404, "/metrics is off by default");
+
+    let running = start_binary(&[
+        ("AGENT__TELEMETRY__METRICS_ENDPOINT", "true"),
+        ("AGENT__AUTH__MODE", "off"),
+    ])
+    .await;
+    let reply = send(
+        running.port,
+        None,
+        message_send("why is order 4711 blocked by credit", None),
+    )
+    .await;
+    assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
+    let response = crate::helpers::http_client()
+        .get(format!("http://127.0.0.1:{}/metrics", running.port))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain; version=0.0.4")
+    );
+    let text = response.text().await.unwrap();
+    for expected in [
+        "a2a_requests_total{method=\"message/send\",outcome=\"ok\"} 1",
+        "a2a_request_duration_seconds_count{method=\"message/send\"} 1",
+        "a2a_task_outcomes_total{state=\"completed\",specialist=\"credit\"} 1",
+        "a2a_budget_expiries_total 0",
+    ] {
+        assert!(text.contains(expected), "{expected} in {text}");
+    }
+    running.terminate().await;
+}

@@ -13,6 +13,11 @@ use std::time::Duration;
 pub enum ExportError {
     #[error("no OTLP endpoint is configured")]
     NotConfigured,
+    #[error(
+        "a SAP Cloud Logging binding with OTLP ingestion is bound, but its gRPC + mTLS export is not built in: \
+         set OTEL_EXPORTER_OTLP_ENDPOINT to an OTLP/HTTP collector to export spans"
+    )]
+    CloudLoggingNotSupported,
     #[error("OTEL_EXPORTER_OTLP_PROTOCOL `{0}` is not supported: only http/protobuf is built in")]
     Protocol(String),
     #[error("cannot build the OTLP HTTP client: {0}")]
@@ -42,6 +47,31 @@ pub fn traces_endpoint(settings: &TelemetrySettings, env: &dyn EnvSource) -> Opt
         env.var("OTEL_EXPORTER_OTLP_ENDPOINT")
             .map(|b| with_path(&b))
     })
+}
+
+/// Whether `VCAP_SERVICES` has a Cloud Logging binding (label
+/// `cloud-logging` or tag `Cloud Logging`) with an `ingest-otlp-endpoint`.
+pub fn cloud_logging_bound(env: &dyn EnvSource) -> bool {
+    let Some(vcap) = env
+        .var("VCAP_SERVICES")
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+    else {
+        return false;
+    };
+    let Some(services) = vcap.as_object() else {
+        return false;
+    };
+    services
+        .values()
+        .filter_map(|bindings| bindings.as_array())
+        .flatten()
+        .filter(|binding| {
+            binding["label"] == "cloud-logging"
+                || binding["tags"]
+                    .as_array()
+                    .is_some_and(|tags| tags.iter().any(|tag| tag == "Cloud Logging"))
+        })
+        .any(|binding| binding["credentials"]["ingest-otlp-endpoint"].is_string())
 }
 
 /// `service.name`, `service.version` and the Cloud Foundry attributes.
@@ -80,7 +110,11 @@ pub fn tracer_provider(
     cf: Option<&CfApplication>,
 ) -> Result<SdkTracerProvider, ExportError> {
     let Some(endpoint) = traces_endpoint(settings, env) else {
-        return Err(ExportError::NotConfigured);
+        return Err(if cloud_logging_bound(env) {
+            ExportError::CloudLoggingNotSupported
+        } else {
+            ExportError::NotConfigured
+        });
     };
     let protocol = env
         .var("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
@@ -162,6 +196,28 @@ mod tests {
             traces_endpoint(&set, &Env(&[("OTEL_SDK_DISABLED", "true")])),
             None
         );
+    }
+
+    #[test]
+    fn a_cloud_logging_binding_alone_is_reported_not_silently_ignored() {
+        let bound = Env(&[(
+            "VCAP_SERVICES",
+            r#"{"cloud-logging":[{"label":"cloud-logging","tags":["Cloud Logging"],"credentials":{"ingest-otlp-endpoint":"ingest.example.com:443"}}]}"#,
+        )]);
+        assert!(cloud_logging_bound(&bound));
+        assert!(matches!(
+            tracer_provider(&TelemetrySettings::default(), &bound, None).err(),
+            Some(ExportError::CloudLoggingNotSupported)
+        ));
+        let without_otlp = Env(&[(
+            "VCAP_SERVICES",
+            r#"{"cloud-logging":[{"label":"cloud-logging","credentials":{"ingest-endpoint":"x"}}]}"#,
+        )]);
+        assert!(!cloud_logging_bound(&without_otlp));
+        assert!(matches!(
+            tracer_provider(&TelemetrySettings::default(), &without_otlp, None).err(),
+            Some(ExportError::NotConfigured)
+        ));
     }
 
     #[test]

@@ -379,3 +379,69 @@ async fn metrics_are_served_as_prometheus_text_only_when_asked() {
     }
     running.terminate().await;
 }
+
+#[tokio::test]
+async fn a_budget_expiry_is_an_event_of_the_request_span_and_counted() {
+    let (url, seen) = receiver().await;
+    let running = start_binary(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", url.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+        ("AGENT__TELEMETRY__METRICS_ENDPOINT", "true"),
+        ("AGENT__AUTH__MODE", "off"),
+        ("AGENT__TASKS__BUDGET_MS", "100"),
+        ("AGENT__BACKEND__LATENCY_MS", "400"),
+    ])
+    .await;
+    let reply = send(
+        running.port,
+        None,
+        message_send("why is order 4711 blocked by credit", None),
+    )
+    .await;
+    assert_eq!(reply["result"]["status"]["state"], "working", "{reply}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let turn_done = || {
+        seen.lock()
+            .unwrap()
+            .spans
+            .iter()
+            .any(|span| span.name == "a2a.turn")
+    };
+    while !turn_done() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    {
+        let seen = seen.lock().unwrap();
+        let request = named(&seen.spans, "jsonrpc");
+        assert_eq!(request.len(), 1, "{:?}", seen.spans);
+        assert!(
+            request[0]
+                .events
+                .iter()
+                .any(|event| event.name.starts_with("budget expired")),
+            "{:?}",
+            request[0].events
+        );
+        assert_eq!(
+            attribute(request[0], "a2a.task.state").as_deref(),
+            Some("working")
+        );
+        let turn = named(&seen.spans, "a2a.turn");
+        assert_eq!(turn.len(), 1);
+        assert_eq!(turn[0].parent_span_id, request[0].span_id);
+        assert_eq!(
+            attribute(turn[0], "a2a.task.state").as_deref(),
+            Some("completed")
+        );
+    }
+    let text = crate::helpers::http_client()
+        .get(format!("http://127.0.0.1:{}/metrics", running.port))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.contains("a2a_budget_expiries_total 1"), "{text}");
+    running.terminate().await;
+}

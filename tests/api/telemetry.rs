@@ -253,9 +253,11 @@ async fn a_collector_that_is_down_does_not_slow_requests() {
     drop(closed);
     let running = start_binary(&[
         ("OTEL_EXPORTER_OTLP_ENDPOINT", url.as_str()),
-        ("OTEL_BSP_SCHEDULE_DELAY", "10"),
+        // Nothing leaves the queue before shutdown: it fills and drops.
+        ("OTEL_BSP_SCHEDULE_DELAY", "60000"),
         ("OTEL_BSP_MAX_QUEUE_SIZE", "8"),
         ("AGENT__AUTH__MODE", "off"),
+        ("RUST_LOG", "info"),
     ])
     .await;
     let started = Instant::now();
@@ -274,11 +276,23 @@ async fn a_collector_that_is_down_does_not_slow_requests() {
         "20 requests took {elapsed:?} with the collector down"
     );
     let stopping = Instant::now();
-    running.terminate().await;
+    let log = running.terminate().await;
     assert!(
         stopping.elapsed() < Duration::from_secs(9),
         "the shutdown flush is bounded"
     );
+    // The bounded queue dropped spans and says how many at shutdown.
+    let dropped = log
+        .iter()
+        .find(|line| line.contains("dropped_spans="))
+        .unwrap_or_else(|| panic!("a dropped-span count: {log:?}"));
+    let count: u64 = dropped
+        .split("dropped_spans=")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|digits| digits.parse().ok())
+        .unwrap_or(0);
+    assert!(count > 0, "{dropped}");
 }
 
 #[tokio::test]

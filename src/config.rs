@@ -17,6 +17,28 @@ pub struct Settings {
     pub push: PushSettings,
     pub store: StoreSettings,
     pub rules: RulesSettings,
+    pub telemetry: TelemetrySettings,
+}
+
+/// Logs and OpenTelemetry export (see README "Telemetry").
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TelemetrySettings {
+    /// `text` or `json` (SAP Cloud Logging fields on stdout). Unset: `json`
+    /// on Cloud Foundry (`VCAP_APPLICATION` present), else `text`.
+    pub log_format: Option<LogFormat>,
+    /// OTLP/HTTP base URL (`/v1/traces` is appended); wins over
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`. Unset and no OTEL variable: no export.
+    pub otlp_endpoint: Option<String>,
+    /// Serve Prometheus text at `GET /metrics` (unauthenticated; off by default).
+    pub metrics_endpoint: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 /// Where tasks, push configs and the action ledger live.

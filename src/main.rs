@@ -1,9 +1,11 @@
 use clap::{Parser, Subcommand};
 use order_exception_agent::cli;
-use order_exception_agent::config::Settings;
+use order_exception_agent::config::{ProcessEnv, Settings};
 use order_exception_agent::startup::Application;
+use order_exception_agent::telemetry;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// A2A agent for SAP Joule that explains blocked sales orders, and a client
 /// for it (card, ask, triage, eval).
@@ -71,9 +73,8 @@ commands: 0 done, 1 eval below its threshold, 2 bad arguments or input file,
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     let command = cli.command.unwrap_or(Command::Serve);
-    if matches!(command, Command::Serve) {
-        order_exception_agent::telemetry::init();
-    } else {
+    // `serve` sets up its logging from its settings.
+    if !matches!(command, Command::Serve) {
         order_exception_agent::telemetry::init_with_default(cli::QUIET_LOG);
     }
     match command {
@@ -94,10 +95,12 @@ async fn serve(config: Option<PathBuf>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let telemetry = telemetry::init_service(&settings.telemetry, &ProcessEnv);
     let application = match Application::build(settings).await {
         Ok(application) => application,
         Err(error) => {
             eprintln!("error: {error}");
+            telemetry.shutdown(TELEMETRY_FLUSH).await;
             return ExitCode::FAILURE;
         }
     };
@@ -108,7 +111,7 @@ async fn serve(config: Option<PathBuf>) -> ExitCode {
         application.port(),
         application.public_url()
     );
-    match application.run_until_stopped().await {
+    let code = match application.run_until_stopped().await {
         Ok(()) => {
             tracing::info!("stopped");
             ExitCode::SUCCESS
@@ -117,5 +120,11 @@ async fn serve(config: Option<PathBuf>) -> ExitCode {
             eprintln!("error: server failed: {error}");
             ExitCode::FAILURE
         }
-    }
+    };
+    // After the server's own shutdown (about 5 s): inside CF's 10 s window.
+    telemetry.shutdown(TELEMETRY_FLUSH).await;
+    code
 }
+
+/// How long pending spans may take to export at shutdown.
+const TELEMETRY_FLUSH: Duration = Duration::from_secs(2);

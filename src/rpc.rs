@@ -141,6 +141,20 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
             },
         },
     };
+    let span = tracing::Span::current();
+    span.record("rpc.method", reply.method.as_deref().unwrap_or("-"));
+    span.record("rpc.jsonrpc.request_id", tracing::field::display(&reply.id));
+    if let Some(code) = reply.error_code {
+        span.record("rpc.jsonrpc.error_code", code);
+    }
+    if let Some(state) = reply.task_state {
+        span.record("a2a.task.state", state);
+    }
+    crate::telemetry::metrics::request(
+        reply.method.as_deref().unwrap_or("-"),
+        reply.error_code,
+        started.elapsed().as_secs_f64(),
+    );
     tracing::info!(
         rpc.method = reply.method.as_deref().unwrap_or("-"),
         rpc.id = %reply.id,

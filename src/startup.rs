@@ -34,6 +34,8 @@ pub struct AppState {
     pub ledger: Arc<dyn ActionLedger>,
     pub max_body_bytes: usize,
     pub sse_keep_alive: Duration,
+    /// `GET /metrics` answers (else 404).
+    pub metrics_endpoint: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -311,6 +313,7 @@ impl Application {
             ledger: stores.ledger,
             max_body_bytes: settings.server.max_body_bytes,
             sse_keep_alive: Duration::from_millis(settings.server.sse_keep_alive_ms.max(100)),
+            metrics_endpoint: settings.telemetry.metrics_endpoint,
         });
 
         let mut server = HttpServer::new(move || {

@@ -234,6 +234,7 @@ impl Approvals {
     }
 
     /// The user answered the approval question of `pending`.
+    #[tracing::instrument(name = "approval", skip_all, fields(otel.name = "approval", approval.action = pending.action.as_str(), approval.decision = tracing::field::debug(decision(&turn.text)), sap.sales_order = pending.sales_order.as_str()))]
     pub async fn answer(&self, pending: Proposal, turn: &Turn) -> Reply {
         let caller = &turn.caller;
         match decision(&turn.text) {
@@ -309,7 +310,22 @@ impl Approvals {
             task_id: turn.task_id.clone(),
             context_id: turn.context_id.clone(),
         };
-        let (status, text, entry) = match self.ledger.file(entry).await {
+        let span = tracing::info_span!(
+            "ledger.write",
+            otel.name = "ledger.write",
+            ledger.action = entry.action.as_str(),
+            ledger.outcome = tracing::field::Empty,
+        );
+        let filed = tracing::Instrument::instrument(self.ledger.file(entry), span.clone()).await;
+        span.record(
+            "ledger.outcome",
+            match &filed {
+                Ok(Filing::Filed(_)) => "filed",
+                Ok(Filing::AlreadyFiled(_)) => "already_filed",
+                Err(_) => "error",
+            },
+        );
+        let (status, text, entry) = match filed {
             Ok(Filing::Filed(entry)) => (
                 ApprovalStatus::Filed,
                 format!(

@@ -128,8 +128,17 @@ impl OrderExceptionAgent {
                 "No specialist is available for this request.",
             ));
         };
-        let mut reply =
-            specialists::handle(specialist, sales_order.as_deref(), self.orders.as_ref()).await?;
+        let span = tracing::info_span!(
+            "specialist",
+            otel.name = "specialist",
+            a2a.specialist = specialist.skill().id,
+            routing.basis = decision.basis.as_str(),
+        );
+        let mut reply = tracing::Instrument::instrument(
+            specialists::handle(specialist, sales_order.as_deref(), self.orders.as_ref()),
+            span,
+        )
+        .await?;
         reply.routing = Some(decision);
         Ok(reply)
     }

@@ -251,7 +251,8 @@ impl KeyCache {
     /// The `jwks_uri` of a trusted issuer; the document must name the same issuer.
     async fn discover(&self, issuer: &str) -> Result<String, KeyError> {
         let url = format!("{}/.well-known/openid-configuration", self.base_url(issuer));
-        let response = self.http.get(&url).send().await.map_err(|error| {
+        let call = crate::telemetry::propagation::inject(self.http.get(&url));
+        let response = call.send().await.map_err(|error| {
             KeyError::Unavailable(format!("discovery at {url} failed: {error}"))
         })?;
         let status = response.status();
@@ -284,6 +285,7 @@ impl KeyCache {
     }
 
     async fn key_set(&self, call: reqwest::RequestBuilder, url: &str) -> Result<Keys, KeyError> {
+        let call = crate::telemetry::propagation::inject(call);
         let response = call.send().await.map_err(|error| {
             KeyError::Unavailable(format!("key endpoint {url} failed: {error}"))
         })?;

@@ -92,6 +92,7 @@ impl EmbeddedOrders {
 
 #[async_trait]
 impl OrderSource for EmbeddedOrders {
+    #[tracing::instrument(name = "backend.read", skip_all, fields(otel.name = "backend.read", backend.object = "sales_order"))]
     async fn sales_order(&self, sales_order: &str) -> Result<Option<SalesOrder>, BackendError> {
         self.delay().await;
         Ok(self
@@ -101,6 +102,7 @@ impl OrderSource for EmbeddedOrders {
             .cloned())
     }
 
+    #[tracing::instrument(name = "backend.read", skip_all, fields(otel.name = "backend.read", backend.object = "credit_account"))]
     async fn credit_account(&self, customer: &str) -> Result<Option<CreditAccount>, BackendError> {
         self.delay().await;
         Ok(self
@@ -110,6 +112,7 @@ impl OrderSource for EmbeddedOrders {
             .cloned())
     }
 
+    #[tracing::instrument(name = "backend.read", skip_all, fields(otel.name = "backend.read", backend.object = "price_condition"))]
     async fn list_price(
         &self,
         customer: &str,
@@ -123,6 +126,7 @@ impl OrderSource for EmbeddedOrders {
             .cloned())
     }
 
+    #[tracing::instrument(name = "backend.read", skip_all, fields(otel.name = "backend.read", backend.object = "incompletion"))]
     async fn incompletion(&self, sales_order: &str) -> Result<Vec<Incompletion>, BackendError> {
         self.delay().await;
         Ok(self
@@ -133,6 +137,7 @@ impl OrderSource for EmbeddedOrders {
             .collect())
     }
 
+    #[tracing::instrument(name = "backend.read", skip_all, fields(otel.name = "backend.read", backend.object = "blocked_orders"))]
     async fn blocked_orders(&self) -> Result<Vec<SalesOrder>, BackendError> {
         self.delay().await;
         Ok(self

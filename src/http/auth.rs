@@ -16,9 +16,47 @@ pub async fn authenticate(
     let Some(validator) = &state.auth else {
         return Ok(None);
     };
+    use tracing::Instrument;
+    let span = tracing::info_span!(
+        "authenticate",
+        otel.name = "authenticate",
+        auth.outcome = tracing::field::Empty,
+        auth.client_id = tracing::field::Empty,
+        auth.token_kind = tracing::field::Empty,
+    );
+    let outcome = check(request, validator).instrument(span.clone()).await;
+    let label = match &outcome {
+        Ok(principal) => {
+            if let Some(client_id) = &principal.client_id {
+                span.record("auth.client_id", client_id.as_str());
+            }
+            span.record("auth.token_kind", tracing::field::debug(&principal.kind));
+            "ok"
+        }
+        Err(AuthError::Missing) => "missing",
+        Err(AuthError::Invalid(_)) => "invalid",
+        Err(AuthError::Forbidden(_)) => "forbidden",
+        Err(AuthError::Unavailable(_)) => "unavailable",
+    };
+    span.record("auth.outcome", label);
+    match outcome {
+        Ok(principal) => Ok(Some(principal)),
+        Err(error) => {
+            crate::telemetry::metrics::token_rejected(label);
+            tracing::warn!(reason = %error, path = request.path(), "request rejected by authentication");
+            Err(answer(&error))
+        }
+    }
+}
+
+/// The validator's verdict on the request's `Authorization` header.
+async fn check(
+    request: &HttpRequest,
+    validator: &crate::auth::TokenValidator,
+) -> Result<Principal, AuthError> {
     let mut values = request.headers().get_all(header::AUTHORIZATION);
     let first = values.next();
-    let outcome = if values.next().is_some() {
+    if values.next().is_some() {
         Err(AuthError::Invalid(
             "more than one Authorization header".into(),
         ))
@@ -27,13 +65,6 @@ pub async fn authenticate(
             Some(Err(_)) => Err(AuthError::Invalid("malformed Authorization header".into())),
             Some(Ok(value)) => validator.authenticate(Some(value)).await,
             None => validator.authenticate(None).await,
-        }
-    };
-    match outcome {
-        Ok(principal) => Ok(Some(principal)),
-        Err(error) => {
-            tracing::warn!(reason = %error, path = request.path(), "request rejected by authentication");
-            Err(answer(&error))
         }
     }
 }

@@ -6,6 +6,7 @@ mod actions;
 mod auth;
 mod card;
 mod health;
+mod metrics;
 mod problem;
 mod rpc;
 
@@ -23,6 +24,11 @@ pub fn routes(config: &mut web::ServiceConfig) {
         .service(
             web::resource("/health")
                 .route(web::get().to(health::health))
+                .default_service(web::to(problem::only_get)),
+        )
+        .service(
+            web::resource("/metrics")
+                .route(web::get().to(metrics::metrics))
                 .default_service(web::to(problem::only_get)),
         )
         .service(

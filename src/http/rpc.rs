@@ -89,7 +89,53 @@ fn caller(
 
 /// POST / — the JSON-RPC endpoint. Transport problems (content type, size)
 /// are HTTP errors; everything from the body on is a JSON-RPC answer with 200.
+/// One `jsonrpc` span per request, the child of the caller's `traceparent`.
 pub async fn json_rpc(
+    request: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> HttpResponse {
+    use tracing::Instrument;
+    let header = |name: &str| {
+        request
+            .headers()
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or("")
+            .to_string()
+    };
+    let correlation = header("x-correlationid");
+    let span = tracing::info_span!(
+        "jsonrpc",
+        otel.name = "jsonrpc",
+        otel.kind = "server",
+        rpc.system = "jsonrpc",
+        rpc.method = tracing::field::Empty,
+        rpc.jsonrpc.request_id = tracing::field::Empty,
+        rpc.jsonrpc.error_code = tracing::field::Empty,
+        a2a.task.state = tracing::field::Empty,
+        http.response.status_code = tracing::field::Empty,
+        correlation_id = tracing::field::Empty,
+        sap.correlation_id = tracing::field::Empty,
+        sap.conversation_id = tracing::field::Empty,
+    );
+    if !correlation.is_empty() {
+        span.record("correlation_id", correlation.as_str());
+        span.record("sap.correlation_id", correlation.as_str());
+    }
+    let conversation = header("conversationid");
+    if !conversation.is_empty() {
+        span.record("sap.conversation_id", conversation.as_str());
+    }
+    crate::telemetry::propagation::adopt_remote_parent(&span, request.headers());
+    let response = json_rpc_in_span(request, payload, state)
+        .instrument(span.clone())
+        .await;
+    span.record("http.response.status_code", response.status().as_u16());
+    response
+}
+
+async fn json_rpc_in_span(
     request: HttpRequest,
     mut payload: web::Payload,
     state: web::Data<AppState>,

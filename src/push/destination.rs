@@ -82,9 +82,7 @@ impl DestinationClient {
             "{}/oauth/token",
             self.settings.token_url.trim_end_matches('/')
         );
-        let response = self
-            .http
-            .post(&token_url)
+        let response = crate::telemetry::propagation::inject(self.http.post(&token_url))
             .basic_auth(&self.settings.client_id, Some(&self.settings.client_secret))
             .header("Content-Type", "application/x-www-form-urlencoded")
             .body("grant_type=client_credentials")
@@ -106,9 +104,7 @@ impl DestinationClient {
             self.settings.uri.trim_end_matches('/'),
             self.settings.name
         );
-        let response = self
-            .http
-            .get(&lookup)
+        let response = crate::telemetry::propagation::inject(self.http.get(&lookup))
             .bearer_auth(&access.access_token)
             .header("X-user-token", user_token)
             .send()

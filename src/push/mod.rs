@@ -39,6 +39,9 @@ struct TaskPush {
     beating: bool,
 }
 
+/// A task snapshot to push and the span (the turn) that caused it.
+type Notification = (Arc<Task>, tracing::Span);
+
 pub struct PushService {
     settings: PushSettings,
     http: reqwest::Client,
@@ -47,7 +50,7 @@ pub struct PushService {
     store: Arc<dyn TaskStore>,
     tasks: Mutex<HashMap<String, TaskPush>>,
     /// One delivery worker per task keeps the order of events.
-    workers: Mutex<HashMap<String, mpsc::UnboundedSender<Arc<Task>>>>,
+    workers: Mutex<HashMap<String, mpsc::UnboundedSender<Notification>>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -157,26 +160,32 @@ impl PushService {
     fn enqueue(self: &Arc<Self>, task: Arc<Task>) {
         let mut workers = lock(&self.workers);
         let sender = workers.entry(task.id.clone()).or_insert_with(|| {
-            let (sender, receiver) = mpsc::unbounded_channel();
+            let (sender, receiver) = mpsc::unbounded_channel::<Notification>();
             let service = Arc::clone(self);
             let task_id = task.id.clone();
             tokio::spawn(async move { service.work(task_id, receiver).await });
             sender
         });
-        if sender.send(task).is_err() {
+        // The span that caused the notification (the turn) parents its
+        // deliveries.
+        if sender.send((task, tracing::Span::current())).is_err() {
             tracing::warn!("push worker gone; notification dropped");
         }
     }
 
     /// Deliver one task's notifications in order; ends after a terminal state.
-    async fn work(self: Arc<Self>, task_id: String, mut queue: mpsc::UnboundedReceiver<Arc<Task>>) {
-        while let Some(task) = queue.recv().await {
+    async fn work(
+        self: Arc<Self>,
+        task_id: String,
+        mut queue: mpsc::UnboundedReceiver<Notification>,
+    ) {
+        while let Some((task, cause)) = queue.recv().await {
             let (configs, call) = lock(&self.tasks)
                 .get(&task_id)
                 .map(|push| (push.configs.clone(), push.call.clone()))
                 .unwrap_or_default();
             for config in &configs {
-                self.deliver(config, &task, &call).await;
+                self.deliver(config, &task, &call, &cause).await;
             }
             if task.status.state.is_terminal() {
                 break;
@@ -188,16 +197,24 @@ impl PushService {
         lock(&self.tasks).remove(&task_id);
     }
 
-    async fn deliver(&self, config: &PushNotificationConfig, task: &Task, call: &CallContext) {
+    async fn deliver(
+        &self,
+        config: &PushNotificationConfig,
+        task: &Task,
+        call: &CallContext,
+        cause: &tracing::Span,
+    ) {
         let target = match self.settings.guard.check(&config.url) {
             Ok(target) => target,
             Err(reason) => {
                 tracing::warn!(task.id = %task.id, %reason, "push refused");
+                crate::telemetry::metrics::push("refused");
                 return;
             }
         };
         if let Err(reason) = self.settings.guard.check_resolved(&target).await {
             tracing::warn!(task.id = %task.id, %reason, "push refused at delivery");
+            crate::telemetry::metrics::push("refused");
             return;
         }
         let joule = self
@@ -227,6 +244,7 @@ impl PushService {
                 Ok(header) => Some(header),
                 Err(reason) => {
                     tracing::warn!(task.id = %task.id, %reason, "Joule callback token not available; push given up");
+                    crate::telemetry::metrics::push("refused");
                     return;
                 }
             }
@@ -234,6 +252,17 @@ impl PushService {
             None
         };
         for attempt in 1..=self.settings.max_attempts.max(1) {
+            let span = tracing::info_span!(
+                parent: cause,
+                "push.delivery",
+                otel.name = "push.delivery",
+                otel.kind = "client",
+                a2a.task.id = task.id.as_str(),
+                a2a.task.state = task.status.state.as_str(),
+                push.attempt = attempt,
+                push.format = if joule { "joule" } else { "a2a" },
+                http.response.status_code = tracing::field::Empty,
+            );
             let mut request = self
                 .http
                 .post(&config.url)
@@ -258,8 +287,13 @@ impl PushService {
             {
                 request = request.header("Authorization", format!("{scheme} {credentials}"));
             }
-            let outcome = request.send().await;
+            let request = crate::telemetry::propagation::inject_span(request, &span);
+            let outcome = tracing::Instrument::instrument(request.send(), span.clone()).await;
             let status = outcome.as_ref().map(|r| r.status().as_u16()).ok();
+            span.record("http.response.status_code", status.unwrap_or(0));
+            let delivered = status.is_some_and(|s| (200..300).contains(&s));
+            crate::telemetry::metrics::push(if delivered { "delivered" } else { "failed" });
+            let _entered = span.enter();
             tracing::info!(
                 task.id = %task.id,
                 a2a.task.state = task.status.state.as_str(),
@@ -268,7 +302,8 @@ impl PushService {
                 push.format = if joule { "joule" } else { "a2a" },
                 "push delivery"
             );
-            if status.is_some_and(|s| (200..300).contains(&s)) {
+            drop(_entered);
+            if delivered {
                 return;
             }
             if attempt < self.settings.max_attempts {

@@ -447,6 +447,7 @@ impl TaskEngine {
                 Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
                 Ok(Err(broadcast::error::RecvError::Closed)) => break,
                 Err(_) => {
+                    crate::telemetry::metrics::budget_expired();
                     tracing::info!(
                         task.id = %task.id,
                         budget_ms = self.inner.settings.budget.as_millis() as u64,
@@ -617,13 +618,29 @@ impl TaskEngine {
         let working = task.clone();
         let call = call.clone();
         let version = Arc::clone(&stored);
-        tokio::spawn(async move {
-            let task_id = task.id.clone();
-            inner
-                .finish_turn(task, version, turn, events, cancel, call)
-                .await;
-            inner.turns().remove(&task_id);
-        });
+        // The turn outlives the request that started it; its span stays the
+        // request's child in the trace.
+        let span = tracing::info_span!(
+            "a2a.turn",
+            otel.name = "a2a.turn",
+            a2a.task.id = task.id.as_str(),
+            a2a.context.id = task.context_id.as_str(),
+            a2a.task.state = tracing::field::Empty,
+            a2a.specialist = tracing::field::Empty,
+            a2a.router.scores = tracing::field::Empty,
+            a2a.router.basis = tracing::field::Empty,
+            latency_ms = tracing::field::Empty,
+        );
+        tokio::spawn(tracing::Instrument::instrument(
+            async move {
+                let task_id = task.id.clone();
+                inner
+                    .finish_turn(task, version, turn, events, cancel, call)
+                    .await;
+                inner.turns().remove(&task_id);
+            },
+            span,
+        ));
         Started::Running {
             task: working,
             events: listener,
@@ -902,9 +919,12 @@ impl Inner {
         cancel: Arc<Notify>,
         call: CallContext,
     ) {
+        let started = std::time::Instant::now();
         let agent = Arc::clone(&self.agent);
         // Its own tokio task: a panicking turn fails this task, not the server.
-        let mut running = tokio::spawn(async move { agent.respond(turn).await });
+        let mut running = tokio::spawn(tracing::Instrument::in_current_span(async move {
+            agent.respond(turn).await
+        }));
         let reply = tokio::select! {
             joined = &mut running => match joined {
                 Ok(reply) => reply,
@@ -928,7 +948,26 @@ impl Inner {
             .flatten()
             .map(|artifact| artifact.artifact_id.clone())
             .collect();
+        let span = tracing::Span::current();
+        let specialist = reply
+            .routing
+            .as_ref()
+            .and_then(|routing| routing.specialist.clone())
+            .unwrap_or_else(|| "-".into());
+        if let Some(routing) = &reply.routing {
+            span.record(
+                "a2a.specialist",
+                routing.specialist.as_deref().unwrap_or("-"),
+            );
+            span.record("a2a.router.basis", routing.basis.as_str());
+            if let Ok(scores) = serde_json::to_string(&routing.scores) {
+                span.record("a2a.router.scores", scores.as_str());
+            }
+        }
         apply_reply(&mut task, reply);
+        span.record("a2a.task.state", task.status.state.as_str());
+        crate::telemetry::metrics::task_outcome(task.status.state.as_str(), &specialist);
+        span.record("latency_ms", started.elapsed().as_secs_f64() * 1000.0);
         // Held while writing, so a blocking waiter whose budget runs out
         // right now cannot create the row a second time.
         let mut version = stored_version.lock().await;

@@ -17,4 +17,5 @@ mod push;
 mod routing;
 mod specialists;
 mod streaming;
+mod telemetry;
 mod transport;

@@ -25,13 +25,23 @@ pub async fn start_binary(envs: &[(&str, &str)]) -> Running {
         .env_remove("VCAP_APPLICATION")
         .env_remove("VCAP_SERVICES")
         .stderr(Stdio::piped())
-        .stdout(Stdio::null());
+        .stdout(Stdio::piped());
     for (name, value) in envs {
         command.env(name, value);
     }
     let mut child = command.spawn().expect("the binary starts");
     let stderr = child.stderr.take().expect("stderr is piped");
+    let stdout = child.stdout.take().expect("stdout is piped");
     let (lines_tx, lines) = mpsc::channel();
+    // Text logs go to stderr, JSON logs (Cloud Foundry) to stdout.
+    let stdout_tx = lines_tx.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if stdout_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
             if lines_tx.send(line).is_err() {

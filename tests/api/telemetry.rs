@@ -1,0 +1,461 @@
+//! Traces and logs of the real binary: spans exported over OTLP/HTTP to a
+//! loopback receiver (decoded with the OTLP protobuf types), the caller's
+//! `traceparent` as their parent, `traceparent` on push deliveries, SAP JSON
+//! log lines carrying the same trace ids, a flush at shutdown, and no delay
+//! when the collector is down.
+
+use crate::process::start_binary;
+use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
+use opentelemetry_proto::tonic::trace::v1::Span;
+use prost::Message;
+use serde_json::{Value, json};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const PARENT_ID: &str = "00f067aa0ba902b7";
+
+#[derive(Default)]
+struct Seen {
+    spans: Vec<Span>,
+    hooks: Vec<Option<String>>,
+}
+
+type Shared = web::Data<Arc<Mutex<Seen>>>;
+
+async fn traces(body: web::Bytes, seen: Shared) -> HttpResponse {
+    let Ok(request) = ExportTraceServiceRequest::decode(body) else {
+        return HttpResponse::BadRequest().finish();
+    };
+    let mut seen = seen.lock().unwrap();
+    for resource in request.resource_spans {
+        for scope in resource.scope_spans {
+            seen.spans.extend(scope.spans);
+        }
+    }
+    HttpResponse::Ok().finish()
+}
+
+async fn hook(request: HttpRequest, seen: Shared) -> HttpResponse {
+    let traceparent = request
+        .headers()
+        .get("traceparent")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    seen.lock().unwrap().hooks.push(traceparent);
+    HttpResponse::Ok().finish()
+}
+
+/// An OTLP/HTTP collector (`/v1/traces`) and a webhook (`/hook`) on loopback.
+async fn receiver() -> (String, Arc<Mutex<Seen>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let data = web::Data::new(Arc::clone(&seen));
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(data.clone())
+            .route("/v1/traces", web::post().to(traces))
+            .route("/hook", web::post().to(hook))
+    })
+    .workers(1)
+    .listen(listener)
+    .unwrap()
+    .run();
+    tokio::spawn(server);
+    (url, seen)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn attribute(span: &Span, key: &str) -> Option<String> {
+    span.attributes
+        .iter()
+        .find(|kv| kv.key == key)
+        .and_then(|kv| kv.value.as_ref()?.value.as_ref())
+        .map(|value| match value {
+            AnyValue::StringValue(s) => s.clone(),
+            AnyValue::IntValue(i) => i.to_string(),
+            AnyValue::DoubleValue(d) => d.to_string(),
+            AnyValue::BoolValue(b) => b.to_string(),
+            other => format!("{other:?}"),
+        })
+}
+
+fn named<'a>(spans: &'a [Span], name: &str) -> Vec<&'a Span> {
+    spans.iter().filter(|span| span.name == name).collect()
+}
+
+async fn send(port: u16, traceparent: Option<&str>, body: Value) -> Value {
+    send_as(port, traceparent, "", body).await
+}
+
+async fn send_as(port: u16, traceparent: Option<&str>, role: &str, body: Value) -> Value {
+    let mut request = crate::helpers::http_client()
+        .post(format!("http://127.0.0.1:{port}/"))
+        .header("x-correlationid", "corr-7")
+        .json(&body);
+    if !role.is_empty() {
+        request = request.header("x-agent-role", role);
+    }
+    if let Some(traceparent) = traceparent {
+        request = request.header("traceparent", traceparent);
+    }
+    request.send().await.unwrap().json().await.unwrap()
+}
+
+fn message_send(text: &str, hook: Option<String>) -> Value {
+    let mut params = json!({
+        "message": crate::helpers::user_message(text),
+        "configuration": { "blocking": true },
+    });
+    if let Some(url) = hook {
+        params["configuration"]["pushNotificationConfig"] = json!({ "url": url });
+    }
+    json!({ "jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params })
+}
+
+#[tokio::test]
+async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushed_at_shutdown() {
+    let (url, seen) = receiver().await;
+    // A long batch delay: the spans can only arrive through the flush at
+    // shutdown.
+    let running = start_binary(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", url.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "60000"),
+        ("AGENT__TELEMETRY__LOG_FORMAT", "json"),
+        ("AGENT__AUTH__MODE", "off"),
+        ("AGENT__PUSH__ALLOWED_HOSTS", "127.0.0.1"),
+        ("AGENT__PUSH__ALLOW_LOOPBACK_HTTP", "true"),
+        ("AGENT__PUSH__ALLOW_PRIVATE_ADDRESSES", "true"),
+        ("RUST_LOG", "info"),
+    ])
+    .await;
+    let reply = send(
+        running.port,
+        Some(&format!("00-{TRACE_ID}-{PARENT_ID}-01")),
+        message_send(
+            "why is order 4711 blocked by credit",
+            Some(format!("{url}/hook")),
+        ),
+    )
+    .await;
+    assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while seen.lock().unwrap().hooks.is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        seen.lock().unwrap().spans.is_empty(),
+        "nothing exported before the batch delay or the shutdown"
+    );
+    let log = running.terminate().await;
+
+    let seen = seen.lock().unwrap();
+    let spans = &seen.spans;
+    let request = named(spans, "jsonrpc");
+    assert_eq!(request.len(), 1, "one request span: {spans:?}");
+    let request = request[0];
+    assert_eq!(hex(&request.trace_id), TRACE_ID);
+    assert_eq!(hex(&request.parent_span_id), PARENT_ID);
+    assert_eq!(attribute(request, "rpc.system").as_deref(), Some("jsonrpc"));
+    assert_eq!(
+        attribute(request, "rpc.method").as_deref(),
+        Some("message/send")
+    );
+    assert_eq!(
+        attribute(request, "http.response.status_code").as_deref(),
+        Some("200")
+    );
+    assert_eq!(
+        attribute(request, "sap.correlation_id").as_deref(),
+        Some("corr-7")
+    );
+
+    let turn = named(spans, "a2a.turn");
+    assert_eq!(turn.len(), 1, "one turn: {spans:?}");
+    let turn = turn[0];
+    assert_eq!(hex(&turn.trace_id), TRACE_ID);
+    assert_eq!(
+        turn.parent_span_id, request.span_id,
+        "the turn is the request's child"
+    );
+    assert_eq!(
+        attribute(turn, "a2a.task.state").as_deref(),
+        Some("completed")
+    );
+    assert_eq!(
+        attribute(turn, "a2a.task.id").as_deref(),
+        reply["result"]["id"].as_str()
+    );
+    assert_eq!(attribute(turn, "a2a.specialist").as_deref(), Some("credit"));
+    assert!(attribute(turn, "a2a.router.scores").is_some());
+
+    let specialist = named(spans, "specialist");
+    assert_eq!(specialist.len(), 1, "{spans:?}");
+    assert_eq!(specialist[0].parent_span_id, turn.span_id);
+    let reads = named(spans, "backend.read");
+    assert!(!reads.is_empty(), "backend reads are traced: {spans:?}");
+    assert!(reads.iter().all(|read| hex(&read.trace_id) == TRACE_ID));
+    assert!(
+        reads
+            .iter()
+            .any(|read| attribute(read, "backend.object").as_deref() == Some("sales_order"))
+    );
+
+    let pushes = named(spans, "push.delivery");
+    assert!(!pushes.is_empty(), "push deliveries are traced: {spans:?}");
+    assert!(pushes.iter().all(|push| hex(&push.trace_id) == TRACE_ID));
+    assert_eq!(attribute(pushes[0], "push.format").as_deref(), Some("a2a"));
+    let sent: Vec<String> = seen.hooks.iter().flatten().cloned().collect();
+    assert_eq!(
+        sent.len(),
+        seen.hooks.len(),
+        "every push carries traceparent"
+    );
+    for traceparent in &sent {
+        let parts: Vec<&str> = traceparent.split('-').collect();
+        assert_eq!(parts[1], TRACE_ID, "{traceparent}");
+        assert!(
+            pushes.iter().any(|push| hex(&push.span_id) == parts[2]),
+            "the webhook's parent is a push.delivery span: {traceparent}"
+        );
+    }
+
+    // The per-request log line, as SAP JSON, joined to the request span.
+    let line = log
+        .iter()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|line| line["msg"] == "jsonrpc request")
+        .unwrap_or_else(|| panic!("a JSON request line: {log:?}"));
+    assert_eq!(line["type"], "log");
+    assert_eq!(line["level"], "INFO");
+    assert_eq!(line["correlation_id"], "corr-7");
+    assert_eq!(line["component_type"], "application");
+    assert_eq!(line["rpc.method"], "message/send");
+    assert!(line["written_at"].is_string() && line["written_ts"].is_string());
+    assert_eq!(line["trace_id"], TRACE_ID);
+    assert_eq!(
+        line["span_id"].as_str(),
+        Some(hex(&request.span_id).as_str())
+    );
+}
+
+#[tokio::test]
+async fn a_collector_that_is_down_does_not_slow_requests() {
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://127.0.0.1:{}", closed.local_addr().unwrap().port());
+    drop(closed);
+    let running = start_binary(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", url.as_str()),
+        // Nothing leaves the queue before shutdown: it fills and drops.
+        ("OTEL_BSP_SCHEDULE_DELAY", "60000"),
+        ("OTEL_BSP_MAX_QUEUE_SIZE", "8"),
+        ("AGENT__AUTH__MODE", "off"),
+        ("RUST_LOG", "info"),
+    ])
+    .await;
+    let started = Instant::now();
+    for _ in 0..20 {
+        let reply = send(
+            running.port,
+            None,
+            message_send("why is order 4711 blocked by credit", None),
+        )
+        .await;
+        assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
+    }
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed < Duration::from_secs(5),
+        "20 requests took {elapsed:?} with the collector down"
+    );
+    let stopping = Instant::now();
+    let log = running.terminate().await;
+    assert!(
+        stopping.elapsed() < Duration::from_secs(9),
+        "the shutdown flush is bounded"
+    );
+    // The bounded queue dropped spans and says how many at shutdown.
+    let dropped = log
+        .iter()
+        .find(|line| line.contains("dropped_spans="))
+        .unwrap_or_else(|| panic!("a dropped-span count: {log:?}"));
+    let count: u64 = dropped
+        .split("dropped_spans=")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|digits| digits.parse().ok())
+        .unwrap_or(0);
+    assert!(count > 0, "{dropped}");
+}
+
+#[tokio::test]
+async fn an_approval_and_its_ledger_write_are_traced() {
+    let (url, seen) = receiver().await;
+    let running = start_binary(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", url.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+        ("AGENT__AUTH__MODE", "off"),
+    ])
+    .await;
+    let asked = send_as(
+        running.port,
+        None,
+        "ar_clerk",
+        message_send("Order 4725: Pricing: customer disputes the price.", None),
+    )
+    .await;
+    let task = &asked["result"];
+    assert_eq!(task["status"]["state"], "input-required", "{asked}");
+    let mut approve = message_send("approve", None);
+    approve["params"]["message"]["taskId"] = task["id"].clone();
+    approve["params"]["message"]["contextId"] = task["contextId"].clone();
+    let filed = send_as(running.port, None, "ar_clerk", approve).await;
+    assert_eq!(filed["result"]["status"]["state"], "completed", "{filed}");
+    // Exported by the batch delay, before any shutdown.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let has = |name: &str| seen.lock().unwrap().spans.iter().any(|s| s.name == name);
+    while !(has("approval") && has("ledger.write")) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    {
+        let seen = seen.lock().unwrap();
+        let approval = named(&seen.spans, "approval");
+        assert_eq!(approval.len(), 1, "{:?}", seen.spans);
+        assert_eq!(
+            attribute(approval[0], "approval.decision").as_deref(),
+            Some("Approve")
+        );
+        assert_eq!(
+            attribute(approval[0], "sap.sales_order").as_deref(),
+            Some("4725")
+        );
+        let write = named(&seen.spans, "ledger.write");
+        assert_eq!(write.len(), 1, "{:?}", seen.spans);
+        assert_eq!(write[0].parent_span_id, approval[0].span_id);
+        assert_eq!(
+            attribute(write[0], "ledger.outcome").as_deref(),
+            Some("filed")
+        );
+    }
+    running.terminate().await;
+}
+
+#[tokio::test]
+async fn metrics_are_served_as_prometheus_text_only_when_asked() {
+    let off = crate::helpers::spawn_app().await;
+    let status = crate::helpers::http_client()
+        .get(format!("{}/metrics", off.address))
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, 404, "/metrics is off by default");
+
+    let running = start_binary(&[
+        ("AGENT__TELEMETRY__METRICS_ENDPOINT", "true"),
+        ("AGENT__AUTH__MODE", "off"),
+    ])
+    .await;
+    let reply = send(
+        running.port,
+        None,
+        message_send("why is order 4711 blocked by credit", None),
+    )
+    .await;
+    assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
+    let response = crate::helpers::http_client()
+        .get(format!("http://127.0.0.1:{}/metrics", running.port))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain; version=0.0.4")
+    );
+    let text = response.text().await.unwrap();
+    for expected in [
+        "a2a_requests_total{method=\"message/send\",outcome=\"ok\"} 1",
+        "a2a_request_duration_seconds_count{method=\"message/send\"} 1",
+        "a2a_task_outcomes_total{state=\"completed\",specialist=\"credit\"} 1",
+        "a2a_budget_expiries_total 0",
+    ] {
+        assert!(text.contains(expected), "{expected} in {text}");
+    }
+    running.terminate().await;
+}
+
+#[tokio::test]
+async fn a_budget_expiry_is_an_event_of_the_request_span_and_counted() {
+    let (url, seen) = receiver().await;
+    let running = start_binary(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", url.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+        ("AGENT__TELEMETRY__METRICS_ENDPOINT", "true"),
+        ("AGENT__AUTH__MODE", "off"),
+        ("AGENT__TASKS__BUDGET_MS", "100"),
+        ("AGENT__BACKEND__LATENCY_MS", "400"),
+    ])
+    .await;
+    let reply = send(
+        running.port,
+        None,
+        message_send("why is order 4711 blocked by credit", None),
+    )
+    .await;
+    assert_eq!(reply["result"]["status"]["state"], "working", "{reply}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let turn_done = || {
+        seen.lock()
+            .unwrap()
+            .spans
+            .iter()
+            .any(|span| span.name == "a2a.turn")
+    };
+    while !turn_done() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    {
+        let seen = seen.lock().unwrap();
+        let request = named(&seen.spans, "jsonrpc");
+        assert_eq!(request.len(), 1, "{:?}", seen.spans);
+        assert!(
+            request[0]
+                .events
+                .iter()
+                .any(|event| event.name.starts_with("budget expired")),
+            "{:?}",
+            request[0].events
+        );
+        assert_eq!(
+            attribute(request[0], "a2a.task.state").as_deref(),
+            Some("working")
+        );
+        let turn = named(&seen.spans, "a2a.turn");
+        assert_eq!(turn.len(), 1);
+        assert_eq!(turn[0].parent_span_id, request[0].span_id);
+        assert_eq!(
+            attribute(turn[0], "a2a.task.state").as_deref(),
+            Some("completed")
+        );
+    }
+    let text = crate::helpers::http_client()
+        .get(format!("http://127.0.0.1:{}/metrics", running.port))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.contains("a2a_budget_expiries_total 1"), "{text}");
+    running.terminate().await;
+}

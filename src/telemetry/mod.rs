@@ -96,11 +96,12 @@ pub fn init_service(settings: &TelemetrySettings, env: &dyn EnvSource) -> Teleme
             .with_tracer(provider.tracer("order-exception-agent"))
             .with_tracked_inactivity(false)
     });
-    // Trace ids are wanted in the logs even without export: a local
-    // provider without exporter still gives spans their ids.
-    let id_layer = match &provider {
-        Some(_) => None,
-        None => {
+    // Trace ids are wanted in JSON logs even without export: a local
+    // provider without exporter still gives spans their ids. Text logs do
+    // not print them, so they skip that per-span cost.
+    let id_layer = match (&provider, format) {
+        (Some(_), _) | (None, LogFormat::Text) => None,
+        (None, LogFormat::Json) => {
             use opentelemetry::trace::TracerProvider as _;
             let local = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
             Some(

@@ -305,6 +305,20 @@ pub trait EnvSource {
 
 pub struct ProcessEnv;
 
+/// A fixed environment for unit tests: `StaticEnv(&[("PORT", "8080")])`.
+#[cfg(test)]
+pub(crate) struct StaticEnv(pub &'static [(&'static str, &'static str)]);
+
+#[cfg(test)]
+impl EnvSource for StaticEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        self.0
+            .iter()
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| value.to_string())
+    }
+}
+
 impl EnvSource for ProcessEnv {
     fn var(&self, name: &str) -> Option<String> {
         std::env::var(name).ok().filter(|value| !value.is_empty())

@@ -237,16 +237,10 @@ pub fn case_line(case: &CaseResult) -> String {
     );
     if !case.ok {
         let why = if case.routing_reported {
-            let mut scores: Vec<(&String, &f64)> = case.scores.iter().collect();
-            scores.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
-            let scores: Vec<String> = scores
-                .iter()
-                .map(|(skill, score)| format!("{skill} {score:.2}"))
-                .collect();
             format!(
                 "{}; {}",
                 case.basis.as_deref().unwrap_or("?"),
-                scores.join(", ")
+                super::output::format_scores(&case.scores)
             )
         } else {
             "the answer has no routing metadata".into()

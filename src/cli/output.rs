@@ -61,6 +61,17 @@ impl Approval {
     }
 }
 
+/// Router scores, highest first: `credit 4.16, delivery 1.39`.
+pub fn format_scores(scores: &std::collections::BTreeMap<String, f64>) -> String {
+    let mut sorted: Vec<(&String, &f64)> = scores.iter().collect();
+    sorted.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    sorted
+        .iter()
+        .map(|(skill, score)| format!("{skill} {score:.2}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The `proposal` data artifact, as far as a person needs it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProposalView {
@@ -90,17 +101,11 @@ impl Routing {
         match self {
             Routing::NotReported => "(not reported: no routing metadata)".into(),
             Routing::Reported(decision) => {
-                let mut scores: Vec<(&String, &f64)> = decision.scores.iter().collect();
-                scores.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
-                let scores: Vec<String> = scores
-                    .iter()
-                    .map(|(skill, score)| format!("{skill} {score:.2}"))
-                    .collect();
                 format!(
                     "{}  ({}; {})",
                     decision.specialist.as_deref().unwrap_or("none"),
                     decision.basis,
-                    scores.join(", ")
+                    format_scores(&decision.scores)
                 )
             }
         }

@@ -393,14 +393,9 @@ pub fn now_ms() -> i64 {
 #[cfg(test)]
 pub(crate) mod test_support {
     use super::Database;
-    use crate::config::{EnvSource, StoreBackend, StoreSettings};
+    use crate::config::{StaticEnv, StoreBackend, StoreSettings};
 
-    struct NoEnv;
-    impl EnvSource for NoEnv {
-        fn var(&self, _: &str) -> Option<String> {
-            None
-        }
-    }
+    const NO_ENV: StaticEnv = StaticEnv(&[]);
 
     /// A fresh SQLite database in memory, migrated.
     pub async fn sqlite() -> Database {
@@ -409,7 +404,7 @@ pub(crate) mod test_support {
             sqlite_file: ":memory:".into(),
             ..StoreSettings::default()
         };
-        Database::open(&settings, &NoEnv)
+        Database::open(&settings, &NO_ENV)
             .await
             .expect("sqlite opens")
             .expect("a database")
@@ -432,7 +427,7 @@ pub(crate) mod test_support {
             ..StoreSettings::default()
         };
         Some(
-            Database::open(&settings, &NoEnv)
+            Database::open(&settings, &NO_ENV)
                 .await
                 .expect("postgres opens")
                 .expect("a database"),

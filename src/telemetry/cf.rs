@@ -37,15 +37,7 @@ impl CfApplication {
 mod tests {
     use super::*;
 
-    struct Env(&'static [(&'static str, &'static str)]);
-    impl EnvSource for Env {
-        fn var(&self, name: &str) -> Option<String> {
-            self.0
-                .iter()
-                .find(|(key, _)| *key == name)
-                .map(|(_, value)| value.to_string())
-        }
-    }
+    use crate::config::StaticEnv as Env;
 
     #[test]
     fn reads_the_application_and_instance() {

@@ -147,15 +147,7 @@ pub fn tracer_provider(
 mod tests {
     use super::*;
 
-    struct Env(&'static [(&'static str, &'static str)]);
-    impl EnvSource for Env {
-        fn var(&self, name: &str) -> Option<String> {
-            self.0
-                .iter()
-                .find(|(key, _)| *key == name)
-                .map(|(_, value)| value.to_string())
-        }
-    }
+    use crate::config::StaticEnv as Env;
 
     #[test]
     fn the_endpoint_comes_from_settings_then_the_otel_variables() {

@@ -33,6 +33,8 @@ pub struct Principal {
     pub tenant: Option<String>,
     pub kind: TokenKind,
     pub issuer: TokenIssuer,
+    /// The host of the token's issuer (for traces; not secret).
+    pub issuer_host: String,
     /// API permission groups granted to the calling app (`ias_apis`).
     pub apis: Vec<String>,
     pub roles: BTreeSet<Role>,

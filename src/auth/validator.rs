@@ -197,6 +197,13 @@ impl TokenValidator {
         // Unverified claims: only to route (which tenant, which keys).
         let unverified: Claims = jsonwebtoken::dangerous::insecure_decode_claims(token)
             .map_err(|_| invalid("malformed token payload"))?;
+        // The claimed issuer, for the `authenticate` span even when the
+        // token is refused below (a host name, never the token).
+        if let Some(Value::String(claimed)) =
+            unverified.get("ias_iss").or_else(|| unverified.get("iss"))
+        {
+            tracing::Span::current().record("auth.issuer_host", host_of(claimed));
+        }
         check_times(&unverified, now_secs())?;
         // Checked numeric by check_times.
         let exp = unverified.get("exp").and_then(Value::as_f64).unwrap_or(0.0) as i64;
@@ -294,7 +301,9 @@ impl TokenValidator {
             return Err(invalid("issuer changed"));
         }
         self.check_ias_claims(&verified, &issuer)?;
-        self.ias_principal(&verified)
+        let mut principal = self.ias_principal(&verified)?;
+        principal.issuer_host = host_of(&issuer).to_string();
+        Ok(principal)
     }
 
     /// `ias_apis` and roles (`ias-tokens.md` §7, §8).
@@ -355,6 +364,7 @@ impl TokenValidator {
             tenant: text(claims, "app_tid").map(str::to_string),
             kind,
             issuer: TokenIssuer::Ias,
+            issuer_host: String::new(),
             apis,
             roles,
         })
@@ -434,6 +444,10 @@ impl TokenValidator {
             tenant: Some(zid.to_string()),
             kind,
             issuer: TokenIssuer::Xsuaa,
+            issuer_host: text(&verified, "iss")
+                .map(host_of)
+                .unwrap_or(xsuaa.uaa_domain.as_str())
+                .to_string(),
             apis: Vec::new(),
             roles: if kind == TokenKind::User {
                 roles
@@ -441,5 +455,31 @@ impl TokenValidator {
                 BTreeSet::new()
             },
         })
+    }
+}
+
+/// The host of an issuer URL (`https://tenant.accounts.ondemand.com/` →
+/// `tenant.accounts.ondemand.com`); the text itself when it has no scheme.
+fn host_of(issuer: &str) -> &str {
+    let rest = issuer.split_once("://").map_or(issuer, |(_, rest)| rest);
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    &rest[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_of;
+
+    #[test]
+    fn the_issuer_host_is_the_authority_of_the_url() {
+        assert_eq!(
+            host_of("https://tenant.accounts.ondemand.com/"),
+            "tenant.accounts.ondemand.com"
+        );
+        assert_eq!(
+            host_of("https://t.accounts.test/oauth?x=1"),
+            "t.accounts.test"
+        );
+        assert_eq!(host_of("tenant.accounts.test"), "tenant.accounts.test");
     }
 }

@@ -22,6 +22,7 @@ pub async fn authenticate(
         otel.name = "authenticate",
         auth.outcome = tracing::field::Empty,
         auth.client_id = tracing::field::Empty,
+        auth.issuer_host = tracing::field::Empty,
         auth.token_kind = tracing::field::Empty,
     );
     let outcome = check(request, validator).instrument(span.clone()).await;
@@ -31,6 +32,7 @@ pub async fn authenticate(
                 span.record("auth.client_id", client_id.as_str());
             }
             span.record("auth.token_kind", tracing::field::debug(&principal.kind));
+            span.record("auth.issuer_host", principal.issuer_host.as_str());
             "ok"
         }
         Err(AuthError::Missing) => "missing",

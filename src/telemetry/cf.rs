@@ -18,6 +18,10 @@ pub struct CfApplication {
     pub space_id: String,
     #[serde(default)]
     pub space_name: String,
+    #[serde(default)]
+    pub process_id: String,
+    #[serde(default)]
+    pub process_type: String,
     #[serde(skip)]
     pub instance_index: String,
 }

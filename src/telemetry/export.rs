@@ -1,80 +1,199 @@
-//! The OTLP/HTTP (protobuf) span exporter behind a bounded batch queue.
+//! The OTLP exporters for traces and metrics, over HTTP/protobuf (reqwest)
+//! or gRPC (tonic, rustls): spans behind a bounded, counted batch queue,
+//! metrics on a periodic reader (`OTEL_METRIC_EXPORT_INTERVAL`, 60 s).
 
 use super::cf::CfApplication;
+use super::span_queue::{self, BoundedSpanProcessor};
+use super::target::{self, Target, TargetError, TlsMaterial, Transport};
 use crate::config::{EnvSource, TelemetrySettings};
 use opentelemetry::KeyValue;
-use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
+use opentelemetry_otlp::tonic_types::transport::{Certificate, ClientTlsConfig, Identity};
+use opentelemetry_otlp::{
+    Compression, MetricExporter, Protocol, SpanExporter, WithExportConfig, WithHttpConfig,
+    WithTonicConfig,
+};
 use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::metrics::periodic_reader_with_async_runtime::PeriodicReader;
 use opentelemetry_sdk::trace::SdkTracerProvider;
-use opentelemetry_sdk::trace::span_processor_with_async_runtime::BatchSpanProcessor;
 use std::time::Duration;
+
+/// How long one export may take.
+const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
-    #[error("no OTLP endpoint is configured")]
-    NotConfigured,
-    #[error(
-        "a SAP Cloud Logging binding with OTLP ingestion is bound, but its gRPC + mTLS export is not built in: \
-         set OTEL_EXPORTER_OTLP_ENDPOINT to an OTLP/HTTP collector to export spans"
-    )]
-    CloudLoggingNotSupported,
-    #[error("OTEL_EXPORTER_OTLP_PROTOCOL `{0}` is not supported: only http/protobuf is built in")]
-    Protocol(String),
+    #[error(transparent)]
+    Target(#[from] TargetError),
     #[error("cannot build the OTLP HTTP client: {0}")]
     HttpClient(#[from] reqwest::Error),
     #[error("cannot build the OTLP exporter: {0}")]
     Exporter(#[from] opentelemetry_otlp::ExporterBuildError),
 }
 
-/// Where spans go: `telemetry.otlp_endpoint` (+ `/v1/traces`), else
-/// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (as is), else
-/// `OTEL_EXPORTER_OTLP_ENDPOINT` (+ `/v1/traces`); `None` = no export.
-pub fn traces_endpoint(settings: &TelemetrySettings, env: &dyn EnvSource) -> Option<String> {
-    let with_path = |base: &str| format!("{}/v1/traces", base.trim_end_matches('/'));
-    if env
-        .var("OTEL_SDK_DISABLED")
-        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
-        || env
-            .var("OTEL_TRACES_EXPORTER")
-            .is_some_and(|v| v.eq_ignore_ascii_case("none"))
-    {
-        return None;
-    }
-    if let Some(base) = settings.otlp_endpoint.as_deref().filter(|s| !s.is_empty()) {
-        return Some(with_path(base));
-    }
-    env.var("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").or_else(|| {
-        env.var("OTEL_EXPORTER_OTLP_ENDPOINT")
-            .map(|b| with_path(&b))
+/// The providers of what is exported; `None` for a signal not configured.
+pub struct Providers {
+    pub traces: Option<SdkTracerProvider>,
+    pub metrics: Option<SdkMeterProvider>,
+    /// One line for the start-up log: where and how.
+    pub description: String,
+    pub notes: Vec<String>,
+}
+
+/// Build the exporters the settings and environment ask for.
+pub fn providers(
+    settings: &TelemetrySettings,
+    env: &dyn EnvSource,
+    cf: Option<&CfApplication>,
+) -> Result<Providers, ExportError> {
+    let targets = target::resolve(settings, env)?;
+    // ring is the binary's one rustls provider (reqwest and tonic use it).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let resource = resource(cf);
+    let traces = match &targets.traces {
+        Some(target) => {
+            let capacity = span_queue::capacity_from(env.var("OTEL_BSP_MAX_QUEUE_SIZE"));
+            let processor = BoundedSpanProcessor::new(span_exporter(target)?, capacity);
+            Some(
+                SdkTracerProvider::builder()
+                    .with_span_processor(processor)
+                    .with_resource(resource.clone())
+                    .build(),
+            )
+        }
+        None => None,
+    };
+    let metrics = match &targets.metrics {
+        Some(target) => {
+            let reader = PeriodicReader::builder(
+                metric_exporter(target)?,
+                opentelemetry_sdk::runtime::Tokio,
+            )
+            .build();
+            Some(
+                SdkMeterProvider::builder()
+                    .with_reader(reader)
+                    .with_resource(resource)
+                    .build(),
+            )
+        }
+        None => None,
+    };
+    let describe = |signal: &str, target: &Option<Target>| match target {
+        Some(target) => format!(
+            "{signal} over {} to {}",
+            match target.transport {
+                Transport::HttpProtobuf => "OTLP/HTTP",
+                Transport::Grpc if target.tls.client_pem.is_some() => "OTLP/gRPC (mutual TLS)",
+                Transport::Grpc => "OTLP/gRPC",
+            },
+            target.endpoint
+        ),
+        None => format!("no {signal}"),
+    };
+    Ok(Providers {
+        traces,
+        metrics,
+        description: format!(
+            "{}, {} (from {})",
+            describe("traces", &targets.traces),
+            describe("metrics", &targets.metrics),
+            targets.source
+        ),
+        notes: targets.notes,
     })
 }
 
-/// Whether `VCAP_SERVICES` has a Cloud Logging binding (label
-/// `cloud-logging` or tag `Cloud Logging`) with an `ingest-otlp-endpoint`.
-pub fn cloud_logging_bound(env: &dyn EnvSource) -> bool {
-    let Some(vcap) = env
-        .var("VCAP_SERVICES")
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-    else {
-        return false;
-    };
-    let Some(services) = vcap.as_object() else {
-        return false;
-    };
-    services
-        .values()
-        .filter_map(|bindings| bindings.as_array())
-        .flatten()
-        .filter(|binding| {
-            binding["label"] == "cloud-logging"
-                || binding["tags"]
-                    .as_array()
-                    .is_some_and(|tags| tags.iter().any(|tag| tag == "Cloud Logging"))
-        })
-        .any(|binding| binding["credentials"]["ingest-otlp-endpoint"].is_string())
+fn span_exporter(target: &Target) -> Result<SpanExporter, ExportError> {
+    Ok(match target.transport {
+        Transport::HttpProtobuf => SpanExporter::builder()
+            .with_http()
+            .with_http_client(http_client(&target.tls)?)
+            .with_protocol(Protocol::HttpBinary)
+            .with_endpoint(&target.endpoint)
+            .with_timeout(EXPORT_TIMEOUT)
+            .build()?,
+        Transport::Grpc => {
+            let mut builder = SpanExporter::builder()
+                .with_tonic()
+                .with_endpoint(&target.endpoint)
+                .with_timeout(EXPORT_TIMEOUT);
+            if let Some(tls) = tonic_tls(target) {
+                builder = builder.with_tls_config(tls);
+            }
+            if target.gzip {
+                builder = builder.with_compression(Compression::Gzip);
+            }
+            builder.build()?
+        }
+    })
 }
 
-/// `service.name`, `service.version` and the Cloud Foundry attributes.
+fn metric_exporter(target: &Target) -> Result<MetricExporter, ExportError> {
+    Ok(match target.transport {
+        Transport::HttpProtobuf => MetricExporter::builder()
+            .with_http()
+            .with_http_client(http_client(&target.tls)?)
+            .with_protocol(Protocol::HttpBinary)
+            .with_endpoint(&target.endpoint)
+            .with_timeout(EXPORT_TIMEOUT)
+            .build()?,
+        Transport::Grpc => {
+            let mut builder = MetricExporter::builder()
+                .with_tonic()
+                .with_endpoint(&target.endpoint)
+                .with_timeout(EXPORT_TIMEOUT);
+            if let Some(tls) = tonic_tls(target) {
+                builder = builder.with_tls_config(tls);
+            }
+            if target.gzip {
+                builder = builder.with_compression(Compression::Gzip);
+            }
+            builder.build()?
+        }
+    })
+}
+
+/// The HTTP client of the OTLP/HTTP exporters, with the certificates from
+/// `OTEL_EXPORTER_OTLP_*CERTIFICATE` when given.
+fn http_client(tls: &TlsMaterial) -> Result<reqwest::Client, reqwest::Error> {
+    let mut builder = reqwest::Client::builder()
+        .timeout(EXPORT_TIMEOUT)
+        .connect_timeout(Duration::from_secs(2));
+    if let Some(ca) = &tls.ca_pem {
+        builder = builder.add_root_certificate(reqwest::Certificate::from_pem(ca.as_bytes())?);
+    }
+    if let Some((cert, key)) = &tls.client_pem {
+        let pem = format!("{}\n{}", cert.trim_end(), key);
+        builder = builder.identity(reqwest::Identity::from_pem(pem.as_bytes())?);
+    }
+    builder.build()
+}
+
+/// TLS for an `https://` gRPC endpoint: the public roots plus the given
+/// CA (Cloud Logging's `server-ca`; SAP's exporters disagree on which of
+/// the two to trust, so both are), the client identity for mutual TLS, and
+/// the server name. `None` for plain `http://`.
+fn tonic_tls(target: &Target) -> Option<ClientTlsConfig> {
+    if !target.endpoint.starts_with("https://") {
+        return None;
+    }
+    let tls = &target.tls;
+    let mut config = ClientTlsConfig::new().with_webpki_roots();
+    if let Some(ca) = &tls.ca_pem {
+        config = config.ca_certificate(Certificate::from_pem(ca));
+    }
+    if let Some((cert, key)) = &tls.client_pem {
+        config = config.identity(Identity::from_pem(cert, key));
+    }
+    if let Some(domain) = &tls.domain {
+        config = config.domain_name(domain.clone());
+    }
+    Some(config)
+}
+
+/// `service.name`, `service.version` and the Cloud Foundry attributes SAP's
+/// own exporter sets.
 pub fn resource(cf: Option<&CfApplication>) -> Resource {
     let name = cf
         .map(|cf| cf.application_name.clone())
@@ -83,6 +202,7 @@ pub fn resource(cf: Option<&CfApplication>) -> Resource {
     let mut attributes = vec![KeyValue::new("service.version", env!("CARGO_PKG_VERSION"))];
     if let Some(cf) = cf {
         for (key, value) in [
+            ("sap.cf.source_id", &cf.application_id),
             ("sap.cf.app_id", &cf.application_id),
             ("sap.cf.app_name", &cf.application_name),
             ("sap.cf.org_id", &cf.organization_id),
@@ -90,6 +210,8 @@ pub fn resource(cf: Option<&CfApplication>) -> Resource {
             ("sap.cf.space_id", &cf.space_id),
             ("sap.cf.space_name", &cf.space_name),
             ("sap.cf.instance_id", &cf.instance_index),
+            ("sap.cf.process.id", &cf.process_id),
+            ("sap.cf.process.type", &cf.process_type),
         ] {
             if !value.is_empty() {
                 attributes.push(KeyValue::new(key, value.clone()));
@@ -102,127 +224,64 @@ pub fn resource(cf: Option<&CfApplication>) -> Resource {
         .build()
 }
 
-/// A provider exporting over OTLP/HTTP; the batch queue (`OTEL_BSP_*`,
-/// default 2048 spans, 5 s delay) drops spans when full.
-pub fn tracer_provider(
-    settings: &TelemetrySettings,
-    env: &dyn EnvSource,
-    cf: Option<&CfApplication>,
-) -> Result<SdkTracerProvider, ExportError> {
-    let Some(endpoint) = traces_endpoint(settings, env) else {
-        return Err(if cloud_logging_bound(env) {
-            ExportError::CloudLoggingNotSupported
-        } else {
-            ExportError::NotConfigured
-        });
-    };
-    let protocol = env
-        .var("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
-        .or_else(|| env.var("OTEL_EXPORTER_OTLP_PROTOCOL"));
-    if let Some(protocol) = protocol.filter(|p| p != "http/protobuf") {
-        return Err(ExportError::Protocol(protocol));
-    }
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let timeout = Duration::from_secs(10);
-    let http = reqwest::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(Duration::from_secs(2))
-        .build()?;
-    let exporter = opentelemetry_otlp::SpanExporter::builder()
-        .with_http()
-        .with_http_client(http)
-        .with_protocol(Protocol::HttpBinary)
-        .with_endpoint(endpoint)
-        .with_timeout(timeout)
-        .build()?;
-    let processor =
-        BatchSpanProcessor::builder(exporter, opentelemetry_sdk::runtime::Tokio).build();
-    Ok(SdkTracerProvider::builder()
-        .with_span_processor(processor)
-        .with_resource(resource(cf))
-        .build())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
     use crate::config::StaticEnv as Env;
 
-    #[test]
-    fn the_endpoint_comes_from_settings_then_the_otel_variables() {
-        let none = TelemetrySettings::default();
-        assert_eq!(traces_endpoint(&none, &Env(&[])), None);
-        assert_eq!(
-            traces_endpoint(
-                &none,
-                &Env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318/")])
-            )
-            .as_deref(),
-            Some("http://collector:4318/v1/traces")
-        );
-        assert_eq!(
-            traces_endpoint(
-                &none,
-                &Env(&[
-                    ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"),
-                    ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://traces:4318/t"),
-                ])
-            )
-            .as_deref(),
-            Some("http://traces:4318/t")
-        );
-        let set = TelemetrySettings {
-            otlp_endpoint: Some("http://mine:4318".into()),
-            ..TelemetrySettings::default()
-        };
-        assert_eq!(
-            traces_endpoint(
-                &set,
-                &Env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318")])
-            )
-            .as_deref(),
-            Some("http://mine:4318/v1/traces")
-        );
-        assert_eq!(
-            traces_endpoint(&set, &Env(&[("OTEL_SDK_DISABLED", "true")])),
-            None
-        );
+    #[tokio::test]
+    async fn nothing_configured_builds_no_provider() {
+        let built = providers(&TelemetrySettings::default(), &Env(&[]), None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(built.traces.is_none() && built.metrics.is_none());
     }
 
-    #[test]
-    fn a_cloud_logging_binding_alone_is_reported_not_silently_ignored() {
-        let bound = Env(&[(
-            "VCAP_SERVICES",
-            r#"{"cloud-logging":[{"label":"cloud-logging","tags":["Cloud Logging"],"credentials":{"ingest-otlp-endpoint":"ingest.example.com:443"}}]}"#,
-        )]);
-        assert!(cloud_logging_bound(&bound));
-        assert!(matches!(
-            tracer_provider(&TelemetrySettings::default(), &bound, None).err(),
-            Some(ExportError::CloudLoggingNotSupported)
-        ));
-        let without_otlp = Env(&[(
-            "VCAP_SERVICES",
-            r#"{"cloud-logging":[{"label":"cloud-logging","credentials":{"ingest-endpoint":"x"}}]}"#,
-        )]);
-        assert!(!cloud_logging_bound(&without_otlp));
-        assert!(matches!(
-            tracer_provider(&TelemetrySettings::default(), &without_otlp, None).err(),
-            Some(ExportError::NotConfigured)
-        ));
-    }
-
-    #[test]
-    fn grpc_is_refused_with_a_reason() {
-        let error = tracer_provider(
+    #[tokio::test]
+    async fn a_binding_with_a_broken_certificate_is_an_error_not_a_panic() {
+        let error = providers(
             &TelemetrySettings::default(),
-            &Env(&[
-                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4317"),
-                ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
-            ]),
+            &Env(&[(
+                "VCAP_SERVICES",
+                r#"{"cloud-logging":[{"label":"cloud-logging","name":"logs",
+                "credentials":{"ingest-otlp-endpoint":"127.0.0.1:9",
+                "ingest-otlp-cert":"not a certificate","ingest-otlp-key":"not a key",
+                "server-ca":"not a CA"}}]}"#,
+            )]),
             None,
         )
         .err();
-        assert!(matches!(error, Some(ExportError::Protocol(p)) if p == "grpc"));
+        assert!(matches!(error, Some(ExportError::Exporter(_))), "{error:?}");
+    }
+
+    #[test]
+    fn the_resource_names_the_service_and_the_cf_application() {
+        let cf = CfApplication {
+            application_id: "app-1".into(),
+            application_name: "order-agent".into(),
+            space_name: "dev".into(),
+            instance_index: "0".into(),
+            process_type: "web".into(),
+            ..CfApplication::default()
+        };
+        let resource = resource(Some(&cf));
+        let get = |key: &str| {
+            resource
+                .get(&opentelemetry::Key::from_static_str(match key {
+                    "service.name" => "service.name",
+                    "sap.cf.app_id" => "sap.cf.app_id",
+                    "sap.cf.source_id" => "sap.cf.source_id",
+                    "sap.cf.process.type" => "sap.cf.process.type",
+                    _ => "service.version",
+                }))
+                .map(|v| v.to_string())
+        };
+        assert_eq!(get("service.name").as_deref(), Some("order-agent"));
+        assert_eq!(get("sap.cf.app_id").as_deref(), Some("app-1"));
+        assert_eq!(get("sap.cf.source_id").as_deref(), Some("app-1"));
+        assert_eq!(get("sap.cf.process.type").as_deref(), Some("web"));
+        assert_eq!(
+            get("service.version").as_deref(),
+            Some(env!("CARGO_PKG_VERSION"))
+        );
     }
 }

@@ -1,14 +1,19 @@
-//! Logs and traces. Logs: readable text on stderr, or one JSON object per
-//! line on stdout in SAP Cloud Logging's field format. Traces: `tracing`
-//! spans exported over OTLP/HTTP (protobuf) when an endpoint is configured,
-//! batched in a bounded queue (full = dropped, never blocking a request).
+//! Logs, traces and metrics. Logs: readable text on stderr, or one JSON
+//! object per line on stdout in SAP Cloud Logging's field format. Traces:
+//! `tracing` spans exported over OTLP (HTTP/protobuf or gRPC; SAP Cloud
+//! Logging's binding is gRPC with mutual TLS) when a destination is
+//! configured, batched in a bounded queue (full = dropped and counted, never
+//! blocking a request). Metrics: `/metrics` and the same OTLP destination.
 //! W3C trace context comes in on requests and goes out on HTTP calls.
 
 mod cf;
+mod cloud_logging;
 mod export;
 pub mod metrics;
 pub mod propagation;
 mod sap_json;
+mod span_queue;
+mod target;
 
 use crate::config::{EnvSource, LogFormat, TelemetrySettings};
 use std::io::IsTerminal;
@@ -41,34 +46,56 @@ fn filter(default_filter: &str) -> EnvFilter {
     EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter))
 }
 
-/// Flushes and stops the trace export; `shutdown` (or drop) once the server
+/// Flushes and stops the OTLP export; `shutdown` (or drop) once the server
 /// has stopped.
-#[must_use = "dropping the guard stops the trace export"]
+#[must_use = "dropping the guard stops the OTLP export"]
 pub struct Telemetry {
-    provider: Option<opentelemetry_sdk::trace::SdkTracerProvider>,
+    traces: Option<opentelemetry_sdk::trace::SdkTracerProvider>,
+    metrics: Option<opentelemetry_sdk::metrics::SdkMeterProvider>,
 }
 
 impl Telemetry {
     /// Whether spans are exported.
     pub fn exporting(&self) -> bool {
-        self.provider.is_some()
+        self.traces.is_some()
     }
 
-    /// Export what is queued, then stop; gives up after `limit` so the
-    /// process still exits inside Cloud Foundry's SIGTERM window.
+    /// Export what is queued (spans, and the metrics' last reading), then
+    /// stop; gives up after `limit` so the process still exits inside Cloud
+    /// Foundry's SIGTERM window.
     pub async fn shutdown(mut self, limit: std::time::Duration) {
-        let Some(provider) = self.provider.take() else {
+        let traces = self.traces.take();
+        let metrics = self.metrics.take();
+        if traces.is_none() && metrics.is_none() {
             return;
-        };
-        let flushed = tokio::task::spawn_blocking(move || provider.shutdown());
+        }
+        // Both block on the export tasks, which run on this runtime.
+        let flushed = tokio::task::spawn_blocking(move || {
+            let traces = traces.map(|provider| provider.shutdown());
+            let metrics = metrics.map(|provider| provider.shutdown());
+            (traces, metrics)
+        });
         match tokio::time::timeout(limit, flushed).await {
-            Ok(Ok(Ok(()))) => {}
-            Ok(Ok(Err(error))) => tracing::warn!(%error, "trace export shutdown failed"),
-            Ok(Err(error)) => tracing::warn!(%error, "trace export shutdown panicked"),
+            Ok(Ok((traces, metrics))) => {
+                if let Some(Err(error)) = traces {
+                    tracing::warn!(%error, "trace export shutdown failed");
+                }
+                if let Some(Err(error)) = metrics {
+                    tracing::warn!(%error, "metric export shutdown failed");
+                }
+            }
+            Ok(Err(error)) => tracing::warn!(%error, "OTLP export shutdown panicked"),
             Err(_) => tracing::warn!(
                 limit_ms = limit.as_millis() as u64,
-                "trace export did not flush in time; pending spans dropped"
+                "OTLP export did not flush in time; pending spans dropped"
             ),
+        }
+        let dropped = metrics::spans_dropped_total();
+        if dropped > 0 {
+            tracing::warn!(
+                dropped_spans = dropped,
+                "spans were dropped while running (queue full or collector unreachable)"
+            );
         }
     }
 }
@@ -82,10 +109,14 @@ pub fn init_service(settings: &TelemetrySettings, env: &dyn EnvSource) -> Teleme
     } else {
         LogFormat::Text
     });
-    let export = export::tracer_provider(settings, env, cf.as_ref());
-    let (provider, export_note) = match export {
-        Ok(provider) => (Some(provider), None),
-        Err(error) => (None, Some(error)),
+    let export = export::providers(settings, env, cf.as_ref());
+    let (provider, meter_provider, export_note) = match export {
+        Ok(built) => (
+            built.traces,
+            built.metrics,
+            Some(Ok((built.description, built.notes))),
+        ),
+        Err(error) => (None, None, Some(Err(error))),
     };
     opentelemetry::global::set_text_map_propagator(
         opentelemetry_sdk::propagation::TraceContextPropagator::new(),
@@ -128,14 +159,31 @@ pub fn init_service(settings: &TelemetrySettings, env: &dyn EnvSource) -> Teleme
             .try_init(),
     };
     if installed.is_err() {
-        return Telemetry { provider: None };
+        return Telemetry {
+            traces: None,
+            metrics: None,
+        };
     }
-    match (&provider, export_note) {
-        (Some(_), _) => tracing::info!("traces exported over OTLP/HTTP"),
-        (None, Some(ExportError::NotConfigured)) | (None, None) => {
-            tracing::debug!("no OTLP endpoint configured: traces are not exported")
+    if let Some(meter_provider) = &meter_provider {
+        use opentelemetry::metrics::MeterProvider as _;
+        metrics::export_with(&meter_provider.meter("order-exception-agent"));
+    }
+    match export_note {
+        Some(Ok((description, notes))) => {
+            for note in notes {
+                tracing::warn!("{note}");
+            }
+            if provider.is_some() || meter_provider.is_some() {
+                tracing::info!("OpenTelemetry export: {description}");
+            } else {
+                tracing::debug!("no OTLP destination configured: nothing is exported");
+            }
         }
-        (None, Some(error)) => tracing::warn!(%error, "traces are not exported"),
+        Some(Err(error)) => tracing::warn!(%error, "OpenTelemetry data is not exported"),
+        None => {}
     }
-    Telemetry { provider }
+    Telemetry {
+        traces: provider,
+        metrics: meter_provider,
+    }
 }

@@ -18,4 +18,5 @@ mod routing;
 mod specialists;
 mod streaming;
 mod telemetry;
+mod telemetry_grpc;
 mod transport;

@@ -1,11 +1,13 @@
-//! Traces and logs of the real binary: spans exported over OTLP/HTTP to a
-//! loopback receiver (decoded with the OTLP protobuf types), the caller's
-//! `traceparent` as their parent, `traceparent` on push deliveries, SAP JSON
-//! log lines carrying the same trace ids, a flush at shutdown, and no delay
-//! when the collector is down.
+//! Traces, metrics and logs of the real binary: spans and metrics exported
+//! over OTLP/HTTP to a loopback receiver (decoded with the OTLP protobuf
+//! types), the caller's `traceparent` as their parent, `traceparent` on
+//! push deliveries, the authentication span, SAP JSON log lines carrying the
+//! same trace ids, a flush at shutdown, and a bounded, counted queue when
+//! the collector is down.
 
 use crate::process::start_binary;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use opentelemetry_proto::tonic::trace::v1::Span;
@@ -22,6 +24,8 @@ const PARENT_ID: &str = "00f067aa0ba902b7";
 struct Seen {
     spans: Vec<Span>,
     hooks: Vec<Option<String>>,
+    /// Names of the metrics received.
+    metrics: Vec<String>,
 }
 
 type Shared = web::Data<Arc<Mutex<Seen>>>;
@@ -39,6 +43,20 @@ async fn traces(body: web::Bytes, seen: Shared) -> HttpResponse {
     HttpResponse::Ok().finish()
 }
 
+async fn metrics(body: web::Bytes, seen: Shared) -> HttpResponse {
+    let Ok(request) = ExportMetricsServiceRequest::decode(body) else {
+        return HttpResponse::BadRequest().finish();
+    };
+    let mut seen = seen.lock().unwrap();
+    for resource in request.resource_metrics {
+        for scope in resource.scope_metrics {
+            seen.metrics
+                .extend(scope.metrics.into_iter().map(|m| m.name));
+        }
+    }
+    HttpResponse::Ok().finish()
+}
+
 async fn hook(request: HttpRequest, seen: Shared) -> HttpResponse {
     let traceparent = request
         .headers()
@@ -49,7 +67,8 @@ async fn hook(request: HttpRequest, seen: Shared) -> HttpResponse {
     HttpResponse::Ok().finish()
 }
 
-/// An OTLP/HTTP collector (`/v1/traces`) and a webhook (`/hook`) on loopback.
+/// An OTLP/HTTP collector (`/v1/traces`, `/v1/metrics`) and a webhook
+/// (`/hook`) on loopback.
 async fn receiver() -> (String, Arc<Mutex<Seen>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
@@ -59,6 +78,7 @@ async fn receiver() -> (String, Arc<Mutex<Seen>>) {
         App::new()
             .app_data(data.clone())
             .route("/v1/traces", web::post().to(traces))
+            .route("/v1/metrics", web::post().to(metrics))
             .route("/hook", web::post().to(hook))
     })
     .workers(1)
@@ -123,8 +143,8 @@ fn message_send(text: &str, hook: Option<String>) -> Value {
 #[tokio::test]
 async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushed_at_shutdown() {
     let (url, seen) = receiver().await;
-    // A long batch delay: the spans can only arrive through the flush at
-    // shutdown.
+    // A long batch delay (and the default 60 s metric interval): spans and
+    // metrics can only arrive through the flush at shutdown.
     let running = start_binary(&[
         ("OTEL_EXPORTER_OTLP_ENDPOINT", url.as_str()),
         ("OTEL_BSP_SCHEDULE_DELAY", "60000"),
@@ -151,12 +171,19 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(
-        seen.lock().unwrap().spans.is_empty(),
+        seen.lock().unwrap().spans.is_empty() && seen.lock().unwrap().metrics.is_empty(),
         "nothing exported before the batch delay or the shutdown"
     );
     let log = running.terminate().await;
 
     let seen = seen.lock().unwrap();
+    for metric in ["a2a.requests", "a2a.request.duration", "a2a.task.outcomes"] {
+        assert!(
+            seen.metrics.iter().any(|name| name == metric),
+            "{metric} flushed at shutdown: {:?}",
+            seen.metrics
+        );
+    }
     let spans = &seen.spans;
     let request = named(spans, "jsonrpc");
     assert_eq!(request.len(), 1, "one request span: {spans:?}");
@@ -246,8 +273,21 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
     );
 }
 
+async fn prometheus_value(port: u16, series: &str) -> Option<u64> {
+    let text = crate::helpers::http_client()
+        .get(format!("http://127.0.0.1:{port}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix(series)?.trim().parse().ok())
+}
+
 #[tokio::test]
-async fn a_collector_that_is_down_does_not_slow_requests() {
+async fn a_collector_that_is_down_does_not_slow_requests_and_the_queue_stays_bounded() {
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://127.0.0.1:{}", closed.local_addr().unwrap().port());
     drop(closed);
@@ -256,12 +296,15 @@ async fn a_collector_that_is_down_does_not_slow_requests() {
         // Nothing leaves the queue before shutdown: it fills and drops.
         ("OTEL_BSP_SCHEDULE_DELAY", "60000"),
         ("OTEL_BSP_MAX_QUEUE_SIZE", "8"),
+        ("OTEL_METRICS_EXPORTER", "none"),
+        ("AGENT__TELEMETRY__METRICS_ENDPOINT", "true"),
         ("AGENT__AUTH__MODE", "off"),
         ("RUST_LOG", "info"),
     ])
     .await;
+    const REQUESTS: u64 = 20;
     let started = Instant::now();
-    for _ in 0..20 {
+    for _ in 0..REQUESTS {
         let reply = send(
             running.port,
             None,
@@ -273,7 +316,19 @@ async fn a_collector_that_is_down_does_not_slow_requests() {
     let elapsed = started.elapsed();
     assert!(
         elapsed < Duration::from_secs(5),
-        "20 requests took {elapsed:?} with the collector down"
+        "{REQUESTS} requests took {elapsed:?} with the collector down"
+    );
+    // Each request ends at least three spans (request, turn, specialist);
+    // all but the 8 the queue holds are dropped and counted.
+    let dropped = prometheus_value(
+        running.port,
+        "a2a_telemetry_spans_dropped_total{reason=\"queue_full\"}",
+    )
+    .await
+    .unwrap_or(0);
+    assert!(
+        dropped >= REQUESTS * 3 - 8,
+        "{dropped} spans counted as dropped"
     );
     let stopping = Instant::now();
     let log = running.terminate().await;
@@ -281,18 +336,115 @@ async fn a_collector_that_is_down_does_not_slow_requests() {
         stopping.elapsed() < Duration::from_secs(9),
         "the shutdown flush is bounded"
     );
-    // The bounded queue dropped spans and says how many at shutdown.
-    let dropped = log
+    // The shutdown line says how many were lost in all (queue full, and the
+    // 8 queued ones whose export failed).
+    let line = log
         .iter()
         .find(|line| line.contains("dropped_spans="))
         .unwrap_or_else(|| panic!("a dropped-span count: {log:?}"));
-    let count: u64 = dropped
+    let total: u64 = line
         .split("dropped_spans=")
         .nth(1)
         .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
         .and_then(|digits| digits.parse().ok())
         .unwrap_or(0);
-    assert!(count > 0, "{dropped}");
+    assert!(total >= dropped, "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authentication_is_a_child_span_with_issuer_client_and_outcome_never_the_token() {
+    use crate::key_server::*;
+    let keys = KeyServer::start().await;
+    let (url, seen) = receiver().await;
+    let running = start_binary(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", url.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+        ("AGENT__TELEMETRY__METRICS_ENDPOINT", "true"),
+        ("AGENT__AUTH__CLIENT_ID", CLIENT_ID),
+        ("AGENT__AUTH__DOMAINS", "accounts.test"),
+        ("AGENT__AUTH__APP_TID", APP_TID),
+        ("AGENT__AUTH__URL", ISSUER),
+        ("AGENT__AUTH__TEST_KEY_SERVER", &keys.url),
+    ])
+    .await;
+    let good = token(&user_claims());
+    let expired = token(&with(user_claims(), "exp", json!(now() - 3600)));
+    let body = message_send("why is order 4711 blocked by credit", None);
+    for (token, status) in [(&good, 200), (&good, 200), (&expired, 401)] {
+        let response = crate::helpers::http_client()
+            .post(format!("http://127.0.0.1:{}/", running.port))
+            .header("Authorization", format!("Bearer {token}"))
+            .header("traceparent", format!("00-{TRACE_ID}-{PARENT_ID}-01"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), status);
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let count = |name: &str| {
+        seen.lock()
+            .unwrap()
+            .spans
+            .iter()
+            .filter(|s| s.name == name)
+            .count()
+    };
+    while count("authenticate") < 3 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let rejections = prometheus_value(
+        running.port,
+        "a2a_token_rejections_total{reason=\"invalid\"}",
+    )
+    .await;
+    running.terminate().await;
+    keys.stop().await;
+
+    let seen = seen.lock().unwrap();
+    let auths = named(&seen.spans, "authenticate");
+    assert_eq!(auths.len(), 3, "{:?}", seen.spans);
+    let requests = named(&seen.spans, "jsonrpc");
+    for auth in &auths {
+        assert_eq!(hex(&auth.trace_id), TRACE_ID);
+        assert!(
+            requests.iter().any(|r| r.span_id == auth.parent_span_id),
+            "authentication is a child of its request span"
+        );
+        assert_eq!(
+            attribute(auth, "auth.issuer_host").as_deref(),
+            Some("tenant.accounts.test")
+        );
+    }
+    let outcomes: Vec<Option<String>> =
+        auths.iter().map(|a| attribute(a, "auth.outcome")).collect();
+    assert_eq!(
+        outcomes
+            .iter()
+            .filter(|o| o.as_deref() == Some("ok"))
+            .count(),
+        2,
+        "{outcomes:?}"
+    );
+    assert!(
+        outcomes.contains(&Some("invalid".to_string())),
+        "{outcomes:?}"
+    );
+    let accepted = auths
+        .iter()
+        .find(|a| attribute(a, "auth.outcome").as_deref() == Some("ok"))
+        .unwrap();
+    assert_eq!(
+        attribute(accepted, "auth.client_id").as_deref(),
+        Some("joule-proxy-client")
+    );
+    // Neither the token nor its signature is in any exported attribute.
+    let exported = format!("{:?}", seen.spans);
+    for token in [&good, &expired] {
+        let signature = token.rsplit('.').next().unwrap();
+        assert!(!exported.contains(signature), "a token was exported");
+    }
+    assert_eq!(rejections, Some(1), "the refused token is counted");
 }
 
 #[tokio::test]

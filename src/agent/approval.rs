@@ -162,6 +162,37 @@ impl Approvals {
         proposal: &Proposal,
         caller: &Caller,
     ) -> Result<Role, Box<(ApprovalNote, String)>> {
+        let span = tracing::info_span!(
+            "rulebook.decision",
+            otel.name = "rulebook.decision",
+            rules.specialist = proposal.specialist.as_str(),
+            rules.action = proposal.action.as_str(),
+            rules.decision = tracing::field::Empty,
+            rules.role = tracing::field::Empty,
+        );
+        let _entered = span.enter();
+        let decided = self.decide(proposal, caller);
+        span.record(
+            "rules.decision",
+            match &decided {
+                Ok(_) => "granted",
+                Err(refusal) => match refusal.0.status {
+                    ApprovalStatus::NotProposable => "not_proposable",
+                    _ => "denied",
+                },
+            },
+        );
+        if let Ok(role) = &decided {
+            span.record("rules.role", role.as_str());
+        }
+        decided
+    }
+
+    fn decide(
+        &self,
+        proposal: &Proposal,
+        caller: &Caller,
+    ) -> Result<Role, Box<(ApprovalNote, String)>> {
         let proposable = self
             .rules
             .may_propose(&proposal.specialist, proposal.action);

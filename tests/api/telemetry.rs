@@ -473,7 +473,9 @@ async fn an_approval_and_its_ledger_write_are_traced() {
     // Exported by the batch delay, before any shutdown.
     let deadline = Instant::now() + Duration::from_secs(10);
     let has = |name: &str| seen.lock().unwrap().spans.iter().any(|s| s.name == name);
-    while !(has("approval") && has("ledger.write")) && Instant::now() < deadline {
+    while !(has("approval") && has("ledger.write") && has("rulebook.decision"))
+        && Instant::now() < deadline
+    {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     {
@@ -488,6 +490,23 @@ async fn an_approval_and_its_ledger_write_are_traced() {
             attribute(approval[0], "sap.sales_order").as_deref(),
             Some("4725")
         );
+        // The rule book was asked twice: when offering, and again when filing.
+        let decisions = named(&seen.spans, "rulebook.decision");
+        assert_eq!(decisions.len(), 2, "{:?}", seen.spans);
+        for decision in decisions {
+            assert_eq!(
+                attribute(decision, "rules.decision").as_deref(),
+                Some("granted")
+            );
+            assert_eq!(
+                attribute(decision, "rules.role").as_deref(),
+                Some("ar_clerk")
+            );
+            assert_eq!(
+                attribute(decision, "rules.specialist").as_deref(),
+                Some("pricing")
+            );
+        }
         let write = named(&seen.spans, "ledger.write");
         assert_eq!(write.len(), 1, "{:?}", seen.spans);
         assert_eq!(write[0].parent_span_id, approval[0].span_id);

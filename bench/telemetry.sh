@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# What tracing costs: message/send throughput, latency and peak RSS of the
+# service (memory store) with no OTLP export, with export over gRPC to a
+# loopback collector (bench/otlp_sink.rs), and with the collector down (the
+# bounded queue drops and counts). Loopback only. See bench/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${DURATION:-15s}
+WARMUP=${WARMUP:-3s}
+CONNECTIONS=${CONNECTIONS:-32}
+SERVICE_PORT=${SERVICE_PORT:-18090}
+SINK_PORT=${SINK_PORT:-18091}
+DOWN_PORT=${DOWN_PORT:-18092}
+OUT=bench/results
+mkdir -p "$OUT"
+
+if ! command -v wrk >/dev/null; then
+  echo "installing wrk (Debian package)" >&2
+  apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+fi
+
+cargo build --release --quiet --bin order-exception-agent --example bench_otlp_sink
+
+PIDS=()
+cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+wait_for_port() {
+  for _ in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  echo "nothing listens on port $1" >&2
+  return 1
+}
+
+./target/release/examples/bench_otlp_sink "$SINK_PORT" >"$OUT/otlp_sink.txt" &
+SINK_PID=$!; PIDS+=("$SINK_PID")
+wait_for_port "$SINK_PORT"
+
+# run NAME [ENV=VALUE...]: start the service with the extra environment,
+# warm up, load, read peak RSS and the dropped-span counter, stop it.
+run() {
+  local name=$1; shift
+  env "$@" RUST_LOG=info PORT=$SERVICE_PORT AGENT__SERVER__HOST=127.0.0.1 \
+    AGENT__STORE__BACKEND=memory AGENT__AUTH__MODE=off AGENT__TELEMETRY__METRICS_ENDPOINT=true \
+    ./target/release/order-exception-agent 2>/dev/null &
+  local pid=$!
+  wait_for_port "$SERVICE_PORT"
+  wrk -t1 -c"$CONNECTIONS" -d"$WARMUP" -s bench/message_send.lua "http://127.0.0.1:$SERVICE_PORT/" >/dev/null
+  wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/message_send.lua \
+    "http://127.0.0.1:$SERVICE_PORT/" >"$OUT/telemetry-$name.wrk.txt"
+  local result hwm dropped
+  result=$(grep '^RESULT' "$OUT/telemetry-$name.wrk.txt" | sed 's/^RESULT //')
+  hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")
+  dropped=$(curl -s "http://127.0.0.1:$SERVICE_PORT/metrics" \
+    | awk '/^a2a_telemetry_spans_dropped_total/ { sum += $2 } END { print sum + 0 }')
+  kill -TERM "$pid"; wait "$pid" || true
+  echo "$name $result peak_rss_kb=$hwm spans_dropped=$dropped"
+}
+
+none=$(run no-export)
+grpc=$(run grpc-collector OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$SINK_PORT" OTEL_EXPORTER_OTLP_PROTOCOL=grpc)
+down=$(run collector-down OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$DOWN_PORT" OTEL_EXPORTER_OTLP_PROTOCOL=grpc)
+kill -TERM "$SINK_PID"; wait "$SINK_PID" || true
+
+field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }'; }
+n_rps=$(field "$none" rps)
+{
+  echo "# telemetry cost ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk -t1 -c$CONNECTIONS -d$DURATION)"
+  echo
+  echo "| export | req/s | of no export | p50 ms | p99 ms | errors | peak RSS MB | spans dropped |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for line in "$none" "$grpc" "$down"; do
+    printf '| %s | %s | %.2f | %s | %s | %s | %.1f | %s |\n' "${line%% *}" \
+      "$(field "$line" rps)" "$(awk -v r="$(field "$line" rps)" -v n="$n_rps" 'BEGIN { print r / n }')" \
+      "$(field "$line" p50_ms)" "$(field "$line" p99_ms)" "$(field "$line" errors)" \
+      "$(awk -v k="$(field "$line" peak_rss_kb)" 'BEGIN { print k / 1024 }')" "$(field "$line" spans_dropped)"
+  done
+  echo
+  echo "collector: $(cat "$OUT/otlp_sink.txt")"
+} | tee "$OUT/telemetry.md"

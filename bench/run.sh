@@ -4,37 +4,18 @@
 # the same wrk script in the same run. Loopback only. See bench/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common.sh
 
-DURATION=${DURATION:-20s}
-WARMUP=${WARMUP:-3s}
-CONNECTIONS=${CONNECTIONS:-32}
-THREADS=${THREADS:-1}
 SERVICE_PORT=${SERVICE_PORT:-18080}
 BASELINE_PORT=${BASELINE_PORT:-18081}
 AUTH_PORT=${AUTH_PORT:-18082}
 KEYS_PORT=${KEYS_PORT:-18083}
-OUT=bench/results
-mkdir -p "$OUT"
-
-if ! command -v wrk >/dev/null; then
-  echo "installing wrk (Debian package)" >&2
-  apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
-fi
 
 cargo build --release --quiet --bin order-exception-agent --example bench_baseline --example bench_token
 
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT
-
-wait_for_port() {
-  for _ in $(seq 1 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "nothing listens on port $1" >&2
-  return 1
-}
 
 # measure NAME PORT PID [TOKEN]: warm up, load, then read peak RSS (VmHWM) of PID.
 measure() {
@@ -72,7 +53,6 @@ baseline=$(measure baseline "$BASELINE_PORT" "$BASELINE_PID")
 service=$(measure service "$SERVICE_PORT" "$SERVICE_PID")
 authenticated=$(measure service+token "$AUTH_PORT" "$AUTH_PID" "$TOKEN")
 
-field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }'; }
 b_rps=$(field "$baseline" rps); s_rps=$(field "$service" rps)
 ratio=$(awk -v s="$s_rps" -v b="$b_rps" 'BEGIN { printf "%.2f", s / b }')
 a_rps=$(field "$authenticated" rps)

@@ -5,18 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DURATION=${DURATION:-20s}
-WARMUP=${WARMUP:-3s}
-CONNECTIONS=${CONNECTIONS:-32}
-THREADS=${THREADS:-1}
 PORT_BASE=${PORT_BASE:-18090}
 PG_BASE=${PG_BASE:-postgres://postgres@127.0.0.1:5432}
-OUT=bench/results
-mkdir -p "$OUT"
+. bench/common.sh
 
-if ! command -v wrk >/dev/null; then
-  apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
-fi
 cargo build --release --quiet --bin order-exception-agent
 
 DATA_DIR=$(mktemp -d)
@@ -29,15 +21,6 @@ cleanup() {
 }
 trap cleanup EXIT
 psql "$PG_BASE/postgres" -qc "CREATE DATABASE $PG_DB" >/dev/null
-
-wait_for_port() {
-  for _ in $(seq 1 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "nothing listens on port $1" >&2
-  return 1
-}
 
 # run NAME PORT ENV...: start the service with ENV, warm up, load, stop.
 run() {
@@ -59,7 +42,6 @@ memory=$(run memory $PORT_BASE AGENT__STORE__BACKEND=memory)
 sqlite=$(run sqlite $((PORT_BASE + 1)) AGENT__STORE__BACKEND=sqlite AGENT__STORE__DATA_DIR="$DATA_DIR")
 postgres=$(run postgres $((PORT_BASE + 2)) AGENT__STORE__DATABASE_URL="$PG_BASE/$PG_DB")
 
-field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }'; }
 m=$(field "$memory" rps)
 {
   echo "# message/send by task store ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk -t$THREADS -c$CONNECTIONS -d$DURATION)"

@@ -7,33 +7,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DURATION=${DURATION:-15s}
-WARMUP=${WARMUP:-3s}
-CONNECTIONS=${CONNECTIONS:-32}
 SERVICE_PORT=${SERVICE_PORT:-18090}
 SINK_PORT=${SINK_PORT:-18091}
 DOWN_PORT=${DOWN_PORT:-18092}
-OUT=bench/results
-mkdir -p "$OUT"
-
-if ! command -v wrk >/dev/null; then
-  echo "installing wrk (Debian package)" >&2
-  apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
-fi
+. bench/common.sh
 
 cargo build --release --quiet --bin order-exception-agent --example bench_otlp_sink
 
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT
-
-wait_for_port() {
-  for _ in $(seq 1 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "nothing listens on port $1" >&2
-  return 1
-}
 
 ./target/release/examples/bench_otlp_sink "$SINK_PORT" >"$OUT/otlp_sink.txt" &
 SINK_PID=$!; PIDS+=("$SINK_PID")
@@ -48,8 +31,8 @@ run() {
     ./target/release/order-exception-agent 2>/dev/null &
   local pid=$!
   wait_for_port "$SERVICE_PORT"
-  wrk -t1 -c"$CONNECTIONS" -d"$WARMUP" -s bench/message_send.lua "http://127.0.0.1:$SERVICE_PORT/" >/dev/null
-  wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/message_send.lua \
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s bench/message_send.lua "http://127.0.0.1:$SERVICE_PORT/" >/dev/null
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/message_send.lua \
     "http://127.0.0.1:$SERVICE_PORT/" >"$OUT/telemetry-$name.wrk.txt"
   local result hwm dropped
   result=$(grep '^RESULT' "$OUT/telemetry-$name.wrk.txt" | sed 's/^RESULT //')
@@ -65,10 +48,9 @@ grpc=$(run grpc-collector OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$SINK_PO
 down=$(run collector-down OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$DOWN_PORT" OTEL_EXPORTER_OTLP_PROTOCOL=grpc)
 kill -TERM "$SINK_PID"; wait "$SINK_PID" || true
 
-field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }'; }
 n_rps=$(field "$none" rps)
 {
-  echo "# telemetry cost ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk -t1 -c$CONNECTIONS -d$DURATION)"
+  echo "# telemetry cost ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk -t$THREADS -c$CONNECTIONS -d$DURATION)"
   echo
   echo "| export | req/s | of no export | p50 ms | p99 ms | errors | peak RSS MB | spans dropped |"
   echo "|---|---|---|---|---|---|---|---|"

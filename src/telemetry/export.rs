@@ -106,52 +106,42 @@ pub fn providers(
 
 fn span_exporter(target: &Target) -> Result<SpanExporter, ExportError> {
     Ok(match target.transport {
-        Transport::HttpProtobuf => SpanExporter::builder()
-            .with_http()
-            .with_http_client(http_client(&target.tls)?)
-            .with_protocol(Protocol::HttpBinary)
-            .with_endpoint(&target.endpoint)
-            .with_timeout(EXPORT_TIMEOUT)
-            .build()?,
-        Transport::Grpc => {
-            let mut builder = SpanExporter::builder()
-                .with_tonic()
-                .with_endpoint(&target.endpoint)
-                .with_timeout(EXPORT_TIMEOUT);
-            if let Some(tls) = tonic_tls(target) {
-                builder = builder.with_tls_config(tls);
-            }
-            if target.gzip {
-                builder = builder.with_compression(Compression::Gzip);
-            }
-            builder.build()?
-        }
+        Transport::HttpProtobuf => http(SpanExporter::builder().with_http(), target)?.build()?,
+        Transport::Grpc => grpc(SpanExporter::builder().with_tonic(), target).build()?,
     })
 }
 
 fn metric_exporter(target: &Target) -> Result<MetricExporter, ExportError> {
     Ok(match target.transport {
-        Transport::HttpProtobuf => MetricExporter::builder()
-            .with_http()
-            .with_http_client(http_client(&target.tls)?)
-            .with_protocol(Protocol::HttpBinary)
-            .with_endpoint(&target.endpoint)
-            .with_timeout(EXPORT_TIMEOUT)
-            .build()?,
-        Transport::Grpc => {
-            let mut builder = MetricExporter::builder()
-                .with_tonic()
-                .with_endpoint(&target.endpoint)
-                .with_timeout(EXPORT_TIMEOUT);
-            if let Some(tls) = tonic_tls(target) {
-                builder = builder.with_tls_config(tls);
-            }
-            if target.gzip {
-                builder = builder.with_compression(Compression::Gzip);
-            }
-            builder.build()?
-        }
+        Transport::HttpProtobuf => http(MetricExporter::builder().with_http(), target)?.build()?,
+        Transport::Grpc => grpc(MetricExporter::builder().with_tonic(), target).build()?,
     })
+}
+
+/// An OTLP/HTTP exporter builder (spans or metrics) aimed at `target`.
+fn http<B: WithExportConfig + WithHttpConfig>(
+    builder: B,
+    target: &Target,
+) -> Result<B, ExportError> {
+    Ok(builder
+        .with_http_client(http_client(&target.tls)?)
+        .with_protocol(Protocol::HttpBinary)
+        .with_endpoint(&target.endpoint)
+        .with_timeout(EXPORT_TIMEOUT))
+}
+
+/// An OTLP/gRPC exporter builder (spans or metrics) aimed at `target`.
+fn grpc<B: WithExportConfig + WithTonicConfig>(builder: B, target: &Target) -> B {
+    let mut builder = builder
+        .with_endpoint(&target.endpoint)
+        .with_timeout(EXPORT_TIMEOUT);
+    if let Some(tls) = tonic_tls(target) {
+        builder = builder.with_tls_config(tls);
+    }
+    if target.gzip {
+        builder = builder.with_compression(Compression::Gzip);
+    }
+    builder
 }
 
 /// The HTTP client of the OTLP/HTTP exporters, with the certificates from

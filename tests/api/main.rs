@@ -12,6 +12,7 @@ mod interop;
 mod jsonrpc_errors;
 mod key_server;
 mod lifecycle;
+mod otlp;
 mod process;
 mod push;
 mod routing;

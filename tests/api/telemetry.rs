@@ -5,11 +5,11 @@
 //! same trace ids, a flush at shutdown, and a bounded, counted queue when
 //! the collector is down.
 
+use crate::otlp::{hex, prometheus_value, text};
 use crate::process::start_binary;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
 use serde_json::{Value, json};
@@ -89,22 +89,8 @@ async fn receiver() -> (String, Arc<Mutex<Seen>>) {
     (url, seen)
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn attribute(span: &Span, key: &str) -> Option<String> {
-    span.attributes
-        .iter()
-        .find(|kv| kv.key == key)
-        .and_then(|kv| kv.value.as_ref()?.value.as_ref())
-        .map(|value| match value {
-            AnyValue::StringValue(s) => s.clone(),
-            AnyValue::IntValue(i) => i.to_string(),
-            AnyValue::DoubleValue(d) => d.to_string(),
-            AnyValue::BoolValue(b) => b.to_string(),
-            other => format!("{other:?}"),
-        })
+    text(&span.attributes, key)
 }
 
 fn named<'a>(spans: &'a [Span], name: &str) -> Vec<&'a Span> {
@@ -271,19 +257,6 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
         line["span_id"].as_str(),
         Some(hex(&request.span_id).as_str())
     );
-}
-
-async fn prometheus_value(port: u16, series: &str) -> Option<u64> {
-    let text = crate::helpers::http_client()
-        .get(format!("http://127.0.0.1:{port}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    text.lines()
-        .find_map(|line| line.strip_prefix(series)?.trim().parse().ok())
 }
 
 #[tokio::test]

@@ -5,7 +5,8 @@
 //! client certificate the collector does not trust gets nothing through,
 //! and the drop counter says so.
 
-use crate::process::start_binary;
+use crate::otlp::{hex, prometheus_value, text};
+use crate::process::{Running, start_binary};
 use opentelemetry_proto::tonic::collector::metrics::v1::metrics_service_server::{
     MetricsService, MetricsServiceServer,
 };
@@ -19,7 +20,6 @@ use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
 use opentelemetry_proto::tonic::common::v1::KeyValue;
-use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use opentelemetry_proto::tonic::metrics::v1::metric::Data;
 use opentelemetry_proto::tonic::metrics::v1::number_data_point::Value as Number;
 use opentelemetry_proto::tonic::trace::v1::Span;
@@ -146,22 +146,6 @@ async fn collector(tls: Option<ServerTlsConfig>) -> (u16, Collector) {
     (port, collector)
 }
 
-fn text(attributes: &[KeyValue], key: &str) -> Option<String> {
-    attributes
-        .iter()
-        .find(|kv| kv.key == key)
-        .and_then(|kv| kv.value.as_ref()?.value.as_ref())
-        .map(|value| match value {
-            AnyValue::StringValue(s) => s.clone(),
-            AnyValue::IntValue(i) => i.to_string(),
-            other => format!("{other:?}"),
-        })
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The value of `name`'s data point whose attributes include `with`.
 fn point(received: &Received, name: &str, with: &[(&str, &str)]) -> Option<f64> {
     received
@@ -201,28 +185,44 @@ async fn ask(port: u16) -> Value {
         .unwrap()
 }
 
-#[tokio::test]
-async fn otel_variables_with_grpc_export_traces_and_metrics_to_a_collector() {
-    let (port, collector) = collector(None).await;
-    let endpoint = format!("http://127.0.0.1:{port}");
-    let running = start_binary(&[
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
-        ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+/// Start the binary with `envs` (and a short batch delay and metric
+/// interval), ask one question with a `traceparent`, and wait until its
+/// spans and the request counter reached `collector`.
+async fn export_one_request(envs: &[(&str, &str)], collector: &Collector) -> Running {
+    let mut all = vec![
         ("OTEL_BSP_SCHEDULE_DELAY", "100"),
         ("OTEL_METRIC_EXPORT_INTERVAL", "200"),
         ("AGENT__AUTH__MODE", "off"),
         ("RUST_LOG", "info"),
-    ])
-    .await;
+    ];
+    all.extend_from_slice(envs);
+    let running = start_binary(&all).await;
     let reply = ask(running.port).await;
     assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
     let received = &collector.0;
-    wait_for("the request span and the request counter", 15, || {
+    wait_for("the request's spans and the request counter", 15, || {
         let received = received.lock().unwrap();
-        received.spans.iter().any(|s| s.name == "a2a.turn")
+        received.spans.iter().any(|s| s.name == "jsonrpc")
+            && received.spans.iter().any(|s| s.name == "a2a.turn")
             && point(&received, "a2a.requests", &[("rpc.method", "message/send")]).is_some()
     })
     .await;
+    running
+}
+
+#[tokio::test]
+async fn otel_variables_with_grpc_export_traces_and_metrics_to_a_collector() {
+    let (port, collector) = collector(None).await;
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let running = export_one_request(
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+        ],
+        &collector,
+    )
+    .await;
+    let received = &collector.0;
     {
         let received = received.lock().unwrap();
         let request = received
@@ -352,24 +352,15 @@ async fn the_cloud_logging_binding_exports_over_grpc_with_mutual_tls_and_gzip() 
     let (port, collector) = mutual_tls_collector(&server_pki, &client_pki).await;
     let client = client_pki.leaf(&["order-agent"], ExtendedKeyUsagePurpose::ClientAuth);
     let services = binding(port, &server_pki.ca_pem, &client);
-    let running = start_binary(&[
-        ("VCAP_APPLICATION", VCAP_APPLICATION),
-        ("VCAP_SERVICES", services.as_str()),
-        ("OTEL_BSP_SCHEDULE_DELAY", "100"),
-        ("OTEL_METRIC_EXPORT_INTERVAL", "200"),
-        ("AGENT__AUTH__MODE", "off"),
-        ("RUST_LOG", "info"),
-    ])
+    let running = export_one_request(
+        &[
+            ("VCAP_APPLICATION", VCAP_APPLICATION),
+            ("VCAP_SERVICES", services.as_str()),
+        ],
+        &collector,
+    )
     .await;
-    let reply = ask(running.port).await;
-    assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
     let received = &collector.0;
-    wait_for("spans and metrics over mutual TLS", 15, || {
-        let received = received.lock().unwrap();
-        received.spans.iter().any(|s| s.name == "jsonrpc")
-            && point(&received, "a2a.requests", &[("rpc.method", "message/send")]).is_some()
-    })
-    .await;
     {
         let received = received.lock().unwrap();
         let request = received.spans.iter().find(|s| s.name == "jsonrpc").unwrap();
@@ -417,6 +408,48 @@ async fn the_cloud_logging_binding_exports_over_grpc_with_mutual_tls_and_gzip() 
 }
 
 #[tokio::test]
+async fn otel_certificate_variables_give_grpc_mutual_tls_to_any_collector() {
+    let server_pki = Pki::new("collector CA");
+    let client_pki = Pki::new("client CA");
+    let (port, collector) = mutual_tls_collector(&server_pki, &client_pki).await;
+    let (cert, key) = client_pki.leaf(&["order-agent"], ExtendedKeyUsagePurpose::ClientAuth);
+    let folder = std::env::temp_dir().join(format!("otlp-certs-{}-{}", std::process::id(), port));
+    std::fs::create_dir_all(&folder).unwrap();
+    let file = |name: &str, pem: &str| {
+        let path = folder.join(name);
+        std::fs::write(&path, pem).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let ca_file = file("ca.pem", &server_pki.ca_pem);
+    let cert_file = file("client.pem", &cert);
+    let key_file = file("client.key", &key);
+    let endpoint = format!("https://127.0.0.1:{port}");
+    let running = export_one_request(
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+            ("OTEL_EXPORTER_OTLP_CERTIFICATE", ca_file.as_str()),
+            ("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", cert_file.as_str()),
+            ("OTEL_EXPORTER_OTLP_CLIENT_KEY", key_file.as_str()),
+        ],
+        &collector,
+    )
+    .await;
+    let request_trace = {
+        let received = collector.0.lock().unwrap();
+        let request = received.spans.iter().find(|s| s.name == "jsonrpc").unwrap();
+        hex(&request.trace_id)
+    };
+    assert_eq!(request_trace, TRACE_ID);
+    let log = running.terminate().await.join("\n");
+    let _ = std::fs::remove_dir_all(&folder);
+    assert!(
+        log.contains(&format!("traces over OTLP/gRPC (mutual TLS) to {endpoint}")),
+        "{log}"
+    );
+}
+
+#[tokio::test]
 async fn a_client_certificate_the_collector_does_not_trust_gets_nothing_through_and_is_counted() {
     let server_pki = Pki::new("ingest CA");
     let trusted_clients = Pki::new("client CA");
@@ -438,23 +471,11 @@ async fn a_client_certificate_the_collector_does_not_trust_gets_nothing_through_
         reply["result"]["status"]["state"], "completed",
         "requests are served whatever the collector does: {reply}"
     );
-    let metrics_url = format!("http://127.0.0.1:{}/metrics", running.port);
-    let mut text = String::new();
+    let series = "a2a_telemetry_spans_dropped_total{reason=\"export_failed\"}";
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !text.contains("a2a_telemetry_spans_dropped_total{reason=\"export_failed\"}") {
-        assert!(
-            Instant::now() < deadline,
-            "no failed export counted: {text}"
-        );
+    while prometheus_value(running.port, series).await.is_none() {
+        assert!(Instant::now() < deadline, "no failed export counted");
         tokio::time::sleep(Duration::from_millis(200)).await;
-        text = crate::helpers::http_client()
-            .get(&metrics_url)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
     }
     assert!(
         collector.0.lock().unwrap().spans.is_empty(),

@@ -5,13 +5,14 @@
 //! same trace ids, a flush at shutdown, and a bounded, counted queue when
 //! the collector is down.
 
-use crate::otlp::{hex, prometheus_value, text};
+use crate::otlp::{PemFiles, Pki, hex, prometheus_value, text};
 use crate::process::start_binary;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
+use rcgen::ExtendedKeyUsagePurpose;
 use serde_json::{Value, json};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
@@ -70,8 +71,13 @@ async fn hook(request: HttpRequest, seen: Shared) -> HttpResponse {
 /// An OTLP/HTTP collector (`/v1/traces`, `/v1/metrics`) and a webhook
 /// (`/hook`) on loopback.
 async fn receiver() -> (String, Arc<Mutex<Seen>>) {
+    receiver_over(None).await
+}
+
+/// The same over TLS with `tls` (an `https://` URL), else plain HTTP.
+async fn receiver_over(tls: Option<rustls::ServerConfig>) -> (String, Arc<Mutex<Seen>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let port = listener.local_addr().unwrap().port();
     let seen = Arc::new(Mutex::new(Seen::default()));
     let data = web::Data::new(Arc::clone(&seen));
     let server = HttpServer::new(move || {
@@ -81,12 +87,41 @@ async fn receiver() -> (String, Arc<Mutex<Seen>>) {
             .route("/v1/metrics", web::post().to(metrics))
             .route("/hook", web::post().to(hook))
     })
-    .workers(1)
-    .listen(listener)
-    .unwrap()
-    .run();
-    tokio::spawn(server);
-    (url, seen)
+    .workers(1);
+    let (scheme, server) = match tls {
+        Some(config) => ("https", server.listen_rustls_0_23(listener, config)),
+        None => ("http", server.listen(listener)),
+    };
+    tokio::spawn(server.unwrap().run());
+    (format!("{scheme}://127.0.0.1:{port}"), seen)
+}
+
+/// TLS for the receiver: its certificate for 127.0.0.1 from `server`, and
+/// a client certificate from `clients` required.
+fn mutual_tls(server: &Pki, clients: &Pki) -> rustls::ServerConfig {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let (cert, key) = server.leaf(&["127.0.0.1"], ExtendedKeyUsagePurpose::ServerAuth);
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_slice(clients.ca_pem.as_bytes()).unwrap())
+        .unwrap();
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .build()
+    .unwrap();
+    rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(
+            vec![CertificateDer::from_pem_slice(cert.as_bytes()).unwrap()],
+            PrivateKeyDer::from_pem_slice(key.as_bytes()).unwrap(),
+        )
+        .unwrap()
 }
 
 fn attribute(span: &Span, key: &str) -> Option<String> {
@@ -602,4 +637,48 @@ async fn a_budget_expiry_is_an_event_of_the_request_span_and_counted() {
         .unwrap();
     assert!(text.contains("a2a_budget_expiries_total 1"), "{text}");
     running.terminate().await;
+}
+
+#[tokio::test]
+async fn otel_certificate_variables_give_http_mutual_tls() {
+    let server_pki = Pki::new("collector CA");
+    let client_pki = Pki::new("client CA");
+    let (url, seen) = receiver_over(Some(mutual_tls(&server_pki, &client_pki))).await;
+    let client = client_pki.leaf(&["order-agent"], ExtendedKeyUsagePurpose::ClientAuth);
+    let files = PemFiles::write(&server_pki.ca_pem, &client);
+    let mut envs = vec![
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", url.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+        ("AGENT__AUTH__MODE", "off"),
+        ("RUST_LOG", "info"),
+    ];
+    envs.extend(files.variables());
+    let running = start_binary(&envs).await;
+    let reply = send(
+        running.port,
+        Some(&format!("00-{TRACE_ID}-{PARENT_ID}-01")),
+        message_send("why is order 4711 blocked by credit", None),
+    )
+    .await;
+    assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let has_request = || {
+        seen.lock()
+            .unwrap()
+            .spans
+            .iter()
+            .any(|s| s.name == "jsonrpc")
+    };
+    while !has_request() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let log = running.terminate().await.join("\n");
+    let seen = seen.lock().unwrap();
+    let request = named(&seen.spans, "jsonrpc");
+    assert_eq!(request.len(), 1, "the span came over mutual TLS: {log}");
+    assert_eq!(hex(&request[0].trace_id), TRACE_ID);
+    assert!(
+        log.contains(&format!("traces over OTLP/HTTP to {url}/v1/traces")),
+        "{log}"
+    );
 }

@@ -5,7 +5,7 @@
 //! client certificate the collector does not trust gets nothing through,
 //! and the drop counter says so.
 
-use crate::otlp::{hex, prometheus_value, text};
+use crate::otlp::{PemFiles, Pki, hex, prometheus_value, text};
 use crate::process::{Running, start_binary};
 use opentelemetry_proto::tonic::collector::metrics::v1::metrics_service_server::{
     MetricsService, MetricsServiceServer,
@@ -23,9 +23,7 @@ use opentelemetry_proto::tonic::common::v1::KeyValue;
 use opentelemetry_proto::tonic::metrics::v1::metric::Data;
 use opentelemetry_proto::tonic::metrics::v1::number_data_point::Value as Number;
 use opentelemetry_proto::tonic::trace::v1::Span;
-use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-};
+use rcgen::ExtendedKeyUsagePurpose;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -280,38 +278,6 @@ async fn otel_variables_with_grpc_export_traces_and_metrics_to_a_collector() {
     );
 }
 
-/// A CA, and a certificate for 127.0.0.1 (server) or a client, signed by it.
-struct Pki {
-    ca_pem: String,
-    issuer: CertifiedIssuer<'static, KeyPair>,
-}
-
-impl Pki {
-    fn new(name: &str) -> Pki {
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, name);
-        let issuer = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
-        Pki {
-            ca_pem: issuer.pem(),
-            issuer,
-        }
-    }
-
-    /// (certificate PEM, PKCS#8 key PEM).
-    fn leaf(&self, names: &[&str], usage: ExtendedKeyUsagePurpose) -> (String, String) {
-        let key = KeyPair::generate().unwrap();
-        let mut params =
-            CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>())
-                .unwrap();
-        params.extended_key_usages = vec![usage];
-        let cert = params.signed_by(&key, &self.issuer).unwrap();
-        (cert.pem(), key.serialize_pem())
-    }
-}
-
 /// A collector that demands a client certificate from `clients`.
 async fn mutual_tls_collector(server: &Pki, clients: &Pki) -> (u16, Collector) {
     let (cert, key) = server.leaf(&["127.0.0.1"], ExtendedKeyUsagePurpose::ServerAuth);
@@ -412,29 +378,15 @@ async fn otel_certificate_variables_give_grpc_mutual_tls_to_any_collector() {
     let server_pki = Pki::new("collector CA");
     let client_pki = Pki::new("client CA");
     let (port, collector) = mutual_tls_collector(&server_pki, &client_pki).await;
-    let (cert, key) = client_pki.leaf(&["order-agent"], ExtendedKeyUsagePurpose::ClientAuth);
-    let folder = std::env::temp_dir().join(format!("otlp-certs-{}-{}", std::process::id(), port));
-    std::fs::create_dir_all(&folder).unwrap();
-    let file = |name: &str, pem: &str| {
-        let path = folder.join(name);
-        std::fs::write(&path, pem).unwrap();
-        path.to_string_lossy().into_owned()
-    };
-    let ca_file = file("ca.pem", &server_pki.ca_pem);
-    let cert_file = file("client.pem", &cert);
-    let key_file = file("client.key", &key);
+    let client = client_pki.leaf(&["order-agent"], ExtendedKeyUsagePurpose::ClientAuth);
+    let files = PemFiles::write(&server_pki.ca_pem, &client);
     let endpoint = format!("https://127.0.0.1:{port}");
-    let running = export_one_request(
-        &[
-            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
-            ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
-            ("OTEL_EXPORTER_OTLP_CERTIFICATE", ca_file.as_str()),
-            ("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", cert_file.as_str()),
-            ("OTEL_EXPORTER_OTLP_CLIENT_KEY", key_file.as_str()),
-        ],
-        &collector,
-    )
-    .await;
+    let mut envs = vec![
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+        ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+    ];
+    envs.extend(files.variables());
+    let running = export_one_request(&envs, &collector).await;
     let request_trace = {
         let received = collector.0.lock().unwrap();
         let request = received.spans.iter().find(|s| s.name == "jsonrpc").unwrap();
@@ -442,7 +394,6 @@ async fn otel_certificate_variables_give_grpc_mutual_tls_to_any_collector() {
     };
     assert_eq!(request_trace, TRACE_ID);
     let log = running.terminate().await.join("\n");
-    let _ = std::fs::remove_dir_all(&folder);
     assert!(
         log.contains(&format!("traces over OTLP/gRPC (mutual TLS) to {endpoint}")),
         "{log}"

@@ -155,19 +155,6 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
         reply.error_code,
         started.elapsed().as_secs_f64(),
     );
-    tracing::info!(
-        rpc.method = reply.method.as_deref().unwrap_or("-"),
-        rpc.id = %reply.id,
-        a2a.task.state = reply.task_state.unwrap_or("-"),
-        rpc.error_code = reply.error_code.unwrap_or(0),
-        latency_ms = started.elapsed().as_secs_f64() * 1000.0,
-        user.id = context.principal.map(|p| p.user_id.as_str()).unwrap_or("-"),
-        client.id = context
-            .principal
-            .and_then(|p| p.client_id.as_deref())
-            .unwrap_or("-"),
-        "jsonrpc request"
-    );
     reply
 }
 

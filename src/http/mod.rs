@@ -8,6 +8,7 @@ mod card;
 mod health;
 mod metrics;
 mod problem;
+mod request_log;
 mod rpc;
 
 use actix_web::web;

@@ -1,4 +1,5 @@
 use super::problem::problem;
+use super::request_log::{self, CallFacts};
 use crate::startup::AppState;
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -128,23 +129,32 @@ pub async fn json_rpc(
         span.record("sap.conversation_id", conversation.as_str());
     }
     crate::telemetry::propagation::adopt_remote_parent(&span, request.headers());
-    let response = json_rpc_in_span(request, payload, state)
+    let started = std::time::Instant::now();
+    let mut facts = CallFacts::default();
+    let response = json_rpc_in_span(&request, payload, state, &mut facts)
         .instrument(span.clone())
         .await;
     span.record("http.response.status_code", response.status().as_u16());
+    span.in_scope(|| request_log::log(&request, &response, &facts, started));
     response
 }
 
+/// `facts` collects what the request log line says about the call.
 async fn json_rpc_in_span(
-    request: HttpRequest,
+    request: &HttpRequest,
     mut payload: web::Payload,
     state: web::Data<AppState>,
+    facts: &mut CallFacts,
 ) -> HttpResponse {
     // Who calls comes first: no body is read for an unauthenticated caller.
-    let principal = match super::auth::authenticate(&request, &state).await {
+    let principal = match super::auth::authenticate(request, &state).await {
         Ok(principal) => principal,
         Err(answer) => return answer,
     };
+    if let Some(principal) = &principal {
+        facts.user_id = Some(principal.user_id.clone());
+        facts.client_id = principal.client_id.clone();
+    }
     if let Some(content_type) = request.headers().get(header::CONTENT_TYPE) {
         let content_type = content_type.to_str().unwrap_or("");
         if !is_json(content_type) {
@@ -182,6 +192,7 @@ async fn json_rpc_in_span(
         }
         body.extend_from_slice(&chunk);
     }
+    facts.request_bytes = Some(body.len());
     let header = |name: &str| {
         request
             .headers()
@@ -193,6 +204,9 @@ async fn json_rpc_in_span(
         Ok(caller) => caller,
         Err(reason) => return problem(StatusCode::BAD_REQUEST, reason),
     };
+    if facts.user_id.is_none() {
+        facts.user_id = caller.user_id.clone();
+    }
     let call = crate::tasks::CallContext {
         conversation_id: header("conversationid"),
         correlation_id: header("x-correlationid"),
@@ -208,6 +222,10 @@ async fn json_rpc_in_span(
         call,
     };
     let reply = crate::rpc::handle(&context, &body).await;
+    facts.rpc_method = reply.method.clone();
+    facts.rpc_id = Some(reply.id.to_string());
+    facts.task_state = reply.task_state;
+    facts.error_code = reply.error_code;
     if let Some(stream) = reply.stream {
         return server_sent_events(stream, state.sse_keep_alive);
     }

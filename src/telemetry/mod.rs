@@ -100,6 +100,15 @@ impl Telemetry {
     }
 }
 
+static JSON_LOGS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the service writes SAP JSON lines (set by `init_service`): the
+/// request log writes SAP's request fields only there, since text lines
+/// are read by people and cost time per request.
+pub fn json_logs() -> bool {
+    JSON_LOGS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The service's logging and tracing, from the settings and the
 /// environment. Must run inside the tokio runtime (the export task).
 pub fn init_service(settings: &TelemetrySettings, env: &dyn EnvSource) -> Telemetry {
@@ -109,6 +118,10 @@ pub fn init_service(settings: &TelemetrySettings, env: &dyn EnvSource) -> Teleme
     } else {
         LogFormat::Text
     });
+    JSON_LOGS.store(
+        format == LogFormat::Json,
+        std::sync::atomic::Ordering::Relaxed,
+    );
     let export = export::providers(settings, env, cf.as_ref());
     let (provider, meter_provider, export_note) = match export {
         Ok(built) => (

@@ -18,6 +18,9 @@ use tracing_subscriber::registry::LookupSpan;
 /// inside the span.
 pub const CORRELATION_FIELD: &str = "correlation_id";
 
+/// The event field that makes a line a `type: request` record.
+pub const LOG_TYPE_FIELD: &str = "log.type";
+
 struct CorrelationId(String);
 
 pub struct SapJsonLayer<W> {
@@ -58,6 +61,8 @@ impl<W> SapJsonLayer<W> {
 struct Fields {
     message: Option<String>,
     correlation: Option<String>,
+    /// `log.type`: `request` for the per-request line, else `log`.
+    log_type: Option<String>,
     other: Map<String, Value>,
 }
 
@@ -87,6 +92,7 @@ impl Fields {
         match field.name() {
             "message" => self.message = value.as_str().map(str::to_string),
             CORRELATION_FIELD => self.correlation = value.as_str().map(str::to_string),
+            LOG_TYPE_FIELD => self.log_type = value.as_str().map(str::to_string),
             name => {
                 self.other.insert(name.to_string(), value);
             }
@@ -134,7 +140,14 @@ where
             "written_ts".into(),
             now.unix_timestamp_nanos().to_string().into(),
         );
-        line.insert("type".into(), "log".into());
+        line.insert(
+            "type".into(),
+            match fields.log_type.as_deref() {
+                Some("request") => "request",
+                _ => "log",
+            }
+            .into(),
+        );
         line.insert(
             "level".into(),
             event.metadata().level().as_str().to_string().into(),
@@ -225,9 +238,20 @@ mod tests {
             let span = tracing::info_span!("request", correlation_id = "corr-1");
             let _entered = span.enter();
             tracing::info!(rpc.method = "message/send", "jsonrpc request");
+            tracing::info!(log.type = "request", response_status = 200, "jsonrpc request");
         });
         let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
-        let line: Value = serde_json::from_str(text.trim()).unwrap();
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(
+            lines[1]["type"], "request",
+            "log.type makes a request record"
+        );
+        assert_eq!(lines[1]["response_status"], 200);
+        assert!(lines[1].get("log.type").is_none());
+        let line = &lines[0];
         assert_eq!(line["type"], "log");
         assert_eq!(line["level"], "INFO");
         assert_eq!(line["msg"], "jsonrpc request");

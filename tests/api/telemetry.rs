@@ -281,11 +281,29 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .find(|line| line["msg"] == "jsonrpc request")
         .unwrap_or_else(|| panic!("a JSON request line: {log:?}"));
-    assert_eq!(line["type"], "log");
+    assert_eq!(line["type"], "request", "SAP's request record: {line}");
     assert_eq!(line["level"], "INFO");
     assert_eq!(line["correlation_id"], "corr-7");
     assert_eq!(line["component_type"], "application");
+    assert_eq!(line["direction"], "IN");
+    assert_eq!(line["request"], "/");
+    assert_eq!(line["method"], "POST");
+    assert_eq!(line["response_status"], 200);
+    assert_eq!(line["remote_ip"], "127.0.0.1");
+    assert_eq!(line["response_content_type"], "application/json");
+    assert!(line["response_time_ms"].as_f64().is_some_and(|ms| ms > 0.0));
+    assert!(line["request_size_b"].as_i64().is_some_and(|b| b > 0));
+    assert!(line["response_size_b"].as_i64().is_some_and(|b| b > 0));
     assert_eq!(line["rpc.method"], "message/send");
+    assert_eq!(line["a2a.task.state"], "completed");
+    assert_eq!(line["user.id"], "local-user");
+    assert_eq!(
+        log.iter()
+            .filter(|line| line.contains("\"jsonrpc request\""))
+            .count(),
+        1,
+        "one request line per request"
+    );
     assert!(line["written_at"].is_string() && line["written_ts"].is_string());
     assert_eq!(line["trace_id"], TRACE_ID);
     assert_eq!(

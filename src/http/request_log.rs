@@ -1,0 +1,86 @@
+//! The one log line per JSON-RPC call. With JSON logs it is a `type:
+//! request` record with the field names of SAP's request logs (`request`,
+//! `method`, `response_status`, `response_time_ms`, `remote_ip`, …) plus
+//! what the call was (`rpc.method`, `a2a.task.state`, `user.id`, …); the
+//! SAP JSON layer turns `log.type = "request"` into `"type": "request"`.
+//! With text logs it is a short line with the call's facts.
+
+use actix_web::body::{BodySize, MessageBody};
+use actix_web::{HttpRequest, HttpResponse};
+use std::time::Instant;
+
+/// What the JSON-RPC layer learned about a call; unset parts are logged
+/// as `-` (a request refused before its body was read has none).
+#[derive(Debug, Default)]
+pub struct CallFacts {
+    pub rpc_method: Option<String>,
+    pub rpc_id: Option<String>,
+    pub task_state: Option<&'static str>,
+    pub error_code: Option<i64>,
+    pub user_id: Option<String>,
+    pub client_id: Option<String>,
+    pub request_bytes: Option<usize>,
+}
+
+/// Write the line for `request`, answered with `response` after `started`:
+/// SAP's request record with JSON logs, a short line with text logs.
+pub fn log(request: &HttpRequest, response: &HttpResponse, facts: &CallFacts, started: Instant) {
+    if !crate::telemetry::json_logs() {
+        tracing::info!(
+            rpc.method = facts.rpc_method.as_deref().unwrap_or("-"),
+            rpc.id = facts.rpc_id.as_deref().unwrap_or("-"),
+            a2a.task.state = facts.task_state.unwrap_or("-"),
+            rpc.error_code = facts.error_code.unwrap_or(0),
+            http.status = response.status().as_u16(),
+            latency_ms = started.elapsed().as_secs_f64() * 1000.0,
+            user.id = facts.user_id.as_deref().unwrap_or("-"),
+            client.id = facts.client_id.as_deref().unwrap_or("-"),
+            "jsonrpc request"
+        );
+        return;
+    }
+    let header = |name: &str| {
+        request
+            .headers()
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or("-")
+            .to_string()
+    };
+    let size = |size: Option<usize>| size.map_or(-1, |bytes| bytes as i64);
+    let response_bytes = match response.body().size() {
+        BodySize::Sized(bytes) => Some(bytes as usize),
+        BodySize::None => Some(0),
+        BodySize::Stream => None,
+    };
+    let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+    tracing::info!(
+        log.type = "request",
+        direction = "IN",
+        request = request.path(),
+        method = request.method().as_str(),
+        protocol = ?request.version(),
+        response_status = response.status().as_u16(),
+        response_time_ms = latency_ms,
+        request_size_b = size(facts.request_bytes),
+        response_size_b = size(response_bytes),
+        response_content_type = response
+            .headers()
+            .get(actix_web::http::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or("-"),
+        remote_ip = request
+            .peer_addr()
+            .map_or_else(|| "-".to_string(), |peer| peer.ip().to_string()),
+        x_forwarded_for = header("x-forwarded-for"),
+        request_id = header("x-vcap-request-id"),
+        rpc.method = facts.rpc_method.as_deref().unwrap_or("-"),
+        rpc.id = facts.rpc_id.as_deref().unwrap_or("-"),
+        a2a.task.state = facts.task_state.unwrap_or("-"),
+        rpc.error_code = facts.error_code.unwrap_or(0),
+        latency_ms,
+        user.id = facts.user_id.as_deref().unwrap_or("-"),
+        client.id = facts.client_id.as_deref().unwrap_or("-"),
+        "jsonrpc request"
+    );
+}

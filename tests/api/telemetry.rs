@@ -391,6 +391,7 @@ async fn authentication_is_a_child_span_with_issuer_client_and_outcome_never_the
         ("AGENT__AUTH__APP_TID", APP_TID),
         ("AGENT__AUTH__URL", ISSUER),
         ("AGENT__AUTH__TEST_KEY_SERVER", &keys.url),
+        ("AGENT__TELEMETRY__LOG_FORMAT", "json"),
     ])
     .await;
     let good = token(&user_claims());
@@ -424,8 +425,31 @@ async fn authentication_is_a_child_span_with_issuer_client_and_outcome_never_the
         "a2a_token_rejections_total{reason=\"invalid\"}",
     )
     .await;
-    running.terminate().await;
+    let log = running.terminate().await;
     keys.stop().await;
+    // One request record per call, the refused one included.
+    let records: Vec<Value> = log
+        .iter()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["type"] == "request")
+        .collect();
+    let statuses: Vec<(i64, String)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["response_status"].as_i64().unwrap_or(0),
+                r["user.id"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![
+            (200, "user-uuid-42".to_string()),
+            (200, "user-uuid-42".to_string()),
+            (401, "-".to_string()),
+        ]
+    );
 
     let seen = seen.lock().unwrap();
     let auths = named(&seen.spans, "authenticate");

@@ -69,26 +69,28 @@ impl Telemetry {
         if traces.is_none() && metrics.is_none() {
             return;
         }
-        // Both block on the export tasks, which run on this runtime.
-        let flushed = tokio::task::spawn_blocking(move || {
-            let traces = traces.map(|provider| provider.shutdown());
-            let metrics = metrics.map(|provider| provider.shutdown());
-            (traces, metrics)
-        });
-        match tokio::time::timeout(limit, flushed).await {
-            Ok(Ok((traces, metrics))) => {
-                if let Some(Err(error)) = traces {
-                    tracing::warn!(%error, "trace export shutdown failed");
-                }
-                if let Some(Err(error)) = metrics {
-                    tracing::warn!(%error, "metric export shutdown failed");
+        // Both block on their export tasks, which run on this runtime. They
+        // run side by side so a slow trace collector does not cost the
+        // metrics their last reading.
+        let traces =
+            traces.map(|provider| tokio::task::spawn_blocking(move || provider.shutdown()));
+        let metrics_flushed =
+            metrics.map(|provider| tokio::task::spawn_blocking(move || provider.shutdown()));
+        let flushed = async {
+            for (signal, handle) in [("trace", traces), ("metric", metrics_flushed)] {
+                let Some(handle) = handle else { continue };
+                match handle.await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(error)) => tracing::warn!(%error, "{signal} export shutdown failed"),
+                    Err(error) => tracing::warn!(%error, "{signal} export shutdown panicked"),
                 }
             }
-            Ok(Err(error)) => tracing::warn!(%error, "OTLP export shutdown panicked"),
-            Err(_) => tracing::warn!(
+        };
+        if tokio::time::timeout(limit, flushed).await.is_err() {
+            tracing::warn!(
                 limit_ms = limit.as_millis() as u64,
                 "OTLP export did not flush in time; pending spans dropped"
-            ),
+            );
         }
         let dropped = metrics::spans_dropped_total();
         if dropped > 0 {

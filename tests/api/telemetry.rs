@@ -2,8 +2,8 @@
 //! over OTLP/HTTP to a loopback receiver (decoded with the OTLP protobuf
 //! types), the caller's `traceparent` as their parent, `traceparent` on
 //! push deliveries, the authentication span, SAP JSON log lines carrying the
-//! same trace ids, a flush at shutdown, and a bounded, counted queue when
-//! the collector is down.
+//! same trace ids, a flush at shutdown (also of a full queue behind a slow
+//! collector), and a bounded, counted queue when the collector is down.
 
 use crate::otlp::{PemFiles, Pki, hex, prometheus_value, text};
 use crate::process::start_binary;
@@ -27,6 +27,13 @@ struct Seen {
     hooks: Vec<Option<String>>,
     /// Names of the metrics received.
     metrics: Vec<String>,
+    /// Trace exports that arrived (also those still held).
+    trace_exports: usize,
+    /// Hold the first trace export until a metric export arrives (which
+    /// happens at shutdown only): a collector that is slow while the queue
+    /// fills.
+    hold_first_export: bool,
+    release: Arc<tokio::sync::Notify>,
 }
 
 type Shared = web::Data<Arc<Mutex<Seen>>>;
@@ -35,6 +42,14 @@ async fn traces(body: web::Bytes, seen: Shared) -> HttpResponse {
     let Ok(request) = ExportTraceServiceRequest::decode(body) else {
         return HttpResponse::BadRequest().finish();
     };
+    let held = {
+        let mut seen = seen.lock().unwrap();
+        seen.trace_exports += 1;
+        (seen.hold_first_export && seen.trace_exports == 1).then(|| Arc::clone(&seen.release))
+    };
+    if let Some(release) = held {
+        release.notified().await;
+    }
     let mut seen = seen.lock().unwrap();
     for resource in request.resource_spans {
         for scope in resource.scope_spans {
@@ -55,6 +70,7 @@ async fn metrics(body: web::Bytes, seen: Shared) -> HttpResponse {
                 .extend(scope.metrics.into_iter().map(|m| m.name));
         }
     }
+    seen.release.notify_one();
     HttpResponse::Ok().finish()
 }
 
@@ -375,6 +391,67 @@ async fn a_collector_that_is_down_does_not_slow_requests_and_the_queue_stays_bou
         .and_then(|digits| digits.parse().ok())
         .unwrap_or(0);
     assert!(total >= dropped, "{line}");
+}
+
+#[tokio::test]
+async fn spans_queued_behind_a_slow_collector_are_flushed_at_shutdown() {
+    let (url, seen) = receiver().await;
+    seen.lock().unwrap().hold_first_export = true;
+    let running = start_binary(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", url.as_str()),
+        ("OTEL_EXPORTER_OTLP_TIMEOUT", "30000"),
+        ("OTEL_BSP_SCHEDULE_DELAY", "60000"),
+        // Batches of 8: the first is held by the collector, the next 8 wait
+        // in the queue, the rest are dropped.
+        ("OTEL_BSP_MAX_QUEUE_SIZE", "8"),
+        ("AGENT__TELEMETRY__METRICS_ENDPOINT", "true"),
+        ("AGENT__AUTH__MODE", "off"),
+    ])
+    .await;
+    const REQUESTS: u64 = 10;
+    for _ in 0..REQUESTS {
+        let reply = send(
+            running.port,
+            None,
+            message_send("why is order 4711 blocked by credit", None),
+        )
+        .await;
+        assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
+    }
+    let dropped = prometheus_value(
+        running.port,
+        "a2a_telemetry_spans_dropped_total{reason=\"queue_full\"}",
+    )
+    .await
+    .unwrap_or(0);
+    assert!(
+        dropped >= REQUESTS * 3 - 16,
+        "the queue filled behind the held export: {dropped} spans counted as dropped"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while seen.lock().unwrap().trace_exports == 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    {
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.trace_exports, 1, "one export, held");
+        assert!(seen.spans.is_empty() && seen.metrics.is_empty());
+    }
+    // The metrics' last reading at shutdown releases the held export; the
+    // shutdown must still be queued behind the full queue and wait for it.
+    let log = running.terminate().await;
+    let seen = seen.lock().unwrap();
+    assert!(!seen.metrics.is_empty(), "the last metric reading");
+    assert_eq!(
+        seen.spans.len(),
+        16,
+        "the held batch and the full queue behind it, flushed at shutdown: {log:?}"
+    );
+    assert!(
+        !log.iter()
+            .any(|line| line.contains("did not flush in time")),
+        "{log:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,7 +5,7 @@
 //! same trace ids, a flush at shutdown (also of a full queue behind a slow
 //! collector), and a bounded, counted queue when the collector is down.
 
-use crate::otlp::{PemFiles, Pki, hex, prometheus_value, text};
+use crate::otlp::{PemFiles, Pki, hex, prometheus_value, text, wait_until};
 use crate::process::start_binary;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
@@ -203,10 +203,10 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
     )
     .await;
     assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while seen.lock().unwrap().hooks.is_empty() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until(Duration::from_secs(10), || {
+        !seen.lock().unwrap().hooks.is_empty()
+    })
+    .await;
     assert!(
         seen.lock().unwrap().spans.is_empty() && seen.lock().unwrap().metrics.is_empty(),
         "nothing exported before the batch delay or the shutdown"
@@ -428,10 +428,10 @@ async fn spans_queued_behind_a_slow_collector_are_flushed_at_shutdown() {
         dropped >= REQUESTS * 3 - 16,
         "the queue filled behind the held export: {dropped} spans counted as dropped"
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while seen.lock().unwrap().trace_exports == 0 && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until(Duration::from_secs(10), || {
+        seen.lock().unwrap().trace_exports > 0
+    })
+    .await;
     {
         let seen = seen.lock().unwrap();
         assert_eq!(seen.trace_exports, 1, "one export, held");
@@ -485,7 +485,6 @@ async fn authentication_is_a_child_span_with_issuer_client_and_outcome_never_the
             .unwrap();
         assert_eq!(response.status().as_u16(), status);
     }
-    let deadline = Instant::now() + Duration::from_secs(10);
     let count = |name: &str| {
         seen.lock()
             .unwrap()
@@ -494,9 +493,7 @@ async fn authentication_is_a_child_span_with_issuer_client_and_outcome_never_the
             .filter(|s| s.name == name)
             .count()
     };
-    while count("authenticate") < 3 && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until(Duration::from_secs(10), || count("authenticate") >= 3).await;
     let rejections = prometheus_value(
         running.port,
         "a2a_token_rejections_total{reason=\"invalid\"}",
@@ -598,13 +595,11 @@ async fn an_approval_and_its_ledger_write_are_traced() {
     let filed = send_as(running.port, None, "ar_clerk", approve).await;
     assert_eq!(filed["result"]["status"]["state"], "completed", "{filed}");
     // Exported by the batch delay, before any shutdown.
-    let deadline = Instant::now() + Duration::from_secs(10);
     let has = |name: &str| seen.lock().unwrap().spans.iter().any(|s| s.name == name);
-    while !(has("approval") && has("ledger.write") && has("rulebook.decision"))
-        && Instant::now() < deadline
-    {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until(Duration::from_secs(10), || {
+        has("approval") && has("ledger.write") && has("rulebook.decision")
+    })
+    .await;
     {
         let seen = seen.lock().unwrap();
         let approval = named(&seen.spans, "approval");
@@ -711,7 +706,6 @@ async fn a_budget_expiry_is_an_event_of_the_request_span_and_counted() {
     )
     .await;
     assert_eq!(reply["result"]["status"]["state"], "working", "{reply}");
-    let deadline = Instant::now() + Duration::from_secs(10);
     let turn_done = || {
         seen.lock()
             .unwrap()
@@ -719,9 +713,7 @@ async fn a_budget_expiry_is_an_event_of_the_request_span_and_counted() {
             .iter()
             .any(|span| span.name == "a2a.turn")
     };
-    while !turn_done() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until(Duration::from_secs(10), turn_done).await;
     {
         let seen = seen.lock().unwrap();
         let request = named(&seen.spans, "jsonrpc");
@@ -780,7 +772,6 @@ async fn otel_certificate_variables_give_http_mutual_tls() {
     )
     .await;
     assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
-    let deadline = Instant::now() + Duration::from_secs(10);
     let has_request = || {
         seen.lock()
             .unwrap()
@@ -788,9 +779,7 @@ async fn otel_certificate_variables_give_http_mutual_tls() {
             .iter()
             .any(|s| s.name == "jsonrpc")
     };
-    while !has_request() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until(Duration::from_secs(10), has_request).await;
     let log = running.terminate().await.join("\n");
     let seen = seen.lock().unwrap();
     let request = named(&seen.spans, "jsonrpc");

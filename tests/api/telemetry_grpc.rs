@@ -5,7 +5,7 @@
 //! client certificate the collector does not trust gets nothing through,
 //! and the drop counter says so.
 
-use crate::otlp::{PemFiles, Pki, hex, prometheus_value, text};
+use crate::otlp::{PemFiles, Pki, hex, prometheus_value, text, wait_until};
 use crate::process::{Running, start_binary};
 use opentelemetry_proto::tonic::collector::metrics::v1::metrics_service_server::{
     MetricsService, MetricsServiceServer,
@@ -160,11 +160,8 @@ fn point(received: &Received, name: &str, with: &[(&str, &str)]) -> Option<f64> 
 }
 
 async fn wait_for(what: &str, seconds: u64, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(seconds);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until(Duration::from_secs(seconds), &mut done).await;
+    assert!(done(), "timed out waiting for {what}");
 }
 
 async fn ask(port: u16) -> Value {

@@ -328,6 +328,29 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
     );
 }
 
+/// `count` credit questions, one after the other, each answered.
+async fn ask_about_credit(port: u16, count: u64) {
+    for _ in 0..count {
+        let reply = send(
+            port,
+            None,
+            message_send("why is order 4711 blocked by credit", None),
+        )
+        .await;
+        assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
+    }
+}
+
+/// Spans dropped so far because the queue was full, from `/metrics`.
+async fn dropped_for_a_full_queue(port: u16) -> u64 {
+    prometheus_value(
+        port,
+        "a2a_telemetry_spans_dropped_total{reason=\"queue_full\"}",
+    )
+    .await
+    .unwrap_or(0)
+}
+
 #[tokio::test]
 async fn a_collector_that_is_down_does_not_slow_requests_and_the_queue_stays_bounded() {
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -346,15 +369,7 @@ async fn a_collector_that_is_down_does_not_slow_requests_and_the_queue_stays_bou
     .await;
     const REQUESTS: u64 = 20;
     let started = Instant::now();
-    for _ in 0..REQUESTS {
-        let reply = send(
-            running.port,
-            None,
-            message_send("why is order 4711 blocked by credit", None),
-        )
-        .await;
-        assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
-    }
+    ask_about_credit(running.port, REQUESTS).await;
     let elapsed = started.elapsed();
     assert!(
         elapsed < Duration::from_secs(5),
@@ -362,12 +377,7 @@ async fn a_collector_that_is_down_does_not_slow_requests_and_the_queue_stays_bou
     );
     // Each request ends at least three spans (request, turn, specialist);
     // all but the 8 the queue holds are dropped and counted.
-    let dropped = prometheus_value(
-        running.port,
-        "a2a_telemetry_spans_dropped_total{reason=\"queue_full\"}",
-    )
-    .await
-    .unwrap_or(0);
+    let dropped = dropped_for_a_full_queue(running.port).await;
     assert!(
         dropped >= REQUESTS * 3 - 8,
         "{dropped} spans counted as dropped"
@@ -409,21 +419,8 @@ async fn spans_queued_behind_a_slow_collector_are_flushed_at_shutdown() {
     ])
     .await;
     const REQUESTS: u64 = 10;
-    for _ in 0..REQUESTS {
-        let reply = send(
-            running.port,
-            None,
-            message_send("why is order 4711 blocked by credit", None),
-        )
-        .await;
-        assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
-    }
-    let dropped = prometheus_value(
-        running.port,
-        "a2a_telemetry_spans_dropped_total{reason=\"queue_full\"}",
-    )
-    .await
-    .unwrap_or(0);
+    ask_about_credit(running.port, REQUESTS).await;
+    let dropped = dropped_for_a_full_queue(running.port).await;
     assert!(
         dropped >= REQUESTS * 3 - 16,
         "the queue filled behind the held export: {dropped} spans counted as dropped"
@@ -738,15 +735,10 @@ async fn a_budget_expiry_is_an_event_of_the_request_span_and_counted() {
             Some("completed")
         );
     }
-    let text = crate::helpers::http_client()
-        .get(format!("http://127.0.0.1:{}/metrics", running.port))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert!(text.contains("a2a_budget_expiries_total 1"), "{text}");
+    assert_eq!(
+        prometheus_value(running.port, "a2a_budget_expiries_total").await,
+        Some(1)
+    );
     running.terminate().await;
 }
 

@@ -191,6 +191,20 @@ fn label(value: &str) -> String {
         .replace('\n', "\\n")
 }
 
+/// One counter family with a single label, in the Prometheus text format.
+fn counter_by(
+    out: &mut String,
+    name: &str,
+    help: &str,
+    label_name: &str,
+    counts: &BTreeMap<String, u64>,
+) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+    for (value, count) in counts {
+        let _ = writeln!(out, "{name}{{{label_name}=\"{}\"}} {count}", label(value));
+    }
+}
+
 /// Everything in the Prometheus text format (0.0.4).
 pub fn render() -> String {
     let state = state();
@@ -237,44 +251,32 @@ pub fn render() -> String {
             label(specialist)
         );
     }
-    let _ = writeln!(
-        out,
-        "# HELP a2a_push_deliveries_total Push attempts by result.\n# TYPE a2a_push_deliveries_total counter"
+    counter_by(
+        &mut out,
+        "a2a_push_deliveries_total",
+        "Push attempts by result.",
+        "result",
+        &state.pushes,
     );
-    for (result, count) in &state.pushes {
-        let _ = writeln!(
-            out,
-            "a2a_push_deliveries_total{{result=\"{}\"}} {count}",
-            label(result)
-        );
-    }
-    let _ = writeln!(
-        out,
-        "# HELP a2a_token_rejections_total Requests refused by authentication, by reason.\n# TYPE a2a_token_rejections_total counter"
+    counter_by(
+        &mut out,
+        "a2a_token_rejections_total",
+        "Requests refused by authentication, by reason.",
+        "reason",
+        &state.rejections,
     );
-    for (reason, count) in &state.rejections {
-        let _ = writeln!(
-            out,
-            "a2a_token_rejections_total{{reason=\"{}\"}} {count}",
-            label(reason)
-        );
-    }
     let _ = writeln!(
         out,
         "# HELP a2a_budget_expiries_total Blocking sends answered `working` when the budget ran out.\n# TYPE a2a_budget_expiries_total counter\na2a_budget_expiries_total {}",
         state.budget_expiries
     );
-    let _ = writeln!(
-        out,
-        "# HELP a2a_telemetry_spans_dropped_total Spans not exported, by reason (queue_full, export_failed).\n# TYPE a2a_telemetry_spans_dropped_total counter"
+    counter_by(
+        &mut out,
+        "a2a_telemetry_spans_dropped_total",
+        "Spans not exported, by reason (queue_full, export_failed).",
+        "reason",
+        &state.spans_dropped,
     );
-    for (reason, count) in &state.spans_dropped {
-        let _ = writeln!(
-            out,
-            "a2a_telemetry_spans_dropped_total{{reason=\"{}\"}} {count}",
-            label(reason)
-        );
-    }
     out
 }
 

@@ -451,6 +451,49 @@ async fn spans_queued_behind_a_slow_collector_are_flushed_at_shutdown() {
     );
 }
 
+#[tokio::test]
+async fn a_request_record_names_the_json_rpc_error_code_only_for_errors() {
+    let running = start_binary(&[
+        ("AGENT__TELEMETRY__LOG_FORMAT", "json"),
+        ("AGENT__AUTH__MODE", "off"),
+    ])
+    .await;
+    let answered = send(
+        running.port,
+        None,
+        message_send("why is order 4711 blocked by credit", None),
+    )
+    .await;
+    assert_eq!(
+        answered["result"]["status"]["state"], "completed",
+        "{answered}"
+    );
+    let unknown = send(
+        running.port,
+        None,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/unknown", "params": {}}),
+    )
+    .await;
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let log = running.terminate().await;
+    let codes: Vec<(String, Option<i64>)> = log
+        .iter()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["type"] == "request")
+        .map(|record| {
+            (
+                record["rpc.id"].as_str().unwrap_or("").to_string(),
+                record.get("rpc.error_code").and_then(Value::as_i64),
+            )
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        vec![("1".to_string(), None), ("2".to_string(), Some(-32601))],
+        "{log:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn authentication_is_a_child_span_with_issuer_client_and_outcome_never_the_token() {
     use crate::key_server::*;

@@ -72,12 +72,12 @@ impl Telemetry {
         // Both block on their export tasks, which run on this runtime. They
         // run side by side so a slow trace collector does not cost the
         // metrics their last reading.
-        let traces =
+        let traces_flushed =
             traces.map(|provider| tokio::task::spawn_blocking(move || provider.shutdown()));
         let metrics_flushed =
             metrics.map(|provider| tokio::task::spawn_blocking(move || provider.shutdown()));
         let flushed = async {
-            for (signal, handle) in [("trace", traces), ("metric", metrics_flushed)] {
+            for (signal, handle) in [("trace", traces_flushed), ("metric", metrics_flushed)] {
                 let Some(handle) = handle else { continue };
                 match handle.await {
                     Ok(Ok(())) => {}
@@ -124,15 +124,15 @@ pub fn init_service(settings: &TelemetrySettings, env: &dyn EnvSource) -> Teleme
         format == LogFormat::Json,
         std::sync::atomic::Ordering::Relaxed,
     );
-    let export = export::providers(settings, env, cf.as_ref());
-    let (provider, meter_provider, export_note) = match export {
-        Ok(built) => (
-            built.traces,
-            built.metrics,
-            Some(Ok((built.description, built.notes))),
-        ),
-        Err(error) => (None, None, Some(Err(error))),
-    };
+    let (provider, meter_provider, export_note) =
+        match export::providers(settings, env, cf.as_ref()) {
+            Ok(built) => (
+                built.traces,
+                built.metrics,
+                Ok((built.description, built.notes)),
+            ),
+            Err(error) => (None, None, Err(error)),
+        };
     opentelemetry::global::set_text_map_propagator(
         opentelemetry_sdk::propagation::TraceContextPropagator::new(),
     );
@@ -184,7 +184,7 @@ pub fn init_service(settings: &TelemetrySettings, env: &dyn EnvSource) -> Teleme
         metrics::export_with(&meter_provider.meter("order-exception-agent"));
     }
     match export_note {
-        Some(Ok((description, notes))) => {
+        Ok((description, notes)) => {
             for note in notes {
                 tracing::warn!("{note}");
             }
@@ -194,8 +194,7 @@ pub fn init_service(settings: &TelemetrySettings, env: &dyn EnvSource) -> Teleme
                 tracing::debug!("no OTLP destination configured: nothing is exported");
             }
         }
-        Some(Err(error)) => tracing::warn!(%error, "OpenTelemetry data is not exported"),
-        None => {}
+        Err(error) => tracing::warn!(%error, "OpenTelemetry data is not exported"),
     }
     Telemetry {
         traces: provider,

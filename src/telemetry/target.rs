@@ -101,21 +101,18 @@ pub fn resolve(settings: &TelemetrySettings, env: &dyn EnvSource) -> Result<Targ
         targets.source = "OTEL_SDK_DISABLED".into();
         return Ok(targets);
     }
-    let configured = settings
-        .otlp_endpoint
-        .as_deref()
-        .is_some_and(|s| !s.is_empty())
-        || [
-            "OTEL_EXPORTER_OTLP_ENDPOINT",
-            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-            "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
-        ]
-        .iter()
-        .any(|name| env.var(name).is_some());
+    let setting = settings.otlp_endpoint.as_deref().filter(|s| !s.is_empty());
+    let endpoint_variable_set = [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    ]
+    .iter()
+    .any(|name| env.var(name).is_some());
     let lookup = cloud_logging::lookup(env);
     targets.notes = lookup.skipped;
-    if configured {
-        targets.source = if settings.otlp_endpoint.is_some() {
+    if setting.is_some() || endpoint_variable_set {
+        targets.source = if setting.is_some() {
             "telemetry.otlp_endpoint".into()
         } else {
             "OTEL_EXPORTER_OTLP_* variables".into()
@@ -126,17 +123,15 @@ pub fn resolve(settings: &TelemetrySettings, env: &dyn EnvSource) -> Result<Targ
                 binding.name, targets.source
             ));
         }
-        for signal in [Signal::Traces, Signal::Metrics] {
-            let target = if disabled(env, signal) {
-                None
+        let target = |signal| {
+            if disabled(env, signal) {
+                Ok(None)
             } else {
-                from_variables(settings, env, signal)?
-            };
-            match signal {
-                Signal::Traces => targets.traces = target,
-                Signal::Metrics => targets.metrics = target,
+                from_variables(setting, env, signal)
             }
-        }
+        };
+        targets.traces = target(Signal::Traces)?;
+        targets.metrics = target(Signal::Metrics)?;
     } else if let Some(binding) = lookup.binding {
         targets.source = format!("SAP Cloud Logging binding `{}`", binding.name);
         let target = cloud_logging_target(&binding);
@@ -168,10 +163,11 @@ fn cloud_logging_target(binding: &CloudLoggingBinding) -> Target {
     }
 }
 
-/// The signal's protocol, endpoint and certificates from the settings and
-/// the `OTEL_EXPORTER_OTLP_[<SIGNAL>_]*` variables (the signal's own wins).
+/// The signal's protocol, endpoint and certificates from `setting`
+/// (`telemetry.otlp_endpoint`, which wins over any endpoint variable) and the
+/// `OTEL_EXPORTER_OTLP_[<SIGNAL>_]*` variables (the signal's own wins).
 fn from_variables(
-    settings: &TelemetrySettings,
+    setting: Option<&str>,
     env: &dyn EnvSource,
     signal: Signal,
 ) -> Result<Option<Target>, TargetError> {
@@ -192,7 +188,7 @@ fn from_variables(
         Transport::HttpProtobuf => format!("{}{}", base.trim_end_matches('/'), signal.http_path()),
         Transport::Grpc => base.to_string(),
     };
-    let endpoint = match settings.otlp_endpoint.as_deref().filter(|s| !s.is_empty()) {
+    let endpoint = match setting {
         Some(configured) => Some(base(configured)),
         None => env
             .var(&format!("OTEL_EXPORTER_OTLP_{}_ENDPOINT", signal.name()))

@@ -11,7 +11,13 @@ mod problem;
 mod request_log;
 mod rpc;
 
+use actix_web::http::header::{AsHeaderName, HeaderMap};
 use actix_web::web;
+
+/// A header's value as text; `None` when it is absent or not visible ASCII.
+fn header_text(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
+    headers.get(name).and_then(|value| value.to_str().ok())
+}
 
 pub fn routes(config: &mut web::ServiceConfig) {
     for path in ["/.well-known/agent-card.json", "/.well-known/agent.json"] {

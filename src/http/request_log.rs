@@ -5,7 +5,9 @@
 //! SAP JSON layer turns `log.type = "request"` into `"type": "request"`.
 //! With text logs it is a short line with the call's facts.
 
+use super::header_text;
 use actix_web::body::{BodySize, MessageBody};
+use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 use std::time::Instant;
 
@@ -39,14 +41,6 @@ pub fn log(request: &HttpRequest, response: &HttpResponse, facts: &CallFacts, st
         );
         return;
     }
-    let header = |name: &str| {
-        request
-            .headers()
-            .get(name)
-            .and_then(|value| value.to_str().ok())
-            .unwrap_or("-")
-            .to_string()
-    };
     let size = |size: Option<usize>| size.map_or(-1, |bytes| bytes as i64);
     let response_bytes = match response.body().size() {
         BodySize::Sized(bytes) => Some(bytes as usize),
@@ -64,21 +58,17 @@ pub fn log(request: &HttpRequest, response: &HttpResponse, facts: &CallFacts, st
         response_time_ms = latency_ms,
         request_size_b = size(facts.request_bytes),
         response_size_b = size(response_bytes),
-        response_content_type = response
-            .headers()
-            .get(actix_web::http::header::CONTENT_TYPE)
-            .and_then(|value| value.to_str().ok())
-            .unwrap_or("-"),
+        response_content_type =
+            header_text(response.headers(), header::CONTENT_TYPE).unwrap_or("-"),
         remote_ip = request
             .peer_addr()
             .map_or_else(|| "-".to_string(), |peer| peer.ip().to_string()),
-        x_forwarded_for = header("x-forwarded-for"),
-        request_id = header("x-vcap-request-id"),
+        x_forwarded_for = header_text(request.headers(), "x-forwarded-for").unwrap_or("-"),
+        request_id = header_text(request.headers(), "x-vcap-request-id").unwrap_or("-"),
         rpc.method = facts.rpc_method.as_deref().unwrap_or("-"),
         rpc.id = facts.rpc_id.as_deref().unwrap_or("-"),
         a2a.task.state = facts.task_state.unwrap_or("-"),
         rpc.error_code = facts.error_code,
-        latency_ms,
         user.id = facts.user_id.as_deref().unwrap_or("-"),
         client.id = facts.client_id.as_deref().unwrap_or("-"),
         "jsonrpc request"

@@ -1,3 +1,4 @@
+use super::header_text;
 use super::problem::problem;
 use super::request_log::{self, CallFacts};
 use crate::startup::AppState;
@@ -98,10 +99,7 @@ pub async fn json_rpc(
 ) -> HttpResponse {
     use tracing::Instrument;
     let header = |name: &str| {
-        request
-            .headers()
-            .get(name)
-            .and_then(|value| value.to_str().ok())
+        header_text(request.headers(), name)
             .unwrap_or("")
             .to_string()
     };
@@ -171,10 +169,7 @@ async fn json_rpc_in_span(
             format!("request body exceeds the limit of {limit} bytes"),
         )
     };
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
+    let declared = header_text(request.headers(), header::CONTENT_LENGTH)
         .and_then(|value| value.parse::<usize>().ok());
     if declared.is_some_and(|length| length > limit) {
         return too_large();
@@ -193,13 +188,7 @@ async fn json_rpc_in_span(
         body.extend_from_slice(&chunk);
     }
     facts.request_bytes = Some(body.len());
-    let header = |name: &str| {
-        request
-            .headers()
-            .get(name)
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_string)
-    };
+    let header = |name: &str| header_text(request.headers(), name).map(str::to_string);
     let caller = match caller(principal.as_ref(), state.auth.is_some(), header(LOCAL_ROLE)) {
         Ok(caller) => caller,
         Err(reason) => return problem(StatusCode::BAD_REQUEST, reason),

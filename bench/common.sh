@@ -23,5 +23,16 @@ wait_for_port() {
   return 1
 }
 
+# load STEM PORT PID: warm up, load 127.0.0.1:PORT with bench/message_send.lua
+# (wrk output in $OUT/STEM.wrk.txt), then print the script's RESULT fields and
+# the peak RSS (VmHWM) of PID.
+load() {
+  local stem=$1 port=$2 pid=$3
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s bench/message_send.lua "http://127.0.0.1:$port/" >/dev/null
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/message_send.lua \
+    "http://127.0.0.1:$port/" >"$OUT/$stem.wrk.txt"
+  echo "$(grep '^RESULT' "$OUT/$stem.wrk.txt" | sed 's/^RESULT //') peak_rss_kb=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")"
+}
+
 # field "name k1=v1 k2=v2" KEY: the value of KEY in a result line.
 field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }'; }

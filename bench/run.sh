@@ -17,17 +17,10 @@ PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
-# measure NAME PORT PID [TOKEN]: warm up, load, then read peak RSS (VmHWM) of PID.
+# measure NAME PORT PID [TOKEN]: load (bench/common.sh) with TOKEN as bearer.
 measure() {
-  local name=$1 port=$2 pid=$3
   export BENCH_TOKEN=${4:-}
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s bench/message_send.lua "http://127.0.0.1:$port/" >/dev/null
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/message_send.lua \
-    "http://127.0.0.1:$port/" >"$OUT/$name.wrk.txt"
-  local result hwm
-  result=$(grep '^RESULT' "$OUT/$name.wrk.txt" | sed 's/^RESULT //')
-  hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")
-  echo "$name $result peak_rss_kb=$hwm"
+  echo "$1 $(load "$1" "$2" "$3")"
 }
 
 RUST_LOG=${RUST_LOG:-info} PORT=$SERVICE_PORT AGENT__SERVER__HOST=127.0.0.1 AGENT__STORE__BACKEND=memory \

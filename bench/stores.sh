@@ -29,13 +29,10 @@ run() {
     ./target/release/order-exception-agent 2>/dev/null &
   PID=$!
   wait_for_port "$port"
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s bench/message_send.lua "http://127.0.0.1:$port/" >/dev/null
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/message_send.lua \
-    "http://127.0.0.1:$port/" >"$OUT/store-$name.wrk.txt"
-  local hwm
-  hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$PID/status")
+  local measured
+  measured=$(load "store-$name" "$port" "$PID")
   kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
-  echo "$name $(grep '^RESULT' "$OUT/store-$name.wrk.txt" | sed 's/^RESULT //') peak_rss_kb=$hwm"
+  echo "$name $measured"
 }
 
 memory=$(run memory $PORT_BASE AGENT__STORE__BACKEND=memory)

@@ -31,16 +31,12 @@ run() {
     ./target/release/order-exception-agent 2>/dev/null &
   local pid=$!
   wait_for_port "$SERVICE_PORT"
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s bench/message_send.lua "http://127.0.0.1:$SERVICE_PORT/" >/dev/null
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/message_send.lua \
-    "http://127.0.0.1:$SERVICE_PORT/" >"$OUT/telemetry-$name.wrk.txt"
-  local result hwm dropped
-  result=$(grep '^RESULT' "$OUT/telemetry-$name.wrk.txt" | sed 's/^RESULT //')
-  hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")
+  local measured dropped
+  measured=$(load "telemetry-$name" "$SERVICE_PORT" "$pid")
   dropped=$(curl -s "http://127.0.0.1:$SERVICE_PORT/metrics" \
     | awk '/^a2a_telemetry_spans_dropped_total/ { sum += $2 } END { print sum + 0 }')
   kill -TERM "$pid"; wait "$pid" || true
-  echo "$name $result peak_rss_kb=$hwm spans_dropped=$dropped"
+  echo "$name $measured spans_dropped=$dropped"
 }
 
 none=$(run no-export)

@@ -261,26 +261,29 @@ impl Application {
             {
                 return Err(StartupError::PushTestSettingOnCloudFoundry);
             }
-            // Few idle connections: webhooks are many hosts, each called rarely.
-            let http = reqwest::Client::builder()
+            let guard = crate::push::guard::GuardSettings {
+                allowed_hosts: settings.push.allowed_hosts.clone(),
+                allow_loopback_http: settings.push.allow_loopback_http,
+                allow_private_addresses: settings.push.allow_private_addresses,
+            };
+            // Webhooks: resolved through the guard, connected to only where
+            // it allows. The Destination service (an operator's binding)
+            // gets a client of its own.
+            let webhooks = crate::push::guard::delivery_client(&guard)?;
+            let destination_http = reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
-                .pool_max_idle_per_host(8)
                 .build()?;
             Some(crate::push::PushService::new(
                 crate::push::PushSettings {
-                    guard: crate::push::guard::GuardSettings {
-                        allowed_hosts: settings.push.allowed_hosts.clone(),
-                        allow_loopback_http: settings.push.allow_loopback_http,
-                        allow_private_addresses: settings.push.allow_private_addresses,
-                    },
+                    guard,
                     max_attempts: settings.push.max_attempts,
                     retry_base: Duration::from_millis(settings.push.retry_base_ms),
                     timeout: Duration::from_millis(settings.push.timeout_ms),
                     heartbeat: Duration::from_millis(settings.push.heartbeat_ms),
                     joule_hosts: settings.push.joule_hosts.clone(),
                 },
-                http.clone(),
-                destination_client(&settings.push.destination, http)?,
+                webhooks,
+                destination_client(&settings.push.destination, destination_http)?,
                 Arc::clone(&stores.tasks),
             ))
         } else {

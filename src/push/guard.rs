@@ -79,18 +79,11 @@ pub fn forbidden_address(ip: IpAddr) -> bool {
     }
 }
 
-/// `localhost` and its subdomains (RFC 6761: they name this machine), or a
-/// loopback address; judged on the parsed host.
-pub fn is_loopback_host(host: &Host<&str>) -> bool {
-    match host {
-        Host::Domain(name) => {
-            let name = name.trim_end_matches('.');
-            name.eq_ignore_ascii_case("localhost")
-                || name.to_ascii_lowercase().ends_with(".localhost")
-        }
-        Host::Ipv4(ip) => ip.is_loopback(),
-        Host::Ipv6(ip) => ip.is_loopback(),
-    }
+/// A name for this machine (RFC 6761: `localhost` and the names under it),
+/// with or without a trailing dot; for refusing, never for allowing.
+fn names_this_machine(name: &str) -> bool {
+    let name = name.trim_end_matches('.');
+    name == "localhost" || name.ends_with(".localhost")
 }
 
 impl GuardSettings {
@@ -102,7 +95,7 @@ impl GuardSettings {
         let host = url.host().ok_or("the URL has no host")?;
         match url.scheme() {
             "https" => {}
-            "http" if self.allow_loopback_http && is_loopback_host(&host) => {}
+            "http" if self.allow_loopback_http && crate::loopback::is_loopback_host(&host) => {}
             "http" => return Err("the URL must use https".into()),
             _ => return Err("the URL must start with https://".into()),
         }
@@ -127,7 +120,7 @@ impl GuardSettings {
         }
         if !self.allow_private_addresses {
             let literal = match host {
-                Host::Domain(_) if is_loopback_host(&host) => {
+                Host::Domain(_) if names_this_machine(&name) => {
                     return Err("the URL points at this machine".into());
                 }
                 Host::Domain(_) => None,
@@ -408,6 +401,9 @@ mod tests {
             "http://hooks.example.com/x",
             "http://127.0.0.1.hooks.example.com/x",
             "http://127.0.0.1@hooks.example.com/x",
+            // Refused as this machine, but not a loopback host to allow
+            // plain http to: the system resolver may ask DNS for it.
+            "http://hooks.localhost:9/x",
         ] {
             let error = testing.check(url).unwrap_err();
             assert!(error.contains("https"), "{url}: {error}");

@@ -285,8 +285,8 @@ pub enum ConfigError {
     VcapApplication(serde_json::Error),
     #[error("PORT `{0}` is not a port number")]
     Port(String),
-    #[error("public URL `{0}` must start with http:// or https://")]
-    PublicUrl(String),
+    #[error("public URL `{url}` {reason}")]
+    PublicUrl { url: String, reason: String },
 }
 
 /// The parts of `VCAP_APPLICATION` we use.
@@ -376,17 +376,34 @@ impl Settings {
     }
 }
 
-/// `https://host` → `https://host/`; anything without a scheme is refused.
-pub fn normalize_public_url(url: &str) -> Result<String, ConfigError> {
-    let url = url.trim();
-    if !(url.starts_with("http://") || url.starts_with("https://")) {
-        return Err(ConfigError::PublicUrl(url.to_string()));
+/// The public URL as parsed by `reqwest::Url` (WHATWG) and serialized:
+/// `https://Agent.Example.com` → `https://agent.example.com/`. Refused: what
+/// does not parse, schemes other than http and https, user info (the card
+/// is public), a query or fragment. The path ends in `/`.
+pub fn normalize_public_url(text: &str) -> Result<String, ConfigError> {
+    let refuse = |url: &str, reason: &str| ConfigError::PublicUrl {
+        url: url.to_string(),
+        reason: reason.to_string(),
+    };
+    let mut url = reqwest::Url::parse(text.trim())
+        .map_err(|error| refuse(text, &format!("does not parse: {error}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(refuse(text, "must start with http:// or https://"));
     }
-    Ok(if url.ends_with('/') {
-        url.to_string()
-    } else {
-        format!("{url}/")
-    })
+    if !url.username().is_empty() || url.password().is_some() {
+        // Shown without them: they may be a secret.
+        let _ = url.set_username("");
+        let _ = url.set_password(None);
+        return Err(refuse(url.as_str(), "must not carry user information"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(refuse(text, "must not have a query or a fragment"));
+    }
+    if !url.path().ends_with('/') {
+        let path = format!("{}/", url.path());
+        url.set_path(&path);
+    }
+    Ok(url.into())
 }
 
 #[cfg(test)]
@@ -482,7 +499,54 @@ mod tests {
         let env = FakeEnv(HashMap::from([("PUBLIC_URL", "agent.example.com")]));
         assert!(matches!(
             Settings::default().apply_cloud_foundry(&env),
-            Err(ConfigError::PublicUrl(_))
+            Err(ConfigError::PublicUrl { .. })
+        ));
+    }
+
+    #[test]
+    fn the_public_url_is_the_parse() {
+        for (given, card) in [
+            ("https://agent.example.com", "https://agent.example.com/"),
+            (
+                " https://Agent.Example.COM/a2a ",
+                "https://agent.example.com/a2a/",
+            ),
+            (
+                "https://agent.example.com:443/",
+                "https://agent.example.com/",
+            ),
+            (
+                r"https://agent.example.com\a2a",
+                "https://agent.example.com/a2a/",
+            ),
+            ("http://[::1]:8080", "http://[::1]:8080/"),
+        ] {
+            assert_eq!(normalize_public_url(given).unwrap(), card, "{given}");
+        }
+        for (given, reason) in [
+            ("agent.example.com", "does not parse"),
+            ("http://", "does not parse"),
+            ("https://agent example.com/", "does not parse"),
+            ("ftp://agent.example.com/", "http:// or https://"),
+            ("https://agent.example.com?x=1", "query"),
+            ("https://agent.example.com/#top", "fragment"),
+        ] {
+            let error = normalize_public_url(given).unwrap_err().to_string();
+            assert!(error.contains(reason), "{given}: {error}");
+        }
+        let error = normalize_public_url("https://user:secret@agent.example.com/")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("user information"), "{error}");
+        assert!(!error.contains("secret"), "{error}");
+        // A route is judged the same way.
+        let env = FakeEnv(HashMap::from([(
+            "VCAP_APPLICATION",
+            r#"{"application_uris":["user@agent.cfapps.eu10.hana.ondemand.com"]}"#,
+        )]));
+        assert!(matches!(
+            Settings::default().apply_cloud_foundry(&env),
+            Err(ConfigError::PublicUrl { .. })
         ));
     }
 }

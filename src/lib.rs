@@ -10,6 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod db;
 pub mod http;
+pub mod loopback;
 pub mod push;
 pub mod roles;
 pub mod rpc;

@@ -111,6 +111,17 @@ pub struct Application {
     server: Server,
 }
 
+/// Without a public URL: the address bound, written by `SocketAddr` (IPv6 in
+/// brackets), 127.0.0.1 for "any".
+fn default_public_url(bound: std::net::SocketAddr) -> String {
+    let ip = if bound.ip().is_unspecified() {
+        std::net::Ipv4Addr::LOCALHOST.into()
+    } else {
+        bound.ip()
+    };
+    format!("http://{}/", std::net::SocketAddr::new(ip, bound.port()))
+}
+
 /// The order source the settings ask for.
 pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, BackendError> {
     let orders = match &settings.backend.data_dir {
@@ -224,20 +235,16 @@ impl Application {
             address: address.clone(),
             source,
         })?;
-        let port = listener
-            .local_addr()
-            .map_err(|source| StartupError::Bind {
-                address: address.clone(),
-                source,
-            })?
-            .port();
-        let public_url = settings.server.public_url.clone().unwrap_or_else(|| {
-            let host = match settings.server.host.as_str() {
-                "0.0.0.0" | "::" | "[::]" => "127.0.0.1",
-                host => host,
-            };
-            format!("http://{host}:{port}/")
-        });
+        let bound = listener.local_addr().map_err(|source| StartupError::Bind {
+            address: address.clone(),
+            source,
+        })?;
+        let port = bound.port();
+        let public_url = settings
+            .server
+            .public_url
+            .clone()
+            .unwrap_or_else(|| default_public_url(bound));
 
         let skills = agent.skills();
         let identity = validator.as_ref().map(|v| v.config());
@@ -261,26 +268,29 @@ impl Application {
             {
                 return Err(StartupError::PushTestSettingOnCloudFoundry);
             }
-            // Few idle connections: webhooks are many hosts, each called rarely.
-            let http = reqwest::Client::builder()
+            let guard = crate::push::guard::GuardSettings {
+                allowed_hosts: settings.push.allowed_hosts.clone(),
+                allow_loopback_http: settings.push.allow_loopback_http,
+                allow_private_addresses: settings.push.allow_private_addresses,
+            };
+            // Webhooks: resolved through the guard, connected to only where
+            // it allows. The Destination service (an operator's binding)
+            // gets a client of its own.
+            let webhooks = crate::push::guard::delivery_client(&guard)?;
+            let destination_http = reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
-                .pool_max_idle_per_host(8)
                 .build()?;
             Some(crate::push::PushService::new(
                 crate::push::PushSettings {
-                    guard: crate::push::guard::GuardSettings {
-                        allowed_hosts: settings.push.allowed_hosts.clone(),
-                        allow_loopback_http: settings.push.allow_loopback_http,
-                        allow_private_addresses: settings.push.allow_private_addresses,
-                    },
+                    guard,
                     max_attempts: settings.push.max_attempts,
                     retry_base: Duration::from_millis(settings.push.retry_base_ms),
                     timeout: Duration::from_millis(settings.push.timeout_ms),
                     heartbeat: Duration::from_millis(settings.push.heartbeat_ms),
                     joule_hosts: settings.push.joule_hosts.clone(),
                 },
-                http.clone(),
-                destination_client(&settings.push.destination, http)?,
+                webhooks,
+                destination_client(&settings.push.destination, destination_http)?,
                 Arc::clone(&stores.tasks),
             ))
         } else {
@@ -347,5 +357,25 @@ impl Application {
 
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_public_url_is_the_bound_address() {
+        for (bound, url) in [
+            ("0.0.0.0:8080", "http://127.0.0.1:8080/"),
+            ("[::]:8080", "http://127.0.0.1:8080/"),
+            ("127.0.0.1:9", "http://127.0.0.1:9/"),
+            ("[::1]:8080", "http://[::1]:8080/"),
+        ] {
+            let written = default_public_url(bound.parse().unwrap());
+            assert_eq!(written, url);
+            // It is a URL as the card's readers parse it.
+            assert_eq!(reqwest::Url::parse(&written).unwrap().as_str(), url);
+        }
     }
 }

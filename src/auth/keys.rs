@@ -225,7 +225,7 @@ impl KeyCache {
                 let jwks_uri = self.discover(issuer).await?;
                 let mut call = self
                     .http
-                    .get(&jwks_uri)
+                    .get(jwks_uri.clone())
                     .header("x-client_id", &request.client_id);
                 for (name, value) in [
                     ("x-app_tid", &request.app_tid),
@@ -236,7 +236,7 @@ impl KeyCache {
                         call = call.header(name, value);
                     }
                 }
-                self.key_set(call, &jwks_uri).await
+                self.key_set(call, jwks_uri.as_str()).await
             }
             KeySource::Xsuaa { uaa_domain, zid } => {
                 let real = format!("https://{uaa_domain}");
@@ -249,7 +249,7 @@ impl KeyCache {
     }
 
     /// The `jwks_uri` of a trusted issuer; the document must name the same issuer.
-    async fn discover(&self, issuer: &str) -> Result<String, KeyError> {
+    async fn discover(&self, issuer: &str) -> Result<reqwest::Url, KeyError> {
         let url = format!("{}/.well-known/openid-configuration", self.base_url(issuer));
         let call = crate::telemetry::propagation::inject(self.http.get(&url));
         let response = call.send().await.map_err(|error| {
@@ -276,12 +276,7 @@ impl KeyCache {
             .get("jwks_uri")
             .and_then(|v| v.as_str())
             .ok_or_else(|| KeyError::Rejected("the discovery document has no jwks_uri".into()))?;
-        let allowed = jwks_uri.starts_with("https://")
-            || (self.test_key_server.is_some() && jwks_uri.starts_with("http://127."));
-        if !allowed {
-            return Err(KeyError::Rejected("the jwks_uri is not https".into()));
-        }
-        Ok(jwks_uri.to_string())
+        judge_jwks_uri(jwks_uri, self.test_key_server.is_some())
     }
 
     async fn key_set(&self, call: reqwest::RequestBuilder, url: &str) -> Result<Keys, KeyError> {
@@ -327,5 +322,45 @@ fn classify_status(status: reqwest::StatusCode, what: &str) -> KeyError {
         KeyError::Unavailable(format!("{what} answered {code}"))
     } else {
         KeyError::Rejected(format!("{what} answered {code}"))
+    }
+}
+
+/// A discovery document's `jwks_uri`, judged on its parse (the parse is
+/// what is called): https, or with the test key server plain http to
+/// loopback.
+fn judge_jwks_uri(text: &str, test_key_server: bool) -> Result<reqwest::Url, KeyError> {
+    let url = reqwest::Url::parse(text)
+        .map_err(|error| KeyError::Rejected(format!("the jwks_uri does not parse: {error}")))?;
+    let allowed = url.scheme() == "https"
+        || (test_key_server && url.scheme() == "http" && crate::loopback::is_loopback(&url));
+    if !allowed {
+        return Err(KeyError::Rejected("the jwks_uri is not https".into()));
+    }
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_jwks_uri_is_judged_on_its_parse() {
+        let url =
+            judge_jwks_uri("https://tenant.accounts.ondemand.com/oauth2/certs", false).unwrap();
+        assert_eq!(url.host_str(), Some("tenant.accounts.ondemand.com"));
+        assert!(judge_jwks_uri("http://127.0.0.1:9/oauth2/certs", true).is_ok());
+        for (text, testing) in [
+            ("http://127.0.0.1:9/oauth2/certs", false),
+            // Begins like loopback; the host is keys.example.com.
+            ("http://127.0.0.1.keys.example.com/oauth2/certs", true),
+            ("http://127.0.0.1@keys.example.com/oauth2/certs", true),
+            ("http:/\\keys.example.com/oauth2/certs", true),
+            ("/oauth2/certs", true),
+        ] {
+            assert!(
+                matches!(judge_jwks_uri(text, testing), Err(KeyError::Rejected(_))),
+                "{text}"
+            );
+        }
     }
 }

@@ -153,14 +153,6 @@ fn string(value: &Value, key: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-fn is_loopback_http(url: &str) -> bool {
-    let Some(rest) = url.strip_prefix("http://") else {
-        return false;
-    };
-    let host = rest.split(['/', ':']).next().unwrap_or("");
-    host == "localhost" || host == "[::1]" || host.starts_with("127.")
-}
-
 pub fn resolve(
     settings: &AuthSettings,
     env: &dyn EnvSource,
@@ -221,14 +213,16 @@ pub fn resolve(
         group_roles.insert(group.trim().to_string(), role.trim().parse()?);
     }
 
-    if let Some(url) = &settings.test_key_server {
-        if on_cloud_foundry {
-            return Err(AuthConfigError::TestKeyServerOnCloudFoundry);
-        }
-        if !is_loopback_http(url) {
-            return Err(AuthConfigError::TestKeyServerNotLoopback(url.clone()));
-        }
-    }
+    // Judged on its parse, and the parse is what the key client calls.
+    let test_key_server = match &settings.test_key_server {
+        Some(_) if on_cloud_foundry => return Err(AuthConfigError::TestKeyServerOnCloudFoundry),
+        Some(url) => Some(
+            crate::loopback::plain_http_loopback(url)
+                .ok_or_else(|| AuthConfigError::TestKeyServerNotLoopback(url.clone()))?
+                .to_string(),
+        ),
+        None => None,
+    };
 
     let xsuaa = match (&settings.xsuaa.client_id, xsuaa_binding) {
         (Some(client_id), _) => Some(XsuaaConfig {
@@ -268,7 +262,7 @@ pub fn resolve(
         http_timeout: Duration::from_millis(settings.http_timeout_ms.max(100)),
         // 1 s..30 min: keys must neither hammer IAS nor outlive a rotation.
         key_cache_ttl: Duration::from_secs(settings.key_cache_ttl_secs.clamp(1, 1800)),
-        test_key_server: settings.test_key_server.clone(),
+        test_key_server,
         xsuaa,
     })))
 }
@@ -356,14 +350,38 @@ mod tests {
             resolve(&settings, &env),
             Err(AuthConfigError::TestKeyServerOnCloudFoundry)
         ));
-        let remote = AuthSettings {
-            test_key_server: Some("http://keys.example.com".into()),
+        for remote in [
+            "http://keys.example.com",
+            // Text that begins like loopback; the host is keys.example.com.
+            "http://127.0.0.1.keys.example.com",
+            "http://127.0.0.1@keys.example.com",
+            "http://localhost@keys.example.com:9999",
+            r"http://keys.example.com\@127.0.0.1",
+        ] {
+            let remote = AuthSettings {
+                test_key_server: Some(remote.into()),
+                ..settings.clone()
+            };
+            assert!(
+                matches!(
+                    resolve(&remote, &FakeEnv(vec![])),
+                    Err(AuthConfigError::TestKeyServerNotLoopback(_))
+                ),
+                "{remote:?}"
+            );
+        }
+        // What the key client gets is the parse.
+        let spelled = AuthSettings {
+            test_key_server: Some("http://0x7f.1:9999".into()),
             ..settings
         };
-        assert!(matches!(
-            resolve(&remote, &FakeEnv(vec![])),
-            Err(AuthConfigError::TestKeyServerNotLoopback(_))
-        ));
+        let ResolvedAuth::Required(config) = resolve(&spelled, &FakeEnv(vec![])).unwrap() else {
+            panic!("required");
+        };
+        assert_eq!(
+            config.test_key_server.as_deref(),
+            Some("http://127.0.0.1:9999/")
+        );
     }
 
     #[test]

@@ -100,17 +100,6 @@ fn content_type(response: &reqwest::Response) -> String {
         .to_string()
 }
 
-/// Loopback hosts never go through a proxy.
-fn is_loopback(url: &reqwest::Url) -> bool {
-    url.host_str().is_some_and(|host| {
-        host.eq_ignore_ascii_case("localhost")
-            || host
-                .trim_matches(['[', ']'])
-                .parse::<std::net::IpAddr>()
-                .is_ok_and(|ip| ip.is_loopback())
-    })
-}
-
 /// A client for one agent endpoint (the card's `url`).
 pub struct A2aClient {
     http: reqwest::Client,
@@ -141,7 +130,8 @@ impl A2aClient {
             .timeout(REQUEST_TIMEOUT)
             .connect_timeout(CONNECT_TIMEOUT)
             .user_agent(concat!("order-exception-agent/", env!("CARGO_PKG_VERSION")));
-        if is_loopback(&url) {
+        // Loopback hosts never go through a proxy.
+        if crate::loopback::is_loopback(&url) {
             builder = builder.no_proxy();
         }
         let http = builder

@@ -34,6 +34,26 @@ pub struct DestinationClient {
     minted: Mutex<HashMap<[u8; 32], (String, Instant)>>,
 }
 
+/// `base` (a binding's URL) parsed, with `segments` appended as path
+/// segments: each is encoded as one segment (a destination name with `/`
+/// or `?` stays a name), whatever `base` ends with.
+fn endpoint(base: &str, segments: &[&str]) -> Result<reqwest::Url, String> {
+    let mut url = reqwest::Url::parse(base)
+        .map_err(|error| format!("the Destination service URL `{base}` does not parse: {error}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!(
+            "the Destination service URL `{base}` is not http or https"
+        ));
+    }
+    url.set_query(None);
+    url.set_fragment(None);
+    url.path_segments_mut()
+        .map_err(|()| format!("the Destination service URL `{base}` cannot have a path"))?
+        .pop_if_empty()
+        .extend(segments);
+    Ok(url)
+}
+
 #[derive(Deserialize)]
 struct AccessToken {
     access_token: String,
@@ -78,11 +98,8 @@ impl DestinationClient {
     }
 
     async fn mint(&self, user_token: &str) -> Result<(String, Duration), String> {
-        let token_url = format!(
-            "{}/oauth/token",
-            self.settings.token_url.trim_end_matches('/')
-        );
-        let response = crate::telemetry::propagation::inject(self.http.post(&token_url))
+        let token_url = endpoint(&self.settings.token_url, &["oauth", "token"])?;
+        let response = crate::telemetry::propagation::inject(self.http.post(token_url))
             .basic_auth(&self.settings.client_id, Some(&self.settings.client_secret))
             .header("Content-Type", "application/x-www-form-urlencoded")
             .body("grant_type=client_credentials")
@@ -99,12 +116,16 @@ impl DestinationClient {
             .json()
             .await
             .map_err(|error| format!("Destination service token unreadable: {error}"))?;
-        let lookup = format!(
-            "{}/destination-configuration/v1/destinations/{}",
-            self.settings.uri.trim_end_matches('/'),
-            self.settings.name
-        );
-        let response = crate::telemetry::propagation::inject(self.http.get(&lookup))
+        let lookup = endpoint(
+            &self.settings.uri,
+            &[
+                "destination-configuration",
+                "v1",
+                "destinations",
+                &self.settings.name,
+            ],
+        )?;
+        let response = crate::telemetry::propagation::inject(self.http.get(lookup))
             .bearer_auth(&access.access_token)
             .header("X-user-token", user_token)
             .send()
@@ -140,5 +161,35 @@ impl DestinationClient {
             .map(Duration::from_secs)
             .unwrap_or(DEFAULT_LIFETIME);
         Ok((header, lifetime))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::endpoint;
+
+    #[test]
+    fn endpoints_are_built_on_the_parse() {
+        for base in [
+            "https://destination.cfapps.eu10.hana.ondemand.com",
+            "https://destination.cfapps.eu10.hana.ondemand.com/",
+        ] {
+            assert_eq!(
+                endpoint(base, &["oauth", "token"]).unwrap().as_str(),
+                "https://destination.cfapps.eu10.hana.ondemand.com/oauth/token"
+            );
+        }
+        assert_eq!(
+            endpoint(
+                "https://d.example/base/",
+                &["destination-configuration", "v1", "destinations", "A/B?c#d"]
+            )
+            .unwrap()
+            .as_str(),
+            "https://d.example/base/destination-configuration/v1/destinations/A%2FB%3Fc%23d"
+        );
+        for base in ["d.example", "mailto:x@d.example", "https://"] {
+            assert!(endpoint(base, &["oauth", "token"]).is_err(), "{base}");
+        }
     }
 }

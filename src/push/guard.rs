@@ -1,8 +1,23 @@
 //! The webhook guard (SSRF): which URLs may receive push notifications.
-//! At set time: scheme, userinfo, host allowlist, literal addresses. At
-//! delivery time: every address the host resolves to, again.
+//!
+//! A webhook URL is parsed once, by `reqwest::Url` (the WHATWG parser of the
+//! `url` crate, the one reqwest connects with), and that parse is judged:
+//! scheme, user info, host allowlist, literal addresses, port. What does not
+//! parse is refused; what passes is stored and delivered as the serialized
+//! parse, so the URL judged is the URL sent to. A hand-split URL would read
+//! `https://169.254.169.254\.a.sapdas.cloud.sap/` as a host under the
+//! allowlist while the client connects to 169.254.169.254.
+//!
+//! At delivery the client resolves host names through [`GuardedResolver`],
+//! which refuses forbidden addresses: the addresses checked are the addresses
+//! connected to, with no second lookup in between. Literal IP hosts never
+//! reach a resolver and are judged by [`GuardSettings::check`].
 
+use reqwest::Url;
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::net::IpAddr;
+use std::sync::Arc;
+use url::Host;
 
 #[derive(Debug, Clone)]
 pub struct GuardSettings {
@@ -14,53 +29,23 @@ pub struct GuardSettings {
     pub allow_private_addresses: bool,
 }
 
-/// A URL split into what the guard looks at.
+/// A webhook URL as the guard judged it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Target {
-    pub https: bool,
+pub struct Webhook {
+    /// The parse that was judged; deliveries go to exactly this URL.
+    pub url: Url,
+    /// The host as the allowlist saw it: lowercase (WHATWG), without a
+    /// trailing dot, an IPv6 address without brackets.
     pub host: String,
-    pub port: u16,
-}
-
-fn parse(url: &str) -> Result<Target, String> {
-    let (https, rest) = if let Some(rest) = url.strip_prefix("https://") {
-        (true, rest)
-    } else if let Some(rest) = url.strip_prefix("http://") {
-        (false, rest)
-    } else {
-        return Err("the URL must start with https://".into());
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if authority.contains('@') {
-        return Err("the URL must not carry user information".into());
-    }
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((host, port)) if !host.ends_with(']') || authority.starts_with('[') => {
-            match port.parse::<u16>() {
-                Ok(port) => (host, port),
-                Err(_) if authority.starts_with('[') && authority.ends_with(']') => {
-                    (authority, if https { 443 } else { 80 })
-                }
-                Err(_) => return Err("the URL has an invalid port".into()),
-            }
-        }
-        _ => (authority, if https { 443 } else { 80 }),
-    };
-    let host = host
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_ascii_lowercase();
-    if host.is_empty() {
-        return Err("the URL has no host".into());
-    }
-    Ok(Target { https, host, port })
 }
 
 /// `*.example.com` matches any subdomain; anything else the host itself.
+/// `host` is a [`Webhook::host`]; patterns compare without case.
 pub fn host_matches(pattern: &str, host: &str) -> bool {
+    let pattern = pattern.trim().trim_end_matches('.').to_ascii_lowercase();
     match pattern.strip_prefix("*.") {
         Some(suffix) => host.len() > suffix.len() + 1 && host.ends_with(&format!(".{suffix}")),
-        None => pattern.eq_ignore_ascii_case(host),
+        None => pattern == host,
     }
 }
 
@@ -94,60 +79,132 @@ pub fn forbidden_address(ip: IpAddr) -> bool {
     }
 }
 
-fn is_loopback_host(host: &str) -> bool {
-    host == "localhost" || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+/// A name for this machine (RFC 6761: `localhost` and the names under it),
+/// with or without a trailing dot; for refusing, never for allowing.
+fn names_this_machine(name: &str) -> bool {
+    let name = name.trim_end_matches('.');
+    name == "localhost" || name.ends_with(".localhost")
 }
 
 impl GuardSettings {
-    /// The set-time check; the error says why, in words for the caller.
-    pub fn check(&self, url: &str) -> Result<Target, String> {
-        let target = parse(url)?;
-        let plain_http_allowed = self.allow_loopback_http && is_loopback_host(&target.host);
-        if !(target.https || plain_http_allowed) {
-            return Err("the URL must use https".into());
+    /// Parse and judge a webhook URL; the error says why, in words for the
+    /// caller. Used at set time and again before every delivery (settings
+    /// may have changed since the config was stored).
+    pub fn check(&self, text: &str) -> Result<Webhook, String> {
+        let url = Url::parse(text).map_err(|error| format!("the URL does not parse: {error}"))?;
+        let host = url.host().ok_or("the URL has no host")?;
+        match url.scheme() {
+            "https" => {}
+            "http" if self.allow_loopback_http && crate::loopback::is_loopback_host(&host) => {}
+            "http" => return Err("the URL must use https".into()),
+            _ => return Err("the URL must start with https://".into()),
         }
-        if !self
-            .allowed_hosts
-            .iter()
-            .any(|p| host_matches(p, &target.host))
-        {
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err("the URL must not carry user information".into());
+        }
+        if url.port() == Some(0) {
+            return Err("the URL has an invalid port (0)".into());
+        }
+        let name = match &host {
+            Host::Domain(name) => name.trim_end_matches('.').to_string(),
+            Host::Ipv4(ip) => ip.to_string(),
+            Host::Ipv6(ip) => ip.to_string(),
+        };
+        if name.is_empty() {
+            return Err("the URL has no host".into());
+        }
+        if !self.allowed_hosts.iter().any(|p| host_matches(p, &name)) {
             return Err(format!(
-                "host `{}` is not on the webhook allowlist (push.allowed_hosts)",
-                target.host
+                "host `{name}` is not on the webhook allowlist (push.allowed_hosts)"
             ));
         }
         if !self.allow_private_addresses {
-            if target.host == "localhost" {
-                return Err("the URL points at this machine".into());
-            }
-            if let Ok(ip) = target.host.parse::<IpAddr>()
+            let literal = match host {
+                Host::Domain(_) if names_this_machine(&name) => {
+                    return Err("the URL points at this machine".into());
+                }
+                Host::Domain(_) => None,
+                Host::Ipv4(ip) => Some(IpAddr::V4(ip)),
+                Host::Ipv6(ip) => Some(IpAddr::V6(ip)),
+            };
+            if let Some(ip) = literal
                 && forbidden_address(ip)
             {
                 return Err(format!("address {ip} is private, loopback or link-local"));
             }
         }
-        Ok(target)
+        Ok(Webhook { url, host: name })
     }
 
-    /// The delivery-time check: every address the host resolves to now.
-    pub async fn check_resolved(&self, target: &Target) -> Result<(), String> {
-        if self.allow_private_addresses {
-            return Ok(());
+    /// The resolver for the delivery client under these settings.
+    pub fn resolver(&self) -> GuardedResolver {
+        GuardedResolver {
+            allow_private_addresses: self.allow_private_addresses,
         }
-        let addresses = tokio::net::lookup_host((target.host.as_str(), target.port))
-            .await
-            .map_err(|error| format!("host `{}` does not resolve: {error}", target.host))?;
-        for address in addresses {
-            if forbidden_address(address.ip()) {
-                return Err(format!(
-                    "host `{}` resolves to {}, a private, loopback or link-local address",
-                    target.host,
-                    address.ip()
-                ));
-            }
-        }
-        Ok(())
     }
+}
+
+/// A host name resolved to an address webhooks must not reach.
+#[derive(Debug, thiserror::Error)]
+#[error("host `{host}` resolves to {address}, a private, loopback or link-local address")]
+pub struct ForbiddenResolution {
+    pub host: String,
+    pub address: IpAddr,
+}
+
+/// The delivery client's DNS resolver: the system resolver, then every
+/// address judged; one forbidden address refuses the whole answer (a mixed
+/// answer is how rebinding tricks look). reqwest connects only to addresses
+/// this returns.
+#[derive(Debug, Clone)]
+pub struct GuardedResolver {
+    allow_private_addresses: bool,
+}
+
+impl Resolve for GuardedResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let allow_private_addresses = self.allow_private_addresses;
+        Box::pin(async move {
+            let host = name.as_str().to_string();
+            // Port 0: reqwest puts in the URL's port.
+            let addresses: Vec<_> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if !allow_private_addresses
+                && let Some(address) = addresses.iter().find(|a| forbidden_address(a.ip()))
+            {
+                return Err(Box::new(ForbiddenResolution {
+                    host,
+                    address: address.ip(),
+                })
+                    as Box<dyn std::error::Error + Send + Sync>);
+            }
+            Ok(Box::new(addresses.into_iter()) as Addrs)
+        })
+    }
+}
+
+/// The refusal inside a failed delivery, if the resolver refused.
+pub fn refused_resolution(error: &reqwest::Error) -> Option<&ForbiddenResolution> {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = cause {
+        if let Some(refused) = error.downcast_ref::<ForbiddenResolution>() {
+            return Some(refused);
+        }
+        cause = error.source();
+    }
+    None
+}
+
+/// The HTTP client for webhook deliveries: no redirects (a 3xx would send
+/// the body elsewhere), no proxy (the resolver, not a proxy, decides where
+/// it connects), host names resolved by [`GuardedResolver`].
+pub fn delivery_client(settings: &GuardSettings) -> Result<reqwest::Client, reqwest::Error> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        // Few idle connections: webhooks are many hosts, each called rarely.
+        .pool_max_idle_per_host(8)
+        .dns_resolver(Arc::new(settings.resolver()))
+        .build()
 }
 
 #[cfg(test)]
@@ -167,13 +224,29 @@ mod tests {
         }
     }
 
+    /// The guard with the metadata address and other literals on the
+    /// allowlist, so the address rule (not the allowlist) has to refuse.
+    fn guard_allowing_literals() -> GuardSettings {
+        let mut guard = guard();
+        guard.allowed_hosts.extend(
+            [
+                "169.254.169.254",
+                "127.0.0.1",
+                "::1",
+                "::ffff:169.254.169.254",
+                "*.localhost",
+            ]
+            .map(String::from),
+        );
+        guard
+    }
+
     #[test]
     fn joule_callback_hosts_pass_by_default() {
-        assert!(
-            guard()
-                .check("https://sapdas.eu10.sapdas.cloud.sap/api/agent/v1/callback/a2a")
-                .is_ok()
-        );
+        let webhook = guard()
+            .check("https://sapdas.eu10.sapdas.cloud.sap/api/agent/v1/callback/a2a")
+            .unwrap();
+        assert_eq!(webhook.host, "sapdas.eu10.sapdas.cloud.sap");
         assert!(guard().check("https://hooks.example.com:8443/x").is_ok());
     }
 
@@ -188,10 +261,169 @@ mod tests {
             ("https://10.1.2.3/", "private"),
             ("https://localhost/", "this machine"),
             ("https://hooks.example.com:99999/", "port"),
+            ("https://hooks.example.com:0/", "port"),
+            ("hooks.example.com/cb", "does not parse"),
+            ("https://", "does not parse"),
+            ("", "does not parse"),
         ] {
             let error = guard().check(url).unwrap_err();
             assert!(error.contains(reason), "{url}: {error}");
         }
+    }
+
+    #[test]
+    fn the_backslash_ends_the_host_as_the_client_reads_it() {
+        // WHATWG: in an https URL a backslash is a path separator, so the
+        // host is 169.254.169.254, not a name under *.sapdas.cloud.sap.
+        let url = r"https://169.254.169.254\.a.sapdas.cloud.sap/cb";
+        let error = guard().check(url).unwrap_err();
+        assert!(error.contains("`169.254.169.254`"), "{error}");
+        let error = guard_allowing_literals().check(url).unwrap_err();
+        assert!(
+            error.contains("address 169.254.169.254 is private"),
+            "{error}"
+        );
+        // And the client would indeed go there.
+        let parsed = Url::parse(url).unwrap();
+        assert_eq!(parsed.host_str(), Some("169.254.169.254"));
+    }
+
+    #[test]
+    fn parser_differentials_are_judged_on_the_parse() {
+        // Every spelling of the metadata address is that address.
+        for url in [
+            "https://0xA9FEA9FE/",
+            "https://2852039166/",
+            "https://0251.0376.0251.0376/",
+            "https://169.254.43518/",
+            "https://169.254.169.254./",
+            "https://%31%36%39.254.169.254/",
+            "https://169.254.169\t.254/",
+            "https://169.254.\n169.254/",
+            " https://169.254.169.254/ ",
+            "https://[::ffff:169.254.169.254]/",
+        ] {
+            let error = guard_allowing_literals().check(url).unwrap_err();
+            assert!(
+                error.contains("is private, loopback or link-local"),
+                "{url:?}: {error}"
+            );
+            let error = guard().check(url).unwrap_err();
+            assert!(error.contains("allowlist"), "{url:?}: {error}");
+        }
+        // User info in front of an allowed-looking name.
+        for url in [
+            "https://a.sapdas.cloud.sap@169.254.169.254/",
+            "https://a.sapdas.cloud.sap:x@169.254.169.254/",
+            "https://:x@hooks.example.com/",
+        ] {
+            let error = guard_allowing_literals().check(url).unwrap_err();
+            assert!(error.contains("user information"), "{url}: {error}");
+        }
+        // Loopback, whatever the spelling.
+        for (url, reason) in [
+            ("https://LOCALHOST/", "this machine"),
+            ("https://localhost./", "this machine"),
+            ("https://hooks.localhost/", "this machine"),
+            ("https://127.1/", "private"),
+            ("https://0x7f.0.0.1/", "private"),
+            ("https://[::1]:8443/", "private"),
+            ("https://[0:0:0:0:0:0:0:1]/", "private"),
+        ] {
+            let error = guard_allowing_literals().check(url).unwrap_err();
+            assert!(error.contains(reason), "{url}: {error}");
+        }
+        // What WHATWG cannot read is refused, not guessed at.
+        for url in [
+            "https://a.sapdas.cloud.sap%40169.254.169.254/",
+            "https://[fe80::1%25eth0]/",
+            "https://[::1/",
+            "https://999.1.1.1/",
+            "https://hooks example.com/",
+        ] {
+            let error = guard().check(url).unwrap_err();
+            assert!(error.contains("does not parse"), "{url}: {error}");
+        }
+    }
+
+    #[test]
+    fn what_passes_is_the_normalized_parse() {
+        for (url, stored) in [
+            ("https://HOOKS.Example.COM/x", "https://hooks.example.com/x"),
+            (
+                "https://hooks.exa\tmple.com/x",
+                "https://hooks.example.com/x",
+            ),
+            (
+                "https://hooks%2Eexample.com/x",
+                "https://hooks.example.com/x",
+            ),
+            (
+                "https://hooks.example.com./x",
+                "https://hooks.example.com./x",
+            ),
+            (
+                "https://hooks.example.com:443/x",
+                "https://hooks.example.com/x",
+            ),
+            // Empty credentials are no credentials: the parse drops the `@`.
+            (
+                "https://@hooks.example.com/x",
+                "https://hooks.example.com/x",
+            ),
+            (
+                r"https://sapdas.eu10.sapdas.cloud.sap\api\cb",
+                "https://sapdas.eu10.sapdas.cloud.sap/api/cb",
+            ),
+        ] {
+            let webhook = guard().check(url).unwrap_or_else(|e| panic!("{url}: {e}"));
+            assert_eq!(webhook.url.as_str(), stored, "{url}");
+            // Judging the stored form again gives the same URL.
+            assert_eq!(guard().check(stored).unwrap().url, webhook.url);
+        }
+    }
+
+    #[test]
+    fn plain_http_only_to_loopback_and_only_when_testing() {
+        let testing = GuardSettings {
+            allow_loopback_http: true,
+            allow_private_addresses: true,
+            ..guard_allowing_literals()
+        };
+        for url in [
+            "http://127.0.0.1:9/x",
+            "http://localhost:9/x",
+            "http://[::1]:9/x",
+        ] {
+            assert!(testing.check(url).is_ok(), "{url}");
+        }
+        for url in [
+            "http://hooks.example.com/x",
+            "http://127.0.0.1.hooks.example.com/x",
+            "http://127.0.0.1@hooks.example.com/x",
+            // Refused as this machine, but not a loopback host to allow
+            // plain http to: the system resolver may ask DNS for it.
+            "http://hooks.localhost:9/x",
+        ] {
+            let error = testing.check(url).unwrap_err();
+            assert!(error.contains("https"), "{url}: {error}");
+        }
+        // Loopback http, but loopback addresses still need their own allowance.
+        let http_only = GuardSettings {
+            allow_private_addresses: false,
+            ..testing
+        };
+        let error = http_only.check("http://localhost:9/x").unwrap_err();
+        assert!(error.contains("this machine"), "{error}");
+    }
+
+    #[test]
+    fn patterns_match_labels_not_text() {
+        assert!(host_matches("*.sapdas.cloud.sap", "a.sapdas.cloud.sap"));
+        assert!(host_matches("*.SAPDAS.cloud.sap.", "a.b.sapdas.cloud.sap"));
+        assert!(!host_matches("*.sapdas.cloud.sap", "sapdas.cloud.sap"));
+        assert!(!host_matches("*.sapdas.cloud.sap", "evilsapdas.cloud.sap"));
+        assert!(host_matches("Hooks.Example.com", "hooks.example.com"));
     }
 
     #[test]
@@ -217,18 +449,31 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_name_that_resolves_to_loopback_is_refused_at_delivery() {
-        let target = Target {
-            https: true,
-            host: "localhost".into(),
-            port: 443,
+    async fn the_resolver_refuses_a_name_that_resolves_to_loopback() {
+        let name: Name = "localhost".parse().unwrap();
+        let error = match guard().resolver().resolve(name).await {
+            Ok(addresses) => panic!("resolved: {:?}", addresses.collect::<Vec<_>>()),
+            Err(error) => error,
         };
-        let error = guard().check_resolved(&target).await.unwrap_err();
-        assert!(error.contains("loopback"), "{error}");
-        let allowed = GuardSettings {
+        let refused = error
+            .downcast_ref::<ForbiddenResolution>()
+            .expect("a refusal");
+        assert_eq!(refused.host, "localhost");
+        assert!(refused.address.is_loopback(), "{refused}");
+        let testing = GuardSettings {
             allow_private_addresses: true,
             ..guard()
         };
-        assert!(allowed.check_resolved(&target).await.is_ok());
+        let addresses: Vec<_> = testing
+            .resolver()
+            .resolve("localhost".parse().unwrap())
+            .await
+            .unwrap()
+            .collect();
+        assert!(!addresses.is_empty());
+        assert!(
+            addresses.iter().all(|a| a.ip().is_loopback()),
+            "{addresses:?}"
+        );
     }
 }

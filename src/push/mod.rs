@@ -93,10 +93,7 @@ impl PushService {
         config: PushNotificationConfig,
         call: &CallContext,
     ) -> Result<TaskPushNotificationConfig, PushError> {
-        self.settings
-            .guard
-            .check(&config.url)
-            .map_err(PushError::Refused)?;
+        let config = self.judged(config).map_err(PushError::Refused)?;
         let config = config.named_after(task_id);
         self.store.set_push_config(task_id, &config).await?;
         // A task already being delivered for picks it up at once.
@@ -110,6 +107,16 @@ impl PushService {
         Ok(TaskPushNotificationConfig {
             task_id: task_id.to_string(),
             push_notification_config: config,
+        })
+    }
+
+    /// The config with its URL as the guard parsed and judged it: what is
+    /// stored is what deliveries go to.
+    fn judged(&self, config: PushNotificationConfig) -> Result<PushNotificationConfig, String> {
+        let webhook = self.settings.guard.check(&config.url)?;
+        Ok(PushNotificationConfig {
+            url: webhook.url.into(),
+            ..config
         })
     }
 
@@ -204,24 +211,21 @@ impl PushService {
         call: &CallContext,
         cause: &tracing::Span,
     ) {
-        let target = match self.settings.guard.check(&config.url) {
-            Ok(target) => target,
+        // Judged again (the settings may have changed since it was stored);
+        // host names are judged by the client's resolver as it connects.
+        let webhook = match self.settings.guard.check(&config.url) {
+            Ok(webhook) => webhook,
             Err(reason) => {
                 tracing::warn!(task.id = %task.id, %reason, "push refused");
                 crate::telemetry::metrics::push("refused");
                 return;
             }
         };
-        if let Err(reason) = self.settings.guard.check_resolved(&target).await {
-            tracing::warn!(task.id = %task.id, %reason, "push refused at delivery");
-            crate::telemetry::metrics::push("refused");
-            return;
-        }
         let joule = self
             .settings
             .joule_hosts
             .iter()
-            .any(|pattern| guard::host_matches(pattern, &target.host));
+            .any(|pattern| guard::host_matches(pattern, &webhook.host));
         // Joule: a JSON-RPC envelope whose id is the original correlation id.
         let encoded = if joule {
             let id = call
@@ -265,7 +269,7 @@ impl PushService {
             );
             let mut request = self
                 .http
-                .post(&config.url)
+                .post(webhook.url.clone())
                 .timeout(self.settings.timeout)
                 .header("Content-Type", "application/json")
                 .body(body.clone());
@@ -289,6 +293,15 @@ impl PushService {
             }
             let request = crate::telemetry::propagation::inject_span(request, &span);
             let outcome = tracing::Instrument::instrument(request.send(), span.clone()).await;
+            if let Err(error) = &outcome
+                && let Some(refused) = guard::refused_resolution(error)
+            {
+                // Not a failure to retry: the resolver will refuse again.
+                let _entered = span.enter();
+                tracing::warn!(task.id = %task.id, reason = %refused, "push refused at delivery");
+                crate::telemetry::metrics::push("refused");
+                return;
+            }
             let status = outcome.as_ref().map(|r| r.status().as_u16()).ok();
             span.record("http.response.status_code", status.unwrap_or(0));
             let delivered = status.is_some_and(|s| (200..300).contains(&s));
@@ -373,8 +386,8 @@ impl PushService {
 pub struct PushObserver(pub Arc<PushService>);
 
 impl TaskObserver for PushObserver {
-    fn check(&self, config: &PushNotificationConfig) -> Result<(), String> {
-        self.0.settings.guard.check(&config.url).map(|_| ())
+    fn check(&self, config: &PushNotificationConfig) -> Result<PushNotificationConfig, String> {
+        self.0.judged(config.clone())
     }
 
     fn changed(&self, task: &Task, configs: &[PushNotificationConfig], call: &CallContext) {

@@ -361,12 +361,12 @@ impl TaskEngine {
                     .observer
                     .as_ref()
                     .ok_or(EngineError::PushNotSupported)?;
-                observer.check(&config).map_err(|reason| {
+                let judged = observer.check(&config).map_err(|reason| {
                     EngineError::InvalidParams(format!(
                         "params.configuration.pushNotificationConfig.url: {reason}"
                     ))
                 })?;
-                Some(config)
+                Some(judged)
             }
             None => None,
         };

@@ -16,9 +16,9 @@ pub struct CallContext {
 }
 
 pub trait TaskObserver: Send + Sync {
-    /// Check an inline push config before anything is created; the error
-    /// says why it is refused.
-    fn check(&self, config: &PushNotificationConfig) -> Result<(), String>;
+    /// Check an inline push config before anything is created: the config
+    /// to keep (its URL as judged), or why it is refused.
+    fn check(&self, config: &PushNotificationConfig) -> Result<PushNotificationConfig, String>;
 
     /// The task's status changed (stored); `configs` are its push configs
     /// as stored, `call` the request that caused the change. Must not block.

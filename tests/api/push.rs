@@ -554,3 +554,262 @@ async fn working_heartbeats_arrive_while_the_turn_works_then_the_result() {
         "Still working on your request."
     );
 }
+
+/// A TCP listener on loopback that only counts the connections it accepts:
+/// the proof that nothing connected, whatever protocol would have followed.
+struct ConnectionCounter {
+    port: u16,
+    accepted: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl ConnectionCounter {
+    async fn start() -> ConnectionCounter {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = accepted.clone();
+        tokio::spawn(async move {
+            while let Ok((connection, _)) = listener.accept().await {
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                drop(connection);
+            }
+        });
+        ConnectionCounter { port, accepted }
+    }
+
+    fn accepted(&self) -> usize {
+        self.accepted.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[tokio::test]
+async fn a_backslash_url_is_judged_by_the_host_the_client_would_reach() {
+    // Default settings: only *.sapdas.cloud.sap. WHATWG ends the host of an
+    // https URL at the backslash, so this is 169.254.169.254 (metadata).
+    let app = spawn_app().await;
+    let url = r"https://169.254.169.254\.a.sapdas.cloud.sap/cb";
+    let task = app.send_text("why is it blocked by credit").await;
+    let error = app
+        .rpc_error(
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": task["id"], "pushNotificationConfig": { "url": url } }),
+        )
+        .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("host `169.254.169.254` is not on the webhook allowlist"),
+        "{error}"
+    );
+    let error = app
+        .rpc_error(
+            "message/send",
+            json!({ "message": user_message("why is order 4711 blocked"), "configuration": { "pushNotificationConfig": { "url": url } } }),
+        )
+        .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("pushNotificationConfig.url")
+            && message.contains("host `169.254.169.254` is not on the webhook allowlist"),
+        "{error}"
+    );
+    let list = app
+        .rpc(
+            "tasks/pushNotificationConfig/list",
+            json!({ "id": task["id"] }),
+        )
+        .await;
+    assert_eq!(list["result"], json!([]), "nothing was stored");
+}
+
+#[tokio::test]
+async fn a_url_read_two_ways_reaches_no_one_and_what_is_stored_is_the_parse() {
+    // TESTING allowances on (no DNS rule), so only the allowlist stands
+    // between a caller and loopback. The hand-split reading of this URL has
+    // the host `127.0.0.1:<port>\.x.example.com` (under *.example.com) and
+    // port 443; the client reads host 127.0.0.1, port <port>.
+    let counter = ConnectionCounter::start().await;
+    let receiver = Receiver::start().await;
+    let mut settings = test_settings();
+    settings.tasks.budget_ms = 100;
+    settings.push.allowed_hosts = vec!["*.example.com".into(), "localhost".into()];
+    settings.push.allow_loopback_http = true;
+    settings.push.allow_private_addresses = true;
+    settings.push.heartbeat_ms = 0;
+    let app =
+        spawn_app_with_settings_and_agent(settings, Arc::new(SlowAgent(Duration::from_millis(0))))
+            .await;
+    let two_ways = format!(
+        r"https://127.0.0.1:{}\.x.example.com:443/hook",
+        counter.port
+    );
+    let error = app
+        .rpc_error(
+            "message/send",
+            json!({ "message": user_message("job"), "configuration": { "pushNotificationConfig": { "url": two_ways } } }),
+        )
+        .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("host `127.0.0.1` is not on the webhook allowlist"),
+        "{error}"
+    );
+    // A receiver the allowlist does allow, written loosely: it is stored as
+    // parsed, and it gets the notification.
+    let port = receiver.url.rsplit(':').next().unwrap();
+    let loose = format!("http://LocalHost:{port}\\ok");
+    let task = app
+        .rpc(
+            "message/send",
+            json!({ "message": user_message("job"), "configuration": { "blocking": true } }),
+        )
+        .await["result"]
+        .clone();
+    let error = app
+        .rpc_error(
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": task["id"], "pushNotificationConfig": { "url": two_ways } }),
+        )
+        .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    let sent = app
+        .rpc(
+            "message/send",
+            json!({ "message": user_message("job"), "configuration": { "pushNotificationConfig": { "id": "ok", "url": loose } } }),
+        )
+        .await["result"]
+        .clone();
+    assert_eq!(receiver.wait_for("/ok", 1).await.len(), 1, "delivered");
+    let stored = app
+        .rpc(
+            "tasks/pushNotificationConfig/get",
+            json!({ "id": sent["id"], "pushNotificationConfigId": "ok" }),
+        )
+        .await;
+    assert_eq!(
+        stored["result"]["pushNotificationConfig"]["url"],
+        format!("http://localhost:{port}/ok")
+    );
+    assert_eq!(
+        counter.accepted(),
+        0,
+        "nothing connected to 127.0.0.1:{}",
+        counter.port
+    );
+}
+
+#[tokio::test]
+async fn the_delivery_client_connects_only_to_addresses_the_guard_allows() {
+    use order_exception_agent::push::guard::{GuardSettings, delivery_client, refused_resolution};
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let counter = ConnectionCounter::start().await;
+    let testing_http_only = GuardSettings {
+        allowed_hosts: vec!["localhost".into()],
+        allow_loopback_http: true,
+        allow_private_addresses: false,
+    };
+    let client = delivery_client(&testing_http_only).unwrap();
+    let error = client
+        .post(format!("http://localhost:{}/hook", counter.port))
+        .body("{}")
+        .send()
+        .await
+        .expect_err("refused before connecting");
+    let refused = refused_resolution(&error).unwrap_or_else(|| panic!("not a refusal: {error:?}"));
+    assert_eq!(refused.host, "localhost");
+    assert!(refused.address.is_loopback(), "{refused}");
+    assert_eq!(counter.accepted(), 0, "nothing connected");
+
+    // With the TESTING allowance the same name reaches a real receiver.
+    let receiver = Receiver::start().await;
+    let client = delivery_client(&GuardSettings {
+        allow_private_addresses: true,
+        ..testing_http_only
+    })
+    .unwrap();
+    let port = receiver.url.rsplit(':').next().unwrap();
+    let response = client
+        .post(format!("http://localhost:{port}/direct"))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(receiver.at("/direct").len(), 1);
+}
+
+/// This machine's host name when every address it resolves to is loopback
+/// (then only the resolver can tell a webhook there from a remote one).
+async fn a_name_for_loopback() -> Option<String> {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").ok()?;
+    let name = name.trim().to_ascii_lowercase();
+    if name.is_empty() || name == "localhost" || name.ends_with(".localhost") {
+        return None;
+    }
+    let addresses: Vec<_> = tokio::net::lookup_host((name.as_str(), 0))
+        .await
+        .ok()?
+        .collect();
+    (!addresses.is_empty() && addresses.iter().all(|a| a.ip().is_loopback())).then_some(name)
+}
+
+async fn refused_pushes(app: &TestApp) -> u64 {
+    let text = app
+        .client
+        .get(format!("{}/metrics", app.address))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix("a2a_push_deliveries_total{result=\"refused\"} "))
+        .map_or(0, |count| count.trim().parse().unwrap())
+}
+
+#[tokio::test]
+async fn a_name_that_resolves_to_loopback_is_never_connected_to_at_delivery() {
+    let Some(name) = a_name_for_loopback().await else {
+        eprintln!(
+            "SKIPPED a_name_that_resolves_to_loopback_is_never_connected_to_at_delivery: \
+             this machine's host name does not resolve to loopback only"
+        );
+        return;
+    };
+    let counter = ConnectionCounter::start().await;
+    let mut settings = test_settings();
+    settings.push.allowed_hosts = vec![name.clone()];
+    settings.push.allow_loopback_http = true;
+    settings.push.allow_private_addresses = false;
+    settings.push.heartbeat_ms = 0;
+    settings.telemetry.metrics_endpoint = true;
+    let app =
+        spawn_app_with_settings_and_agent(settings, Arc::new(SlowAgent(Duration::from_millis(0))))
+            .await;
+    let before = refused_pushes(&app).await;
+    // A name is not judged by its letters: set time accepts it.
+    let url = format!("https://{name}:{}/hook", counter.port);
+    let sent = app
+        .rpc(
+            "message/send",
+            json!({ "message": user_message("job"), "configuration": { "pushNotificationConfig": { "url": url } } }),
+        )
+        .await;
+    assert!(sent.get("result").is_some(), "{sent}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while refused_pushes(&app).await == before && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        refused_pushes(&app).await > before,
+        "the delivery was refused"
+    );
+    assert_eq!(counter.accepted(), 0, "nothing connected to {name}");
+}

@@ -2,7 +2,6 @@
 //! the outcome. `submitted → working → input-required | completed | failed |
 //! rejected | canceled`; terminal tasks never change.
 
-use super::now_rfc3339;
 use super::observer::{CallContext, TaskObserver};
 use super::store::{StoreError, StoredTask, TaskStore, Written};
 use crate::a2a::{
@@ -10,6 +9,7 @@ use crate::a2a::{
     TaskKind, TaskState, TaskStatus,
 };
 use crate::agent::{Agent, ApprovalStatus, Outcome, Proposal, Reply, Turn};
+use crate::clock::now_rfc3339;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -132,7 +132,12 @@ pub async fn json_rpc(
     let response = json_rpc_in_span(&request, payload, state, &mut facts)
         .instrument(span.clone())
         .await;
-    span.record("http.response.status_code", response.status().as_u16());
+    // An integer attribute, as OpenTelemetry's conventions have it
+    // (tracing-opentelemetry exports unsigned values as strings).
+    span.record(
+        "http.response.status_code",
+        i64::from(response.status().as_u16()),
+    );
     span.in_scope(|| request_log::log(&request, &response, &facts, started));
     response
 }
@@ -212,7 +217,7 @@ async fn json_rpc_in_span(
     };
     let reply = crate::rpc::handle(&context, &body).await;
     facts.rpc_method = reply.method.clone();
-    facts.rpc_id = Some(reply.id.to_string());
+    facts.rpc_id = reply.request_id();
     facts.task_state = reply.task_state;
     facts.error_code = reply.error_code;
     if let Some(stream) = reply.stream {

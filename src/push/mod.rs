@@ -259,7 +259,7 @@ impl PushService {
                 otel.kind = "client",
                 a2a.task.id = task.id.as_str(),
                 a2a.task.state = task.status.state.as_str(),
-                push.attempt = attempt,
+                push.attempt = i64::from(attempt),
                 push.format = if joule { "joule" } else { "a2a" },
                 http.response.status_code = tracing::field::Empty,
             );
@@ -290,15 +290,19 @@ impl PushService {
             let request = crate::telemetry::propagation::inject_span(request, &span);
             let outcome = tracing::Instrument::instrument(request.send(), span.clone()).await;
             let status = outcome.as_ref().map(|r| r.status().as_u16()).ok();
-            span.record("http.response.status_code", status.unwrap_or(0));
+            // Integers, as OpenTelemetry's conventions have them; no status
+            // code when no answer came.
+            if let Some(status) = status {
+                span.record("http.response.status_code", i64::from(status));
+            }
             let delivered = status.is_some_and(|s| (200..300).contains(&s));
             crate::telemetry::metrics::push(if delivered { "delivered" } else { "failed" });
             let _entered = span.enter();
             tracing::info!(
                 task.id = %task.id,
                 a2a.task.state = task.status.state.as_str(),
-                push.attempt = attempt,
-                push.status = status.unwrap_or(0),
+                push.attempt = i64::from(attempt),
+                push.status = i64::from(status.unwrap_or(0)),
                 push.format = if joule { "joule" } else { "a2a" },
                 "push delivery"
             );

@@ -450,7 +450,8 @@ impl TaskEngine {
                     crate::telemetry::metrics::budget_expired();
                     tracing::info!(
                         task.id = %task.id,
-                        budget_ms = self.inner.settings.budget.as_millis() as u64,
+                        budget_ms = i64::try_from(self.inner.settings.budget.as_millis())
+                            .unwrap_or(i64::MAX),
                         "budget expired: answering `working`, the turn goes on"
                     );
                     // A deferred task is stored now: the client learns its id.

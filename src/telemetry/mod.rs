@@ -6,6 +6,9 @@
 //! configured, batched in a bounded queue (full = dropped and counted, never
 //! blocking a request). Metrics: `/metrics` and the same OTLP destination.
 //! W3C trace context comes in on requests and goes out on HTTP calls.
+//! Integer span attributes are recorded as `i64`: tracing-opentelemetry
+//! exports unsigned values as strings, OpenTelemetry's conventions want
+//! integers (`http.response.status_code`, `push.attempt`).
 
 mod cf;
 mod cloud_logging;

@@ -353,9 +353,7 @@ impl PushService {
                     match &push.last {
                         Some(task) if task.status.state == crate::a2a::TaskState::Working => {
                             let mut beat = (**task).clone();
-                            beat.status.message = Some(crate::a2a::Message::agent_text(
-                                "Still working on your request.",
-                            ));
+                            beat.status.message = Some(crate::tasks::working_note(&beat));
                             Some(Arc::new(beat))
                         }
                         _ => {

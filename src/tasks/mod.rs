@@ -6,7 +6,10 @@ mod observer;
 mod sql;
 mod store;
 
-pub use engine::{EngineError, EngineSettings, Maintenance, TaskEngine, TaskEvent, TaskStream};
+pub use engine::{
+    EngineError, EngineSettings, Maintenance, STILL_WORKING, TaskEngine, TaskEvent, TaskStream,
+    working_note,
+};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
 pub use observer::{CallContext, TaskObserver};
 pub use sql::SqlTaskStore;

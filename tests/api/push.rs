@@ -551,6 +551,6 @@ async fn working_heartbeats_arrive_while_the_turn_works_then_the_result() {
     assert!(beats.iter().all(|s| *s == "working"), "{states:?}");
     assert_eq!(
         calls[0].body["status"]["message"]["parts"][0]["text"],
-        "Still working on your request."
+        order_exception_agent::tasks::STILL_WORKING
     );
 }

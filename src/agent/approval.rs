@@ -145,6 +145,11 @@ impl Approvals {
         }
     }
 
+    /// The rule book in force.
+    pub fn rules(&self) -> &RuleBook {
+        &self.rules
+    }
+
     fn note(&self, status: ApprovalStatus, proposal: &Proposal, caller: &Caller) -> ApprovalNote {
         ApprovalNote {
             status,

@@ -150,10 +150,11 @@ async fn json_rpc_in_span(
     facts: &mut CallFacts,
 ) -> HttpResponse {
     // Who calls comes first: no body is read for an unauthenticated caller.
-    let principal = match super::auth::authenticate(request, &state).await {
-        Ok(principal) => principal,
-        Err(answer) => return answer,
-    };
+    let super::auth::Credentials { principal, token } =
+        match super::auth::authenticate(request, &state).await {
+            Ok(credentials) => credentials,
+            Err(answer) => return answer,
+        };
     if let Some(principal) = &principal {
         facts.user_id = Some(principal.user_id.clone());
         facts.client_id = principal.client_id.clone();
@@ -204,8 +205,7 @@ async fn json_rpc_in_span(
     let call = crate::tasks::CallContext {
         conversation_id: header("conversationid"),
         correlation_id: header("x-correlationid"),
-        bearer_token: header("authorization")
-            .and_then(|value| value.strip_prefix("Bearer ").map(str::to_string)),
+        bearer_token: token,
         caller,
     };
     let context = crate::rpc::RpcContext {

@@ -334,7 +334,8 @@ impl PushService {
         )?;
         let user_token = call
             .bearer_token
-            .as_deref()
+            .as_ref()
+            .map(crate::auth::BearerToken::expose)
             .ok_or("the original call carried no user token to exchange")?;
         destination.authorization(user_token).await
     }

@@ -4,10 +4,9 @@
 use crate::a2a::card::{
     AgentCapabilities, AgentCard, AgentInterface, AgentProvider, AgentSkill, PROTOCOL_VERSION,
 };
-use crate::agent::{Action, Skill};
+use crate::agent::{OfferedAction, Skill};
 use crate::auth::IdentityConfig;
 use crate::config::CardSettings;
-use crate::roles::Role;
 use serde_json::{Map, json};
 use std::hash::{Hash, Hasher};
 
@@ -96,25 +95,29 @@ pub fn build_card(
 }
 
 /// The card an authenticated caller gets: each skill also says which action
-/// it proposes and which roles may approve it.
-pub fn extended_card(public: &AgentCard, actions: &[(&str, Action)]) -> AgentCard {
+/// it proposes and which roles may approve it, from `offered` (the rule
+/// book in force, see [`crate::agent::RuleBook::offered`]).
+pub fn extended_card(public: &AgentCard, offered: &[OfferedAction]) -> AgentCard {
     let mut card = public.clone();
     for skill in &mut card.skills {
-        let Some((_, action)) = actions.iter().find(|(id, _)| *id == skill.id) else {
+        let Some(offer) = offered.iter().find(|offer| offer.skill == skill.id) else {
             continue;
         };
-        let approvers: Vec<&str> = Role::ALL
-            .into_iter()
-            .filter(|role| role.seed_actions().contains(&action.as_str()))
-            .map(Role::as_str)
-            .collect();
-        skill.description = format!(
-            "{} Proposes `{}`; roles that may approve it: {}.",
-            skill.description,
-            action.as_str(),
-            approvers.join(", ")
-        );
-        skill.tags.push(format!("action:{}", action.as_str()));
+        let action = offer.action.as_str();
+        let approvers: Vec<&str> = offer.approvers.iter().map(|role| role.as_str()).collect();
+        skill.description = if approvers.is_empty() {
+            format!(
+                "{} Proposes `{action}`; no role may approve it.",
+                skill.description
+            )
+        } else {
+            format!(
+                "{} Proposes `{action}`; roles that may approve it: {}.",
+                skill.description,
+                approvers.join(", ")
+            )
+        };
+        skill.tags.push(format!("action:{action}"));
     }
     card
 }

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod backend;
 pub mod card;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod db;
 pub mod http;

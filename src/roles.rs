@@ -31,7 +31,9 @@ impl Role {
         }
     }
 
-    /// The actions (by name) this role may have filed, as seeded.
+    /// The actions (by name) this role may have filed, as seeded. Only the
+    /// rule book reads this; everything else (approvals, the extended card)
+    /// asks the rule book in force, which `rules.roles` may have changed.
     pub fn seed_actions(self) -> &'static [&'static str] {
         match self {
             Role::ArClerk => &["open_dispute_case", "request_delivery_date_change"],

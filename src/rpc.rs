@@ -88,6 +88,20 @@ fn is_streaming(method: &str) -> bool {
     matches!(method, "message/stream" | "tasks/resubscribe")
 }
 
+impl RpcReply {
+    /// The request id as telemetry records it (OpenTelemetry's
+    /// `rpc.jsonrpc.request_id`, the request record's `rpc.id`): a string
+    /// id as it is (no JSON quotes), a number as its decimal text; `None`
+    /// for a null id.
+    pub fn request_id(&self) -> Option<String> {
+        match &self.id {
+            Value::Null => None,
+            Value::String(text) => Some(text.clone()),
+            other => Some(other.to_string()),
+        }
+    }
+}
+
 /// Handle one request body and always produce a JSON-RPC response.
 pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
     let started = Instant::now();
@@ -143,7 +157,9 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
     };
     let span = tracing::Span::current();
     span.record("rpc.method", reply.method.as_deref().unwrap_or("-"));
-    span.record("rpc.jsonrpc.request_id", tracing::field::display(&reply.id));
+    if let Some(id) = reply.request_id() {
+        span.record("rpc.jsonrpc.request_id", id.as_str());
+    }
     if let Some(code) = reply.error_code {
         span.record("rpc.jsonrpc.error_code", code);
     }

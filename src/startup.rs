@@ -260,7 +260,7 @@ impl Application {
         )?;
         let extended_card = validator
             .as_ref()
-            .map(|_| extended_card(&card.card, &agent.actions()));
+            .map(|_| extended_card(&card.card, &agent.offered_actions()));
         let push = if settings.push.enabled {
             let on_cloud_foundry = std::env::var_os("VCAP_APPLICATION").is_some();
             if on_cloud_foundry

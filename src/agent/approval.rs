@@ -145,6 +145,11 @@ impl Approvals {
         }
     }
 
+    /// The rule book in force.
+    pub fn rules(&self) -> &RuleBook {
+        &self.rules
+    }
+
     fn note(&self, status: ApprovalStatus, proposal: &Proposal, caller: &Caller) -> ApprovalNote {
         ApprovalNote {
             status,
@@ -337,7 +342,7 @@ impl Approvals {
             summary: pending.summary.clone(),
             approved_by: caller.user_id.clone().unwrap_or_default(),
             approver_role: role.as_str().to_string(),
-            approved_at: crate::tasks::now_rfc3339(),
+            approved_at: crate::clock::now_rfc3339(),
             task_id: turn.task_id.clone(),
             context_id: turn.context_id.clone(),
         };

@@ -15,7 +15,7 @@ pub use approval::{ApprovalNote, ApprovalStatus, Approvals};
 pub use order_agent::OrderExceptionAgent;
 pub use proposal::{Action, Proposal};
 pub use router::{Router, RoutingDecision};
-pub use rulebook::{Permission, RuleBook};
+pub use rulebook::{OfferedAction, Permission, RuleBook};
 pub use specialists::{Skill, Specialist};
 
 use crate::roles::Role;
@@ -105,8 +105,9 @@ pub trait Agent: Send + Sync {
     /// The skills for the agent card, one per specialist.
     fn skills(&self) -> Vec<&'static Skill>;
 
-    /// The action each skill may propose (skill id, action).
-    fn actions(&self) -> Vec<(&'static str, Action)> {
+    /// The action each skill may propose and who may approve it, as the
+    /// rule book in force says (for the extended card).
+    fn offered_actions(&self) -> Vec<OfferedAction> {
         Vec::new()
     }
 

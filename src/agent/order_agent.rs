@@ -158,8 +158,8 @@ impl Agent for OrderExceptionAgent {
         self.specialists.iter().map(|s| s.skill()).collect()
     }
 
-    fn actions(&self) -> Vec<(&'static str, crate::agent::Action)> {
-        Self::registry()
+    fn offered_actions(&self) -> Vec<crate::agent::OfferedAction> {
+        self.approvals.rules().offered(&Self::registry())
     }
 
     async fn respond(&self, turn: Turn) -> Reply {

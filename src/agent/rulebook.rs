@@ -34,6 +34,17 @@ pub enum Permission {
     Denied { may_decide: Vec<Role> },
 }
 
+/// What the rule book in force offers for one skill: the action its
+/// specialist proposes and the roles that may approve it. The extended
+/// card says this, so it names the approvers the rule book will accept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OfferedAction {
+    pub skill: &'static str,
+    pub action: Action,
+    /// Empty when no role may have the action filed.
+    pub approvers: Vec<Role>,
+}
+
 fn actions(names: &[String]) -> Result<BTreeSet<Action>, UnknownAction> {
     names.iter().map(|name| name.parse()).collect()
 }
@@ -89,6 +100,22 @@ impl RuleBook {
             .iter()
             .filter(|(_, allowed)| allowed.contains(&action))
             .map(|(role, _)| *role)
+            .collect()
+    }
+
+    /// For each specialist of `registry` (skill id, the action it
+    /// proposes) that the rule book lets propose that action: the action
+    /// and who may approve it. A specialist whose proposals are silenced is
+    /// left out.
+    pub fn offered(&self, registry: &[(&'static str, Action)]) -> Vec<OfferedAction> {
+        registry
+            .iter()
+            .filter(|(skill, action)| self.may_propose(skill, *action))
+            .map(|(skill, action)| OfferedAction {
+                skill,
+                action: *action,
+                approvers: self.roles_for(*action),
+            })
             .collect()
     }
 
@@ -180,6 +207,17 @@ mod tests {
             book.roles_for(Action::OpenDisputeCase),
             vec![Role::ArClerk, Role::CreditManager, Role::Viewer]
         );
+
+        // What the extended card shows follows the same book.
+        let offered = book.offered(&registry());
+        let pricing = offered.iter().find(|o| o.skill == "pricing");
+        assert_eq!(pricing, None, "pricing proposes nothing any more");
+        let credit = offered
+            .iter()
+            .find(|o| o.skill == "credit")
+            .expect("credit still proposes");
+        assert_eq!(credit.action, Action::RequestCreditReview);
+        assert_eq!(credit.approvers, vec![Role::CreditManager]);
 
         let mut bad = RulesSettings::default();
         bad.roles.insert("cashier".into(), Vec::new());

@@ -2,12 +2,14 @@
 //! security libraries do it, key discovery and cache, and the `Principal`.
 //! Knows no HTTP framework; `http/auth.rs` maps its errors to answers.
 
+pub mod bearer;
 pub mod issuer;
 pub mod keys;
 pub mod principal;
 pub mod settings;
 pub mod validator;
 
+pub use bearer::BearerToken;
 pub use principal::{Principal, TokenIssuer, TokenKind};
 pub use settings::{
     AuthConfigError, AuthMode, AuthSettings, IdentityConfig, ResolvedAuth, resolve,

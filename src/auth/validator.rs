@@ -3,6 +3,7 @@
 //! then keys and signature, then every claim again on the verified payload,
 //! then authorisation.
 
+use super::bearer::BearerToken;
 use super::issuer::trusted_issuer;
 use super::keys::{KeyCache, KeyError, KeyRequest, KeySource};
 use super::principal::{Principal, TokenIssuer, TokenKind};
@@ -139,17 +140,10 @@ impl TokenValidator {
         &self.config
     }
 
-    /// Validate the `Authorization` header value and say who called.
-    pub async fn authenticate(&self, authorization: Option<&str>) -> Result<Principal, AuthError> {
-        let header = authorization.ok_or(AuthError::Missing)?;
-        let (scheme, token) = header.trim().split_once(' ').unwrap_or((header.trim(), ""));
-        if !scheme.eq_ignore_ascii_case("bearer") {
-            return Err(AuthError::Missing);
-        }
-        let token = token.trim();
-        if token.is_empty() || token.contains(char::is_whitespace) {
-            return Err(invalid("malformed Authorization header"));
-        }
+    /// Validate the caller's bearer token (parsed from the header at the
+    /// HTTP edge) and say who called.
+    pub async fn authenticate(&self, token: Option<&BearerToken>) -> Result<Principal, AuthError> {
+        let token = token.ok_or(AuthError::Missing)?.expose();
         let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         if let Some(principal) = self.remembered(&digest) {
             return Ok(principal);

@@ -10,7 +10,7 @@ use serde_json::json;
 
 pub async fn list(request: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     let principal = match super::auth::authenticate(&request, &state).await {
-        Ok(principal) => principal,
+        Ok(credentials) => credentials.principal,
         Err(answer) => return answer,
     };
     if let Some(principal) = &principal

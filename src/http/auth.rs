@@ -1,20 +1,37 @@
-//! Bearer tokens at the HTTP edge: RFC 6750 answers for every failure.
-//! Bodies and headers say why in one sentence; the token is never echoed or
-//! logged.
+//! Bearer tokens at the HTTP edge: the `Authorization` header is read here,
+//! once, into a [`BearerToken`] that the validator checks and the call
+//! carries on (the Joule callback's token exchange); RFC 6750 answers for
+//! every failure. Bodies and headers say why in one sentence; the token is
+//! never echoed or logged.
 
-use crate::auth::{AuthError, Principal};
+use crate::auth::{AuthError, BearerToken, Principal};
 use crate::startup::AppState;
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::json;
 
-/// `Ok(None)` when authentication is off; `Err` is the answer to send.
+/// Who calls, and the token they called with.
+#[derive(Debug, Default)]
+pub struct Credentials {
+    /// The validated caller; `None` when authentication is off.
+    pub principal: Option<Principal>,
+    /// The request's bearer token: the one validated when authentication
+    /// is on, the one sent (if well-formed) when it is off.
+    pub token: Option<BearerToken>,
+}
+
+/// The caller's credentials; `Err` is the answer to send. With
+/// authentication off nothing is refused and there is no principal.
 pub async fn authenticate(
     request: &HttpRequest,
     state: &AppState,
-) -> Result<Option<Principal>, HttpResponse> {
+) -> Result<Credentials, HttpResponse> {
+    let parsed = bearer_token(request);
     let Some(validator) = &state.auth else {
-        return Ok(None);
+        return Ok(Credentials {
+            principal: None,
+            token: parsed.ok().flatten(),
+        });
     };
     use tracing::Instrument;
     let span = tracing::info_span!(
@@ -25,7 +42,15 @@ pub async fn authenticate(
         auth.issuer_host = tracing::field::Empty,
         auth.token_kind = tracing::field::Empty,
     );
-    let outcome = check(request, validator).instrument(span.clone()).await;
+    let outcome = match &parsed {
+        Ok(token) => {
+            validator
+                .authenticate(token.as_ref())
+                .instrument(span.clone())
+                .await
+        }
+        Err(error) => Err(error.clone()),
+    };
     let label = match &outcome {
         Ok(principal) => {
             if let Some(client_id) = &principal.client_id {
@@ -42,7 +67,10 @@ pub async fn authenticate(
     };
     span.record("auth.outcome", label);
     match outcome {
-        Ok(principal) => Ok(Some(principal)),
+        Ok(principal) => Ok(Credentials {
+            principal: Some(principal),
+            token: parsed.ok().flatten(),
+        }),
         Err(error) => {
             crate::telemetry::metrics::token_rejected(label);
             tracing::warn!(reason = %error, path = request.path(), "request rejected by authentication");
@@ -51,23 +79,21 @@ pub async fn authenticate(
     }
 }
 
-/// The validator's verdict on the request's `Authorization` header.
-async fn check(
-    request: &HttpRequest,
-    validator: &crate::auth::TokenValidator,
-) -> Result<Principal, AuthError> {
+/// The one reading of the request's `Authorization` header: `None` without
+/// one, the token of a `Bearer` (any case) header, else why not (another
+/// scheme counts as no bearer token).
+fn bearer_token(request: &HttpRequest) -> Result<Option<BearerToken>, AuthError> {
     let mut values = request.headers().get_all(header::AUTHORIZATION);
     let first = values.next();
     if values.next().is_some() {
-        Err(AuthError::Invalid(
+        return Err(AuthError::Invalid(
             "more than one Authorization header".into(),
-        ))
-    } else {
-        match first.map(|value| value.to_str()) {
-            Some(Err(_)) => Err(AuthError::Invalid("malformed Authorization header".into())),
-            Some(Ok(value)) => validator.authenticate(Some(value)).await,
-            None => validator.authenticate(None).await,
-        }
+        ));
+    }
+    match first.map(|value| value.to_str()) {
+        None => Ok(None),
+        Some(Err(_)) => Err(AuthError::Invalid("malformed Authorization header".into())),
+        Some(Ok(value)) => BearerToken::from_authorization(value).map(Some),
     }
 }
 

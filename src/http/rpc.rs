@@ -132,7 +132,12 @@ pub async fn json_rpc(
     let response = json_rpc_in_span(&request, payload, state, &mut facts)
         .instrument(span.clone())
         .await;
-    span.record("http.response.status_code", response.status().as_u16());
+    // An integer attribute, as OpenTelemetry's conventions have it
+    // (tracing-opentelemetry exports unsigned values as strings).
+    span.record(
+        "http.response.status_code",
+        i64::from(response.status().as_u16()),
+    );
     span.in_scope(|| request_log::log(&request, &response, &facts, started));
     response
 }
@@ -145,10 +150,11 @@ async fn json_rpc_in_span(
     facts: &mut CallFacts,
 ) -> HttpResponse {
     // Who calls comes first: no body is read for an unauthenticated caller.
-    let principal = match super::auth::authenticate(request, &state).await {
-        Ok(principal) => principal,
-        Err(answer) => return answer,
-    };
+    let super::auth::Credentials { principal, token } =
+        match super::auth::authenticate(request, &state).await {
+            Ok(credentials) => credentials,
+            Err(answer) => return answer,
+        };
     if let Some(principal) = &principal {
         facts.user_id = Some(principal.user_id.clone());
         facts.client_id = principal.client_id.clone();
@@ -199,8 +205,7 @@ async fn json_rpc_in_span(
     let call = crate::tasks::CallContext {
         conversation_id: header("conversationid"),
         correlation_id: header("x-correlationid"),
-        bearer_token: header("authorization")
-            .and_then(|value| value.strip_prefix("Bearer ").map(str::to_string)),
+        bearer_token: token,
         caller,
     };
     let context = crate::rpc::RpcContext {
@@ -212,7 +217,7 @@ async fn json_rpc_in_span(
     };
     let reply = crate::rpc::handle(&context, &body).await;
     facts.rpc_method = reply.method.clone();
-    facts.rpc_id = Some(reply.id.to_string());
+    facts.rpc_id = reply.request_id();
     facts.task_state = reply.task_state;
     facts.error_code = reply.error_code;
     if let Some(stream) = reply.stream {

@@ -263,7 +263,7 @@ impl PushService {
                 otel.kind = "client",
                 a2a.task.id = task.id.as_str(),
                 a2a.task.state = task.status.state.as_str(),
-                push.attempt = attempt,
+                push.attempt = i64::from(attempt),
                 push.format = if joule { "joule" } else { "a2a" },
                 http.response.status_code = tracing::field::Empty,
             );
@@ -303,15 +303,19 @@ impl PushService {
                 return;
             }
             let status = outcome.as_ref().map(|r| r.status().as_u16()).ok();
-            span.record("http.response.status_code", status.unwrap_or(0));
+            // Integers, as OpenTelemetry's conventions have them; no status
+            // code when no answer came.
+            if let Some(status) = status {
+                span.record("http.response.status_code", i64::from(status));
+            }
             let delivered = status.is_some_and(|s| (200..300).contains(&s));
             crate::telemetry::metrics::push(if delivered { "delivered" } else { "failed" });
             let _entered = span.enter();
             tracing::info!(
                 task.id = %task.id,
                 a2a.task.state = task.status.state.as_str(),
-                push.attempt = attempt,
-                push.status = status.unwrap_or(0),
+                push.attempt = i64::from(attempt),
+                push.status = i64::from(status.unwrap_or(0)),
                 push.format = if joule { "joule" } else { "a2a" },
                 "push delivery"
             );
@@ -343,7 +347,8 @@ impl PushService {
         )?;
         let user_token = call
             .bearer_token
-            .as_deref()
+            .as_ref()
+            .map(crate::auth::BearerToken::expose)
             .ok_or("the original call carried no user token to exchange")?;
         destination.authorization(user_token).await
     }
@@ -362,9 +367,7 @@ impl PushService {
                     match &push.last {
                         Some(task) if task.status.state == crate::a2a::TaskState::Working => {
                             let mut beat = (**task).clone();
-                            beat.status.message = Some(crate::a2a::Message::agent_text(
-                                "Still working on your request.",
-                            ));
+                            beat.status.message = Some(crate::tasks::working_note(&beat));
                             Some(Arc::new(beat))
                         }
                         _ => {

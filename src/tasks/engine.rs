@@ -2,7 +2,6 @@
 //! the outcome. `submitted → working → input-required | completed | failed |
 //! rejected | canceled`; terminal tasks never change.
 
-use super::now_rfc3339;
 use super::observer::{CallContext, TaskObserver};
 use super::store::{StoreError, StoredTask, TaskStore, Written};
 use crate::a2a::{
@@ -10,6 +9,7 @@ use crate::a2a::{
     TaskKind, TaskState, TaskStatus,
 };
 use crate::agent::{Agent, ApprovalStatus, Outcome, Proposal, Reply, Turn};
+use crate::clock::now_rfc3339;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -171,6 +171,32 @@ fn agent_message(task: &Task, text: &str, metadata: Option<Map<String, Value>>) 
     message.context_id = Some(task.context_id.clone());
     message.metadata = metadata;
     message
+}
+
+/// The status message of a `working` answer: a blocking `message/send`
+/// whose budget ran out, a push heartbeat while the turn works. Joule
+/// shows the text of whatever answer it gets, so a `working` answer is
+/// never silent.
+pub const STILL_WORKING: &str =
+    "Still working on your request; the answer follows as soon as it is ready.";
+
+/// The agent message saying the turn goes on ([`STILL_WORKING`]).
+pub fn working_note(task: &Task) -> Message {
+    agent_message(task, STILL_WORKING, None)
+}
+
+/// `task` as a `working` answer says it: with [`working_note`] as its
+/// status message when it is still under way and says nothing yet. Only
+/// the answer carries the note, never the stored task: the real answer
+/// replaces it when the turn ends, and since the status message moves into
+/// the history when the status changes, a stored note would stay there as
+/// a stale agent message between the question and its answer.
+fn with_working_note(mut task: Task) -> Task {
+    let under_way = matches!(task.status.state, TaskState::Submitted | TaskState::Working);
+    if under_way && task.status.message.is_none() {
+        task.status.message = Some(working_note(&task));
+    }
+    task
 }
 
 /// The current status message moves into the history when the status
@@ -450,16 +476,18 @@ impl TaskEngine {
                     crate::telemetry::metrics::budget_expired();
                     tracing::info!(
                         task.id = %task.id,
-                        budget_ms = self.inner.settings.budget.as_millis() as u64,
+                        budget_ms = i64::try_from(self.inner.settings.budget.as_millis())
+                            .unwrap_or(i64::MAX),
                         "budget expired: answering `working`, the turn goes on"
                     );
                     // A deferred task is stored now: the client learns its id.
                     let mut version = stored.lock().await;
                     if version.is_none() {
                         *version = Some(self.inner.store.create(&task, &[]).await?);
-                        return Ok(task);
+                        return Ok(with_working_note(task));
                     }
-                    break;
+                    drop(version);
+                    return Ok(with_working_note(self.current(&task.id).await?));
                 }
             }
         }

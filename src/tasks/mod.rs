@@ -6,15 +6,11 @@ mod observer;
 mod sql;
 mod store;
 
-pub use engine::{EngineError, EngineSettings, Maintenance, TaskEngine, TaskEvent, TaskStream};
+pub use engine::{
+    EngineError, EngineSettings, Maintenance, STILL_WORKING, TaskEngine, TaskEvent, TaskStream,
+    working_note,
+};
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
 pub use observer::{CallContext, TaskObserver};
 pub use sql::SqlTaskStore;
 pub use store::{StoreError, StoredTask, TaskStore, Written};
-
-/// The current time as RFC 3339, for `TaskStatus.timestamp`.
-pub fn now_rfc3339() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
-}

@@ -3,14 +3,17 @@
 
 use crate::a2a::{PushNotificationConfig, Task};
 use crate::agent::Caller;
+use crate::auth::BearerToken;
 
 /// What the inbound call carried that a later callback needs (Joule echoes
-/// the correlation headers and exchanges the user token). Never logged.
+/// the correlation headers and exchanges the user token). Never logged;
+/// its `Debug` shows no token.
 #[derive(Debug, Clone, Default)]
 pub struct CallContext {
     pub conversation_id: Option<String>,
     pub correlation_id: Option<String>,
-    pub bearer_token: Option<String>,
+    /// The caller's token as the HTTP edge parsed it.
+    pub bearer_token: Option<BearerToken>,
     /// Who called, for the rule book.
     pub caller: Caller,
 }

@@ -1,10 +1,14 @@
-//! Logs, traces and metrics. Logs: readable text on stderr, or one JSON
-//! object per line on stdout in SAP Cloud Logging's field format. Traces:
+//! Logs, traces and metrics. Logs: readable text on stderr (every value
+//! escaped, so a caller's input cannot forge a line), or one JSON object
+//! per line on stdout in SAP Cloud Logging's field format. Traces:
 //! `tracing` spans exported over OTLP (HTTP/protobuf or gRPC; SAP Cloud
 //! Logging's binding is gRPC with mutual TLS) when a destination is
 //! configured, batched in a bounded queue (full = dropped and counted, never
 //! blocking a request). Metrics: `/metrics` and the same OTLP destination.
 //! W3C trace context comes in on requests and goes out on HTTP calls.
+//! Integer span attributes are recorded as `i64`: tracing-opentelemetry
+//! exports unsigned values as strings, OpenTelemetry's conventions want
+//! integers (`http.response.status_code`, `push.attempt`).
 
 mod cf;
 mod cloud_logging;
@@ -14,9 +18,9 @@ pub mod propagation;
 mod sap_json;
 mod span_queue;
 mod target;
+mod text;
 
 use crate::config::{EnvSource, LogFormat, TelemetrySettings};
-use std::io::IsTerminal;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -35,10 +39,9 @@ pub fn init() {
 /// Like `init`, with another filter when `RUST_LOG` is not set (the client
 /// commands log warnings only). Text on stderr, no export.
 pub fn init_with_default(default_filter: &str) {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter(default_filter))
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
+    let _ = tracing_subscriber::registry()
+        .with(filter(default_filter))
+        .with(text::layer())
         .try_init();
 }
 
@@ -165,13 +168,7 @@ pub fn init_service(settings: &TelemetrySettings, env: &dyn EnvSource) -> Teleme
         LogFormat::Json => registry
             .with(sap_json::SapJsonLayer::new(cf.clone(), std::io::stdout))
             .try_init(),
-        LogFormat::Text => registry
-            .with(
-                tracing_subscriber::fmt::layer()
-                    .with_writer(std::io::stderr)
-                    .with_ansi(std::io::stderr().is_terminal()),
-            )
-            .try_init(),
+        LogFormat::Text => registry.with(text::layer()).try_init(),
     };
     if installed.is_err() {
         return Telemetry {

@@ -30,12 +30,18 @@ pub fn adopt_remote_parent(span: &tracing::Span, headers: &actix_web::http::head
 struct Headers(Vec<(String, String)>);
 
 impl Injector for Headers {
+    /// An empty value is no header: the propagator hands over an empty
+    /// `tracestate` when the trace has none, and W3C Trace Context wants
+    /// the header left out then.
     fn set(&mut self, key: &str, value: String) {
-        self.0.push((key.to_string(), value));
+        if !value.is_empty() {
+            self.0.push((key.to_string(), value));
+        }
     }
 }
 
-/// `request` with the current span's `traceparent` (and `tracestate`).
+/// `request` with the current span's `traceparent` (and `tracestate` when
+/// the trace carries one).
 pub fn inject(request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
     inject_span(request, &tracing::Span::current())
 }

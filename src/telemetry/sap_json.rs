@@ -130,12 +130,7 @@ where
         event.record(&mut fields);
         let now = time::OffsetDateTime::now_utc();
         let mut line = Map::new();
-        line.insert(
-            "written_at".into(),
-            now.format(&time::format_description::well_known::Rfc3339)
-                .unwrap_or_default()
-                .into(),
-        );
+        line.insert("written_at".into(), crate::clock::rfc3339(now).into());
         line.insert(
             "written_ts".into(),
             now.unix_timestamp_nanos().to_string().into(),
@@ -264,6 +259,10 @@ mod tests {
         assert_eq!(line["trace_id"].as_str().map(str::len), Some(32));
         assert_eq!(line["span_id"].as_str().map(str::len), Some(16));
         assert!(line["written_ts"].as_str().unwrap().parse::<u128>().is_ok());
-        assert!(line["written_at"].as_str().unwrap().ends_with('Z'));
+        let written_at = line["written_at"].as_str().unwrap();
+        assert!(
+            written_at.len() == 24 && written_at.ends_with('Z'),
+            "{written_at}"
+        );
     }
 }

@@ -289,3 +289,46 @@ async fn roles_come_from_the_token_and_a_technical_token_never_approves() {
     assert_eq!(listing["actions"], json!([]), "nothing was filed");
     keys.stop().await;
 }
+
+/// RFC 3339, UTC, exactly three fractional digits: `2026-11-30T20:59:02.555Z`.
+fn assert_millisecond_utc(what: &str, value: &Value) {
+    let text = value
+        .as_str()
+        .unwrap_or_else(|| panic!("{what}: not a string: {value}"));
+    let shape_ok = text.len() == 24
+        && text.char_indices().all(|(index, c)| match index {
+            4 | 7 => c == '-',
+            10 => c == 'T',
+            13 | 16 => c == ':',
+            19 => c == '.',
+            23 => c == 'Z',
+            _ => c.is_ascii_digit(),
+        });
+    assert!(shape_ok, "{what}: `{text}` is not YYYY-MM-DDThh:mm:ss.mmmZ");
+}
+
+#[tokio::test]
+async fn task_statuses_and_ledger_rows_carry_one_timestamp_format() {
+    use order_exception_agent::config::StoreBackend;
+    for backend in [StoreBackend::Sqlite, StoreBackend::Memory] {
+        let mut settings = crate::helpers::test_settings();
+        settings.store.backend = Some(backend);
+        let app = spawn_app_with(settings).await;
+        let clerk = app.as_role("ar_clerk");
+        let asked = clerk.send_text(DISPUTE_4725).await;
+        assert_eq!(state(&asked), "input-required", "{asked}");
+        assert_millisecond_utc("message/send status", &asked["status"]["timestamp"]);
+        let fetched = clerk.rpc("tasks/get", json!({ "id": asked["id"] })).await["result"].clone();
+        assert_millisecond_utc("tasks/get status", &fetched["status"]["timestamp"]);
+        let filed = clerk.reply(&asked, "approve").await;
+        assert_eq!(approval(&filed)["status"], "filed", "{filed}");
+        assert_millisecond_utc("filed status", &filed["status"]["timestamp"]);
+        assert_millisecond_utc(
+            "the filed entry in the approval note",
+            &approval(&filed)["entry"]["approvedAt"],
+        );
+        let actions = app.actions().await;
+        assert_eq!(actions.len(), 1, "{actions:?}");
+        assert_millisecond_utc("GET /actions approvedAt", &actions[0]["approvedAt"]);
+    }
+}

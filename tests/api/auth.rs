@@ -751,6 +751,102 @@ async fn the_card_declares_the_scheme_and_the_extended_card_needs_a_token() {
     assert_eq!(answer.status, 401);
 }
 
+/// The extended card's skills by id, fetched with a valid user token.
+async fn extended_skills(app: &TestApp) -> Vec<Value> {
+    let response = app
+        .client
+        .post(format!("{}/", app.address))
+        .header("Authorization", format!("Bearer {}", token(&user_claims())))
+        .json(&json!({ "jsonrpc": "2.0", "id": "card-1", "method": "agent/getAuthenticatedExtendedCard", "params": {} }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let body: Value = response.json().await.unwrap();
+    crate::helpers::assert_schema("GetAuthenticatedExtendedCardResponse", &body);
+    body["result"]["skills"]
+        .as_array()
+        .cloned()
+        .unwrap_or_else(|| panic!("skills: {body}"))
+}
+
+fn skill<'a>(skills: &'a [Value], id: &str) -> &'a Value {
+    skills
+        .iter()
+        .find(|skill| skill["id"] == id)
+        .unwrap_or_else(|| panic!("skill {id} in {skills:?}"))
+}
+
+#[tokio::test]
+async fn the_extended_card_names_the_approvers_of_the_rule_book_in_force() {
+    let keys = KeyServer::start().await;
+    let mut settings = auth_settings(&keys);
+    // The credit manager no longer approves disputes, a viewer does; the
+    // delivery specialist proposes nothing any more.
+    let rules = &mut settings.rules;
+    rules.roles.insert(
+        "credit_manager".into(),
+        vec!["request_credit_review".into()],
+    );
+    rules
+        .roles
+        .insert("viewer".into(), vec!["open_dispute_case".into()]);
+    rules.proposals.insert("delivery".into(), Vec::new());
+    let app = spawn_app_with(settings).await;
+    let skills = extended_skills(&app).await;
+
+    let pricing = skill(&skills, "pricing")["description"].as_str().unwrap();
+    assert!(
+        pricing.ends_with(
+            "Proposes `open_dispute_case`; roles that may approve it: ar_clerk, viewer."
+        ),
+        "{pricing}"
+    );
+    let credit = skill(&skills, "credit")["description"].as_str().unwrap();
+    assert!(
+        credit.ends_with(
+            "Proposes `request_credit_review`; roles that may approve it: credit_manager."
+        ),
+        "{credit}"
+    );
+    let delivery = skill(&skills, "delivery");
+    let description = delivery["description"].as_str().unwrap();
+    assert!(!description.contains("Proposes"), "{description}");
+    assert!(
+        !delivery["tags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|tag| tag.as_str().is_some_and(|tag| tag.starts_with("action:"))),
+        "{delivery}"
+    );
+
+    // The rule book the card describes is the one approvals follow: a
+    // viewer is asked to approve the dispute.
+    let viewer = with(user_claims(), "groups", json!(["viewer"]));
+    let body: Value = app
+        .client
+        .post(format!("{}/", app.address))
+        .header("Authorization", format!("Bearer {}", token(&viewer)))
+        .json(&json!({
+            "jsonrpc": "2.0", "id": 1, "method": "message/send",
+            "params": { "message": user_message("Order 4725: Pricing: customer disputes the price.") }
+        }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let task = &body["result"];
+    assert_eq!(task["status"]["state"], "input-required", "{body}");
+    assert_eq!(
+        task["status"]["message"]["metadata"]["approval"]["status"], "pending",
+        "{body}"
+    );
+    keys.stop().await;
+}
+
 #[tokio::test]
 async fn with_authentication_off_health_warns_and_the_extended_card_is_not_configured() {
     let app = spawn_app().await;

@@ -74,6 +74,67 @@ async fn a_turn_longer_than_the_budget_answers_working_and_completes_later() {
     assert_eq!(agent.finished.load(Ordering::SeqCst), 1);
 }
 
+/// The agent messages of a task's history.
+fn agent_history(task: &Value) -> Vec<Value> {
+    task["history"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|message| message["role"] == "agent")
+        .cloned()
+        .collect()
+}
+
+/// What a `working` answer at the budget must carry: an agent message that
+/// says the answer follows (Joule shows the answer's text).
+fn assert_still_working_note(task: &Value) {
+    let message = &task["status"]["message"];
+    assert_eq!(message["role"], "agent", "{task}");
+    assert_eq!(message["taskId"], task["id"], "{task}");
+    assert_eq!(message["contextId"], task["contextId"], "{task}");
+    assert_eq!(
+        status_text(task),
+        order_exception_agent::tasks::STILL_WORKING,
+        "{task}"
+    );
+}
+
+#[tokio::test]
+async fn the_working_answer_at_the_budget_says_so_and_the_real_answer_replaces_it() {
+    // Without a webhook (the task is stored at the budget) and with one
+    // and `blocking: true` (stored from the start).
+    let mut settings = test_settings();
+    settings.tasks.budget_ms = 150;
+    settings.push.allowed_hosts = vec!["127.0.0.1".into()];
+    settings.push.allow_loopback_http = true;
+    settings.push.allow_private_addresses = true;
+    settings.push.max_attempts = 1;
+    let app = spawn_app_with_settings_and_agent(settings, slow(600)).await;
+    // Nothing listens on port 9: deliveries fail, the answers do not care.
+    let configurations = [
+        json!({ "blocking": true }),
+        json!({ "blocking": true, "pushNotificationConfig": { "url": "http://127.0.0.1:9/hook" } }),
+    ];
+    for configuration in configurations {
+        let body = app
+            .rpc(
+                "message/send",
+                json!({ "message": user_message("take your time"), "configuration": configuration }),
+            )
+            .await;
+        let task = body["result"].clone();
+        assert_eq!(state(&task), "working", "answered at the budget: {task}");
+        assert_still_working_note(&task);
+        assert!(agent_history(&task).is_empty(), "{task}");
+        let done = settled(&app, &task).await;
+        assert_eq!(state(&done), "completed", "{done}");
+        assert_eq!(status_text(&done), "done: take your time");
+        // The note was never stored: the history holds the question only.
+        assert!(agent_history(&done).is_empty(), "no stale note: {done}");
+        assert_eq!(done["history"].as_array().map(Vec::len), Some(1), "{done}");
+    }
+}
+
 #[tokio::test]
 async fn a_turn_within_the_budget_answers_the_final_state() {
     let app = spawn_slow(slow(100), 5_000).await;

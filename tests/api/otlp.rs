@@ -37,6 +37,31 @@ pub fn text(attributes: &[KeyValue], key: &str) -> Option<String> {
         })
 }
 
+/// An attribute that must be an OTLP integer (`IntValue`); `None` when it
+/// is missing or of another type (a number exported as a string).
+pub fn int(attributes: &[KeyValue], key: &str) -> Option<i64> {
+    match attributes
+        .iter()
+        .find(|kv| kv.key == key)
+        .and_then(|kv| kv.value.as_ref()?.value.as_ref())
+    {
+        Some(AnyValue::IntValue(value)) => Some(*value),
+        _ => None,
+    }
+}
+
+/// An attribute that must be an OTLP string (`StringValue`).
+pub fn string(attributes: &[KeyValue], key: &str) -> Option<String> {
+    match attributes
+        .iter()
+        .find(|kv| kv.key == key)
+        .and_then(|kv| kv.value.as_ref()?.value.as_ref())
+    {
+        Some(AnyValue::StringValue(value)) => Some(value.clone()),
+        _ => None,
+    }
+}
+
 /// The value of one Prometheus series (`name{labels}`) the binary on
 /// `port` serves at `/metrics`; `None` while it has no such series.
 pub async fn prometheus_value(port: u16, series: &str) -> Option<u64> {

@@ -217,3 +217,39 @@ async fn the_log_names_the_caller_and_the_reason_but_never_the_token() {
         assert!(!log.contains(signature), "a token signature was logged");
     }
 }
+
+#[tokio::test]
+async fn a_caller_cannot_forge_a_text_log_line_or_send_control_bytes_to_the_terminal() {
+    let running = start_binary(&[("AGENT__AUTH__MODE", "off"), ("RUST_LOG", "info")]).await;
+    const FORGED: &str = "2026-12-01T00:00:00.000000Z ERROR forged: admin password reset";
+    // An unknown task id is logged as it came ("message for an unknown
+    // task"); this one carries a line break, a fake line, ESC and NUL.
+    let mut message = crate::helpers::user_message("why is order 4711 blocked by credit");
+    message["taskId"] = serde_json::json!(format!("t-1\n{FORGED}\u{1b}[2J\u{0}\r\u{2028}end"));
+    let answer: serde_json::Value = crate::helpers::http_client()
+        .post(format!("http://127.0.0.1:{}/", running.port))
+        .json(&serde_json::json!({
+            "jsonrpc": "2.0", "id": "req-forge", "method": "message/send",
+            "params": { "message": message }
+        }))
+        .send()
+        .await
+        .expect("the binary answers")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(answer["result"]["status"]["state"], "completed", "{answer}");
+    let log = running.terminate().await;
+    assert!(
+        log.iter()
+            .any(|line| line.contains(&format!("t-1\\n{FORGED}\\u{{1b}}[2J\\0\\r\\u{{2028}}end"))),
+        "the task id is logged, escaped, on its own line: {log:?}"
+    );
+    for line in &log {
+        assert!(!line.starts_with(FORGED), "a forged log line: {line:?}");
+        assert!(
+            !line.contains(['\u{1b}', '\0', '\r', '\u{2028}']),
+            "a raw control character reached the log: {line:?}"
+        );
+    }
+}

@@ -510,6 +510,68 @@ async fn joule_callbacks_get_the_envelope_the_correlation_headers_and_an_exchang
     assert_eq!(calls.token_requests, 1);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lowercase_bearer_token_is_validated_and_exchanged_for_the_joule_callback() {
+    use crate::key_server::*;
+    let keys = KeyServer::start().await;
+    let receiver = Receiver::start().await;
+    let (destination, calls) = destination_stub().await;
+    let mut settings = test_settings();
+    settings.auth.client_id = Some(CLIENT_ID.into());
+    settings.auth.domains = vec![DOMAIN.into()];
+    settings.auth.app_tid = Some(APP_TID.into());
+    settings.auth.url = Some(ISSUER.into());
+    settings.auth.test_key_server = Some(keys.url.clone());
+    settings.tasks.budget_ms = 100;
+    settings.push.allowed_hosts = vec!["localhost".into()];
+    settings.push.joule_hosts = vec!["localhost".into()];
+    settings.push.allow_loopback_http = true;
+    settings.push.allow_private_addresses = true;
+    settings.push.heartbeat_ms = 0;
+    settings.push.destination.token_url = Some(destination.clone());
+    settings.push.destination.uri = Some(destination);
+    settings.push.destination.client_id = Some("sb-destination-client".into());
+    settings.push.destination.client_secret = Some("secret".into());
+    let app = spawn_app_with_settings_and_agent(
+        settings,
+        Arc::new(SlowAgent(Duration::from_millis(300))),
+    )
+    .await;
+    let user_token = token(&user_claims());
+    let joule_url = receiver.url.replace("127.0.0.1", "localhost") + "/api/agent/v1/callback/a2a";
+    // The scheme in lower case, as RFC 7235 allows: one parse decides both
+    // the authentication and the token the callback exchanges.
+    let response = app
+        .client
+        .post(format!("{}/", app.address))
+        .header("Authorization", format!("bearer {user_token}"))
+        .json(&json!({
+            "jsonrpc": "2.0", "id": "corr-lower", "method": "message/send",
+            "params": { "message": user_message("slow job"), "configuration": { "pushNotificationConfig": { "url": joule_url } } }
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200, "the token is accepted");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["result"]["status"]["state"], "working", "{body}");
+    let delivered = receiver.wait_for("/api/agent/v1/callback/a2a", 1).await;
+    assert_eq!(delivered.len(), 1, "the callback went out");
+    assert_eq!(
+        delivered[0]
+            .headers
+            .get("authorization")
+            .map(String::as_str),
+        Some("Bearer joule-api-token")
+    );
+    assert_eq!(
+        calls.lock().unwrap().user_tokens,
+        [user_token],
+        "the user token reached the token exchange"
+    );
+    keys.stop().await;
+}
+
 #[tokio::test]
 async fn working_heartbeats_arrive_while_the_turn_works_then_the_result() {
     let receiver = Receiver::start().await;
@@ -551,7 +613,7 @@ async fn working_heartbeats_arrive_while_the_turn_works_then_the_result() {
     assert!(beats.iter().all(|s| *s == "working"), "{states:?}");
     assert_eq!(
         calls[0].body["status"]["message"]["parts"][0]["text"],
-        "Still working on your request."
+        order_exception_agent::tasks::STILL_WORKING
     );
 }
 

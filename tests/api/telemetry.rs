@@ -5,7 +5,7 @@
 //! same trace ids, a flush at shutdown (also of a full queue behind a slow
 //! collector), and a bounded, counted queue when the collector is down.
 
-use crate::otlp::{PemFiles, Pki, hex, prometheus_value, text, wait_until};
+use crate::otlp::{PemFiles, Pki, hex, int, prometheus_value, string, text, wait_until};
 use crate::process::start_binary;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
@@ -24,7 +24,10 @@ const PARENT_ID: &str = "00f067aa0ba902b7";
 #[derive(Default)]
 struct Seen {
     spans: Vec<Span>,
+    /// Each webhook call's `traceparent`.
     hooks: Vec<Option<String>>,
+    /// Each webhook call's `tracestate` header, when it had one.
+    tracestates: Vec<Option<String>>,
     /// Names of the metrics received.
     metrics: Vec<String>,
     /// Trace exports that arrived (also those still held).
@@ -75,12 +78,15 @@ async fn metrics(body: web::Bytes, seen: Shared) -> HttpResponse {
 }
 
 async fn hook(request: HttpRequest, seen: Shared) -> HttpResponse {
-    let traceparent = request
-        .headers()
-        .get("traceparent")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    seen.lock().unwrap().hooks.push(traceparent);
+    let header = |name: &str| {
+        request
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap_or("(not text)").to_string())
+    };
+    let mut seen = seen.lock().unwrap();
+    seen.hooks.push(header("traceparent"));
+    seen.tracestates.push(header("tracestate"));
     HttpResponse::Ok().finish()
 }
 
@@ -193,13 +199,16 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
         ("RUST_LOG", "info"),
     ])
     .await;
+    // A string id, and a traceparent without tracestate.
+    let mut request = message_send(
+        "why is order 4711 blocked by credit",
+        Some(format!("{url}/hook")),
+    );
+    request["id"] = json!("req-1");
     let reply = send(
         running.port,
         Some(&format!("00-{TRACE_ID}-{PARENT_ID}-01")),
-        message_send(
-            "why is order 4711 blocked by credit",
-            Some(format!("{url}/hook")),
-        ),
+        request,
     )
     .await;
     assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
@@ -232,9 +241,18 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
         attribute(request, "rpc.method").as_deref(),
         Some("message/send")
     );
+    // Integers and the id itself, as OpenTelemetry's conventions have them.
     assert_eq!(
-        attribute(request, "http.response.status_code").as_deref(),
-        Some("200")
+        int(&request.attributes, "http.response.status_code"),
+        Some(200),
+        "an IntValue: {:?}",
+        request.attributes
+    );
+    assert_eq!(
+        string(&request.attributes, "rpc.jsonrpc.request_id").as_deref(),
+        Some("req-1"),
+        "the id without JSON quotes: {:?}",
+        request.attributes
     );
     assert_eq!(
         attribute(request, "sap.correlation_id").as_deref(),
@@ -276,6 +294,25 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
     assert!(!pushes.is_empty(), "push deliveries are traced: {spans:?}");
     assert!(pushes.iter().all(|push| hex(&push.trace_id) == TRACE_ID));
     assert_eq!(attribute(pushes[0], "push.format").as_deref(), Some("a2a"));
+    for push in &pushes {
+        assert_eq!(
+            int(&push.attributes, "push.attempt"),
+            Some(1),
+            "an IntValue: {:?}",
+            push.attributes
+        );
+        assert_eq!(
+            int(&push.attributes, "http.response.status_code"),
+            Some(200),
+            "an IntValue: {:?}",
+            push.attributes
+        );
+    }
+    assert!(
+        seen.tracestates.iter().all(Option::is_none),
+        "no tracestate header when the request had none: {:?}",
+        seen.tracestates
+    );
     let sent: Vec<String> = seen.hooks.iter().flatten().cloned().collect();
     assert_eq!(
         sent.len(),
@@ -311,6 +348,7 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
     assert!(line["request_size_b"].as_i64().is_some_and(|b| b > 0));
     assert!(line["response_size_b"].as_i64().is_some_and(|b| b > 0));
     assert_eq!(line["rpc.method"], "message/send");
+    assert_eq!(line["rpc.id"], "req-1", "the id without JSON quotes");
     assert_eq!(line["a2a.task.state"], "completed");
     assert_eq!(line["user.id"], "local-user");
     assert_eq!(
@@ -452,7 +490,7 @@ async fn spans_queued_behind_a_slow_collector_are_flushed_at_shutdown() {
 }
 
 #[tokio::test]
-async fn a_request_record_names_the_json_rpc_error_code_only_for_errors() {
+async fn a_request_record_names_the_id_itself_and_the_json_rpc_error_code_only_for_errors() {
     let running = start_binary(&[
         ("AGENT__TELEMETRY__LOG_FORMAT", "json"),
         ("AGENT__AUTH__MODE", "off"),
@@ -475,6 +513,13 @@ async fn a_request_record_names_the_json_rpc_error_code_only_for_errors() {
     )
     .await;
     assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let missing = send(
+        running.port,
+        None,
+        json!({"jsonrpc": "2.0", "id": "req-3", "method": "tasks/get", "params": {"id": "no-such-task"}}),
+    )
+    .await;
+    assert_eq!(missing["error"]["code"], -32001, "{missing}");
     let log = running.terminate().await;
     let codes: Vec<(String, Option<i64>)> = log
         .iter()
@@ -489,7 +534,11 @@ async fn a_request_record_names_the_json_rpc_error_code_only_for_errors() {
         .collect();
     assert_eq!(
         codes,
-        vec![("1".to_string(), None), ("2".to_string(), Some(-32601))],
+        vec![
+            ("1".to_string(), None),
+            ("2".to_string(), Some(-32601)),
+            ("req-3".to_string(), Some(-32001)),
+        ],
         "{log:?}"
     );
 }

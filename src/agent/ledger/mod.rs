@@ -23,7 +23,7 @@ pub struct LedgerEntry {
     /// The approver's user id and the role they approved as.
     pub approved_by: String,
     pub approver_role: String,
-    /// RFC 3339, UTC.
+    /// RFC 3339, UTC, milliseconds (`crate::clock`).
     pub approved_at: String,
     pub task_id: String,
     pub context_id: String,
@@ -49,17 +49,6 @@ pub trait ActionLedger: Send + Sync {
 
     /// Every entry, oldest first.
     async fn list(&self) -> Result<Vec<LedgerEntry>, LedgerError>;
-}
-
-/// Unix milliseconds → RFC 3339 (UTC, millisecond precision).
-pub(crate) fn rfc3339_from_ms(ms: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .ok()
-        .and_then(|at| {
-            at.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

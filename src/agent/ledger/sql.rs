@@ -1,7 +1,8 @@
 //! The ledger in SQLite or PostgreSQL: `INSERT … ON CONFLICT DO NOTHING` on
 //! the (sales_order, action) primary key decides who filed.
 
-use super::{ActionLedger, Filing, LedgerEntry, LedgerError, rfc3339_from_ms};
+use super::{ActionLedger, Filing, LedgerEntry, LedgerError};
+use crate::clock::rfc3339_from_unix_ms;
 use crate::db::{Database, now_ms};
 use async_trait::async_trait;
 use sqlx::Row;
@@ -33,7 +34,7 @@ fn entry(row: &AnyRow) -> Result<LedgerEntry, sqlx::Error> {
         summary: row.try_get(3)?,
         approved_by: row.try_get(4)?,
         approver_role: row.try_get(5)?,
-        approved_at: rfc3339_from_ms(row.try_get(6)?),
+        approved_at: rfc3339_from_unix_ms(row.try_get(6)?),
         task_id: row.try_get(7)?,
         context_id: row.try_get(8)?,
     })
@@ -49,7 +50,7 @@ impl SqlLedger {
 impl ActionLedger for SqlLedger {
     async fn file(&self, mut new: LedgerEntry) -> Result<Filing, LedgerError> {
         let approved_ms = now_ms();
-        new.approved_at = rfc3339_from_ms(approved_ms);
+        new.approved_at = rfc3339_from_unix_ms(approved_ms);
         let insert = format!(
             "INSERT INTO action_ledger ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
              ON CONFLICT (sales_order, action) DO NOTHING"

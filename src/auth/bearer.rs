@@ -1,0 +1,84 @@
+//! The caller's bearer token: parsed from the `Authorization` header value
+//! once, at the HTTP edge, and then handed on as this type, to the
+//! validator and with the call (a Joule callback exchanges it for a
+//! Joule-API token). Its `Debug` prints no token, so a `{:?}` of a call
+//! context never puts one in a log.
+
+use super::AuthError;
+
+/// A bearer token as the caller sent it (RFC 6750 `b64token`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct BearerToken(String);
+
+impl BearerToken {
+    /// The token of an `Authorization` header value: the scheme `Bearer`
+    /// in any case (RFC 7235 §2.1: schemes are case-insensitive), one or
+    /// more spaces, then one token with no whitespace. Another scheme is
+    /// [`AuthError::Missing`] (no bearer token was sent), a malformed
+    /// value [`AuthError::Invalid`].
+    pub fn from_authorization(value: &str) -> Result<BearerToken, AuthError> {
+        let value = value.trim();
+        let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
+        if !scheme.eq_ignore_ascii_case("bearer") {
+            return Err(AuthError::Missing);
+        }
+        let token = token.trim();
+        if token.is_empty() || token.contains(char::is_whitespace) {
+            return Err(AuthError::Invalid("malformed Authorization header".into()));
+        }
+        Ok(BearerToken(token.to_string()))
+    }
+
+    /// The token itself, for the signature check and the token exchange;
+    /// never for a log.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for BearerToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BearerToken(<redacted>)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scheme_is_case_insensitive_and_the_token_is_one_word() {
+        for header in [
+            "Bearer abc.def.ghi",
+            "bearer abc.def.ghi",
+            "BEARER   abc.def.ghi ",
+        ] {
+            let token = BearerToken::from_authorization(header).expect(header);
+            assert_eq!(token.expose(), "abc.def.ghi", "{header}");
+        }
+        for header in ["Basic dXNlcjpwdw==", "abc.def.ghi", ""] {
+            assert_eq!(
+                BearerToken::from_authorization(header),
+                Err(AuthError::Missing),
+                "{header}"
+            );
+        }
+        for header in ["Bearer", "Bearer ", "Bearer abc def"] {
+            assert!(
+                matches!(
+                    BearerToken::from_authorization(header),
+                    Err(AuthError::Invalid(_))
+                ),
+                "{header}"
+            );
+        }
+    }
+
+    #[test]
+    fn debug_never_shows_the_token() {
+        let token = BearerToken::from_authorization("Bearer secret-token-value").expect("valid");
+        let shown = format!("{token:?} {:?}", Some(&token));
+        assert!(!shown.contains("secret-token-value"), "{shown}");
+        assert!(shown.contains("redacted"), "{shown}");
+    }
+}

@@ -24,7 +24,7 @@ render() {
   for name in $(grep -o '<[A-Z][A-Z0-9_]*>' "$file" | tr -d '<>' | sort -u); do
     value=${!name:-}
     if [ -z "$value" ]; then
-      echo "error: $file needs \$$name (for <$name>); see README, Deploy to SAP BTP" >&2
+      echo "error: $file needs \$$name (for <$name>); see docs/deploy-btp.md" >&2
       return 1
     fi
     value=${value//\\/\\\\}

@@ -20,7 +20,7 @@ pub struct Settings {
     pub telemetry: TelemetrySettings,
 }
 
-/// Logs and OpenTelemetry export (see README "Telemetry").
+/// Logs and OpenTelemetry export (see docs/telemetry.md).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TelemetrySettings {

@@ -25,7 +25,7 @@ Roles: --role is sent as the X-Agent-Role header, which only a server with
 authentication off reads (the in-process one, or `cargo run` without identity
 settings). With authentication on, pass a token (--token or AGENT_TOKEN): the
 roles come from the token's IAS `groups` (or XSUAA scopes) and --role is
-ignored. See README, \"Authentication\".";
+ignored. See docs/authentication.md.";
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct TriageArgs {

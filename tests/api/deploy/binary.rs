@@ -97,7 +97,7 @@ fn the_release_binary_needs_glibc_2_35_at_most() {
         .collect();
     assert!(
         highest <= CFLINUXFS4_GLIBC,
-        "the binary needs {too_new:?}, cflinuxfs4 has glibc 2.35; build on Ubuntu 22.04 or for musl (README, Deploy to SAP BTP)"
+        "the binary needs {too_new:?}, cflinuxfs4 has glibc 2.35; build on Ubuntu 22.04 or for musl (docs/deploy-btp.md, step 2)"
     );
 }
 

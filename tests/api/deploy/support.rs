@@ -133,13 +133,13 @@ pub fn placeholders(text: &str) -> Vec<String> {
     found
 }
 
-/// One section of the README, from its `## ` heading to the next one.
-pub fn readme_section(heading: &str) -> String {
-    let readme = read("README.md");
-    let start = readme
-        .find(&format!("\n## {heading}\n"))
-        .unwrap_or_else(|| panic!("README.md has a `## {heading}` section"));
-    let body = &readme[start + 1..];
-    let end = body[3..].find("\n## ").map_or(body.len(), |end| end + 3);
-    body[..end].to_string()
+/// The deploy guide: the BTP steps the deployment files serve.
+pub const DEPLOY_GUIDE: &str = "docs/deploy-btp.md";
+
+/// The documentation: `README.md` (the front page) and every page of
+/// `docs/`, as repository-relative paths.
+pub fn doc_files() -> Vec<String> {
+    let mut files = vec!["README.md".to_string()];
+    files.extend(files_in("docs", ".md"));
+    files
 }

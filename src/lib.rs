@@ -16,6 +16,5 @@ pub mod push;
 pub mod roles;
 pub mod rpc;
 pub mod startup;
-pub mod stream;
 pub mod tasks;
 pub mod telemetry;

@@ -12,7 +12,7 @@ use std::time::Duration;
 /// task's turn goes on.
 /// A `: keep-alive` comment every `keep_alive` keeps proxies from closing a
 /// quiet stream.
-fn server_sent_events(stream: crate::stream::EventStream, keep_alive: Duration) -> HttpResponse {
+fn server_sent_events(stream: crate::rpc::EventStream, keep_alive: Duration) -> HttpResponse {
     let body = futures_util::stream::unfold(Some(stream), move |state| async move {
         let mut stream = state?;
         tokio::select! {

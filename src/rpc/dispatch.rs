@@ -1,6 +1,9 @@
 //! JSON-RPC method dispatch: envelope checks, params for each A2A method, the
-//! task engine's answer as a response body. Knows no HTTP.
+//! task engine's answer as a response body (or an event stream). Knows no
+//! HTTP: `http/` hands the body in and frames what comes back.
 
+use super::event_stream::EventStream;
+use super::legacy::legacy_send_params;
 use crate::a2a::card::AgentCard;
 use crate::a2a::jsonrpc::{self, RpcError, error_bytes, parse_params, success_bytes};
 use crate::a2a::{
@@ -12,14 +15,14 @@ use crate::auth::Principal;
 use crate::push::PushError;
 use crate::tasks::{CallContext, TaskEngine, TaskStream};
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use std::time::Instant;
 
 /// The response body (or event stream) and what the request log line needs.
 pub struct RpcReply {
     pub body: Vec<u8>,
     /// For `message/stream` and `tasks/resubscribe`: the events to send as SSE.
-    pub stream: Option<crate::stream::EventStream>,
+    pub stream: Option<EventStream>,
     pub id: Value,
     pub method: Option<String>,
     pub task_state: Option<&'static str>,
@@ -117,7 +120,7 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
         Ok(request) => match dispatch(context, &request.method, request.params).await {
             Ok(RpcResult::Stream(stream)) => RpcReply {
                 body: Vec::new(),
-                stream: Some(crate::stream::EventStream::new(request.id.clone(), *stream)),
+                stream: Some(EventStream::new(request.id.clone(), *stream)),
                 task_state: None,
                 id: request.id,
                 method: Some(request.method),
@@ -136,10 +139,7 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
             },
             Err(error) if is_streaming(&request.method) => RpcReply {
                 body: Vec::new(),
-                stream: Some(crate::stream::EventStream::failed(
-                    request.id.clone(),
-                    &error,
-                )),
+                stream: Some(EventStream::failed(request.id.clone(), &error)),
                 task_state: None,
                 error_code: Some(error.code),
                 id: request.id,
@@ -295,50 +295,4 @@ async fn push_method(
                 .map_err(push_error)
         }
     }
-}
-
-/// v0.2 `tasks/send` params (`id`, `sessionId`, parts with `type`) as 0.3
-/// `MessageSendParams`.
-fn legacy_send_params(params: Option<Value>) -> Result<Value, RpcError> {
-    let Some(Value::Object(mut params)) = params else {
-        return Err(RpcError::invalid_params("`params` must be an object"));
-    };
-    let Some(Value::Object(mut message)) = params.remove("message") else {
-        return Err(RpcError::invalid_params(
-            "params.message: missing or not an object",
-        ));
-    };
-    if let Some(Value::Array(parts)) = message.get_mut("parts") {
-        for part in parts.iter_mut().filter_map(Value::as_object_mut) {
-            if !part.contains_key("kind")
-                && let Some(kind) = part.remove("type")
-            {
-                part.insert("kind".into(), kind);
-            }
-        }
-    }
-    message.entry("kind").or_insert_with(|| json!("message"));
-    message
-        .entry("messageId")
-        .or_insert_with(|| json!(uuid::Uuid::new_v4().to_string()));
-    if let Some(task_id) = params.remove("id") {
-        message.insert("taskId".into(), task_id);
-    }
-    if let Some(session_id) = params.remove("sessionId") {
-        message.insert("contextId".into(), session_id);
-    }
-    let mut configuration = Map::new();
-    if let Some(history_length) = params.remove("historyLength") {
-        configuration.insert("historyLength".into(), history_length);
-    }
-    if let Some(modes) = params.remove("acceptedOutputModes") {
-        configuration.insert("acceptedOutputModes".into(), modes);
-    }
-    let mut converted = Map::new();
-    converted.insert("message".into(), Value::Object(message));
-    converted.insert("configuration".into(), Value::Object(configuration));
-    if let Some(metadata) = params.remove("metadata") {
-        converted.insert("metadata".into(), metadata);
-    }
-    Ok(Value::Object(converted))
 }

@@ -1,16 +1,27 @@
-//! Tasks: the lifecycle engine that runs agent turns, and where tasks live.
+//! Tasks: the engine that runs agent turns (lifecycle, turn runner, budget
+//! waiter, reply mapping, maintenance), and where tasks live (the
+//! `TaskStore` trait, in memory or in SQL).
 
+mod budget;
 mod engine;
+mod error;
+mod events;
+mod maintenance;
 mod memory;
 mod observer;
+mod reply;
+mod settings;
 mod sql;
 mod store;
+mod turn;
 
-pub use engine::{
-    EngineError, EngineSettings, Maintenance, STILL_WORKING, TaskEngine, TaskEvent, TaskStream,
-    working_note,
-};
+pub use engine::TaskEngine;
+pub use error::EngineError;
+pub use events::{TaskEvent, TaskStream};
+pub use maintenance::Maintenance;
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
 pub use observer::{CallContext, TaskObserver};
+pub use reply::{STILL_WORKING, working_note};
+pub use settings::EngineSettings;
 pub use sql::SqlTaskStore;
 pub use store::{StoreError, StoredTask, TaskStore, Written};

@@ -72,3 +72,38 @@ impl TaskEngine {
         self.current(&task.id).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::a2a::{TaskKind, TaskStatus};
+
+    fn task(state: TaskState) -> Task {
+        Task {
+            kind: TaskKind::Value,
+            id: "t".into(),
+            context_id: "c".into(),
+            status: TaskStatus {
+                state,
+                message: None,
+                timestamp: None,
+            },
+            history: None,
+            artifacts: None,
+            metadata: None,
+        }
+    }
+
+    #[test]
+    fn only_a_task_under_way_that_says_nothing_gets_the_note() {
+        for state in [TaskState::Submitted, TaskState::Working] {
+            let answered = with_working_note(task(state));
+            let message = answered.status.message.expect("the note");
+            assert_eq!(message.text(), crate::tasks::STILL_WORKING);
+            assert_eq!(message.task_id.as_deref(), Some("t"));
+        }
+        for state in [TaskState::InputRequired, TaskState::Completed] {
+            assert!(with_working_note(task(state)).status.message.is_none());
+        }
+    }
+}

@@ -146,3 +146,188 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) {
     }
     set_status(task, state, Some(message));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::a2a::TaskKind;
+    use crate::agent::{Action, ApprovalNote};
+
+    fn working_task() -> Task {
+        let mut question = Message::agent_text("why is 4725 blocked?");
+        question.role = crate::a2a::Role::User;
+        Task {
+            kind: TaskKind::Value,
+            id: "t".into(),
+            context_id: "c".into(),
+            status: TaskStatus {
+                state: TaskState::Working,
+                message: None,
+                timestamp: None,
+            },
+            history: Some(vec![question]),
+            artifacts: None,
+            metadata: None,
+        }
+    }
+
+    fn proposal() -> Proposal {
+        Proposal {
+            action: Action::OpenDisputeCase,
+            sales_order: "4725".into(),
+            specialist: "pricing".into(),
+            summary: "Open a dispute case for 4725".into(),
+            details: Map::new(),
+        }
+    }
+
+    fn note(status: ApprovalStatus) -> ApprovalNote {
+        ApprovalNote {
+            status,
+            action: Action::OpenDisputeCase,
+            sales_order: "4725".into(),
+            roles: Vec::new(),
+            may_decide: Vec::new(),
+            entry: None,
+        }
+    }
+
+    /// The approval question: the proposal is shown and kept as pending.
+    fn asking(text: &str) -> Reply {
+        Reply {
+            proposal: Some(proposal()),
+            approval: Some(note(ApprovalStatus::Pending)),
+            ..Reply::new(Outcome::InputRequired, text)
+        }
+    }
+
+    fn artifact_names(task: &Task) -> Vec<&str> {
+        task.artifacts
+            .iter()
+            .flatten()
+            .map(|artifact| artifact.name.as_deref().unwrap_or("-"))
+            .collect()
+    }
+
+    fn first_text(artifact: &Artifact) -> Option<&str> {
+        match artifact.parts.first() {
+            Some(Part::Text(text)) => Some(text.text.as_str()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_answer_is_artifacts_0_also_after_an_approval_question() {
+        let mut task = working_task();
+        apply_reply(&mut task, asking("Open a dispute case? Reply approve."));
+        assert_eq!(task.status.state, TaskState::InputRequired);
+        assert_eq!(artifact_names(&task), ["proposal"]);
+
+        let filed = Reply {
+            approval: Some(note(ApprovalStatus::Filed)),
+            ..Reply::new(Outcome::Completed, "Filed: dispute case for 4725.")
+        };
+        apply_reply(&mut task, filed);
+        assert_eq!(task.status.state, TaskState::Completed);
+        // Joule's functions read `artifacts[0].parts[0].text`.
+        assert_eq!(artifact_names(&task), ["answer", "proposal"]);
+        let artifacts = task.artifacts.as_deref().unwrap_or_default();
+        assert_eq!(
+            first_text(&artifacts[0]),
+            Some("Filed: dispute case for 4725.")
+        );
+    }
+
+    #[test]
+    fn a_finished_answer_with_a_proposal_puts_the_answer_first() {
+        let mut task = working_task();
+        let reply = Reply {
+            proposal: Some(proposal()),
+            ..Reply::new(Outcome::Completed, "4725 waits on a price dispute.")
+        };
+        apply_reply(&mut task, reply);
+        assert_eq!(artifact_names(&task), ["answer", "proposal"]);
+        let artifacts = task.artifacts.as_deref().unwrap_or_default();
+        assert_eq!(
+            artifacts[1].description.as_deref(),
+            Some("Open a dispute case for 4725")
+        );
+        match &artifacts[1].parts[..] {
+            [Part::Data(data)] => assert_eq!(data.data["salesOrder"], "4725"),
+            parts => panic!("one data part: {parts:?}"),
+        }
+        assert!(
+            task.metadata.is_none(),
+            "nothing waits: {:?}",
+            task.metadata
+        );
+    }
+
+    #[test]
+    fn a_pending_approval_is_kept_in_metadata_and_kept_when_asked_again() {
+        let mut task = working_task();
+        apply_reply(&mut task, asking("Open a dispute case? Reply approve."));
+        assert_eq!(pending_approval(&task), Some(proposal()));
+
+        // "maybe": the question again, without a new proposal; the stored
+        // one stays and is not shown a second time.
+        let again = Reply {
+            approval: Some(note(ApprovalStatus::Pending)),
+            ..Reply::new(Outcome::InputRequired, "Please reply approve or reject.")
+        };
+        apply_reply(&mut task, again);
+        assert_eq!(pending_approval(&task), Some(proposal()));
+        assert_eq!(artifact_names(&task), ["proposal"]);
+
+        let declined = Reply {
+            approval: Some(note(ApprovalStatus::Declined)),
+            ..Reply::new(Outcome::Completed, "Nothing was filed.")
+        };
+        apply_reply(&mut task, declined);
+        assert_eq!(pending_approval(&task), None);
+        assert!(task.metadata.is_none(), "{:?}", task.metadata);
+    }
+
+    #[test]
+    fn a_question_without_a_proposal_adds_no_artifact() {
+        let mut task = working_task();
+        apply_reply(
+            &mut task,
+            Reply::new(Outcome::InputRequired, "Which sales order?"),
+        );
+        assert_eq!(task.status.state, TaskState::InputRequired);
+        assert!(task.artifacts.is_none(), "{:?}", task.artifacts);
+        assert!(task.metadata.is_none(), "{:?}", task.metadata);
+        let message = task.status.message.as_ref().expect("a status message");
+        assert_eq!(message.text(), "Which sales order?");
+        assert_eq!(message.task_id.as_deref(), Some("t"));
+        assert_eq!(message.context_id.as_deref(), Some("c"));
+        assert!(message.metadata.is_none(), "no routing, no approval");
+    }
+
+    #[test]
+    fn the_approval_travels_in_the_message_metadata() {
+        let mut task = working_task();
+        apply_reply(&mut task, asking("Open a dispute case? Reply approve."));
+        let message = task.status.message.as_ref().expect("a status message");
+        let metadata = message.metadata.as_ref().expect("metadata");
+        assert_eq!(metadata["approval"]["status"], "pending");
+        assert_eq!(metadata["approval"]["salesOrder"], "4725");
+    }
+
+    #[test]
+    fn each_message_is_kept_once_the_old_status_message_goes_into_the_history() {
+        let mut task = working_task();
+        apply_reply(
+            &mut task,
+            Reply::new(Outcome::InputRequired, "Which sales order?"),
+        );
+        assert_eq!(task.history.as_ref().map(Vec::len), Some(1));
+        set_status(&mut task, TaskState::Working, None);
+        let history = task.history.as_deref().unwrap_or_default();
+        assert_eq!(history.len(), 2);
+        assert_eq!(history[1].text(), "Which sales order?");
+        assert!(task.status.message.is_none());
+        assert!(task.status.timestamp.is_some());
+    }
+}

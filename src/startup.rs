@@ -28,8 +28,6 @@ pub struct AppState {
     pub extended_card: Option<AgentCard>,
     /// `None` when authentication is off.
     pub auth: Option<Arc<TokenValidator>>,
-    /// `None` when push notifications are off.
-    pub push: Option<Arc<crate::push::PushService>>,
     /// Filed actions, for `GET /actions`.
     pub ledger: Arc<dyn ActionLedger>,
     pub max_body_bytes: usize,
@@ -319,7 +317,6 @@ impl Application {
             card,
             extended_card,
             auth: validator,
-            push,
             ledger: stores.ledger,
             max_body_bytes: settings.server.max_body_bytes,
             sse_keep_alive: Duration::from_millis(settings.server.sse_keep_alive_ms.max(100)),

@@ -212,7 +212,6 @@ async fn json_rpc_in_span(
         engine: &state.engine,
         principal: principal.as_ref(),
         extended_card: state.extended_card.as_ref(),
-        push: state.push.as_deref(),
         call,
     };
     let reply = crate::rpc::handle(&context, &body).await;

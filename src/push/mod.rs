@@ -7,9 +7,10 @@ pub mod destination;
 pub mod guard;
 
 use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
-use crate::tasks::{CallContext, StoreError, TaskObserver, TaskStore};
+use crate::tasks::{CallContext, PushConfigError, TaskObserver, TaskStore};
+use async_trait::async_trait;
 use destination::DestinationClient;
-use guard::GuardSettings;
+use guard::{GuardSettings, WebhookRefused};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -53,16 +54,6 @@ pub struct PushService {
     workers: Mutex<HashMap<String, mpsc::UnboundedSender<Notification>>>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum PushError {
-    #[error("pushNotificationConfig.url: {0}")]
-    Refused(String),
-    #[error("push notification config {config} not found for task {task}")]
-    NotFound { task: String, config: String },
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
@@ -86,14 +77,16 @@ impl PushService {
         })
     }
 
-    /// `tasks/pushNotificationConfig/set` (the task is known to exist).
+    /// `tasks/pushNotificationConfig/set` (the engine checked the task).
     pub async fn set(
         &self,
         task_id: &str,
         config: PushNotificationConfig,
         call: &CallContext,
-    ) -> Result<TaskPushNotificationConfig, PushError> {
-        let config = self.judged(config).map_err(PushError::Refused)?;
+    ) -> Result<TaskPushNotificationConfig, PushConfigError> {
+        let config = self
+            .judged(config)
+            .map_err(|refused| PushConfigError::Refused(Box::new(refused)))?;
         let config = config.named_after(task_id);
         self.store.set_push_config(task_id, &config).await?;
         // A task already being delivered for picks it up at once.
@@ -112,7 +105,10 @@ impl PushService {
 
     /// The config with its URL as the guard parsed and judged it: what is
     /// stored is what deliveries go to.
-    fn judged(&self, config: PushNotificationConfig) -> Result<PushNotificationConfig, String> {
+    fn judged(
+        &self,
+        config: PushNotificationConfig,
+    ) -> Result<PushNotificationConfig, WebhookRefused> {
         let webhook = self.settings.guard.check(&config.url)?;
         Ok(PushNotificationConfig {
             url: webhook.url.into(),
@@ -120,7 +116,10 @@ impl PushService {
         })
     }
 
-    pub async fn list(&self, task_id: &str) -> Result<Vec<TaskPushNotificationConfig>, PushError> {
+    pub async fn list(
+        &self,
+        task_id: &str,
+    ) -> Result<Vec<TaskPushNotificationConfig>, PushConfigError> {
         Ok(self
             .store
             .push_configs(task_id)
@@ -137,7 +136,7 @@ impl PushService {
         &self,
         task_id: &str,
         config_id: Option<&str>,
-    ) -> Result<TaskPushNotificationConfig, PushError> {
+    ) -> Result<TaskPushNotificationConfig, PushConfigError> {
         let all = self.list(task_id).await?;
         let found = match config_id {
             Some(id) => all
@@ -145,15 +144,15 @@ impl PushService {
                 .find(|c| c.push_notification_config.id.as_deref() == Some(id)),
             None => all.into_iter().next(),
         };
-        found.ok_or_else(|| PushError::NotFound {
+        found.ok_or_else(|| PushConfigError::NotFound {
             task: task_id.to_string(),
             config: config_id.unwrap_or("(any)").to_string(),
         })
     }
 
-    pub async fn delete(&self, task_id: &str, config_id: &str) -> Result<(), PushError> {
+    pub async fn delete(&self, task_id: &str, config_id: &str) -> Result<(), PushConfigError> {
         if !self.store.delete_push_config(task_id, config_id).await? {
-            return Err(PushError::NotFound {
+            return Err(PushConfigError::NotFound {
                 task: task_id.to_string(),
                 config: config_id.to_string(),
             });
@@ -385,12 +384,46 @@ impl PushService {
     }
 }
 
-/// The engine's view: check and register inline configs, hear changes.
+/// The engine's view: judge inline configs, keep configs, hear changes.
 pub struct PushObserver(pub Arc<PushService>);
 
+#[async_trait]
 impl TaskObserver for PushObserver {
-    fn check(&self, config: &PushNotificationConfig) -> Result<PushNotificationConfig, String> {
-        self.0.judged(config.clone())
+    fn check(
+        &self,
+        config: &PushNotificationConfig,
+    ) -> Result<PushNotificationConfig, PushConfigError> {
+        self.0
+            .judged(config.clone())
+            .map_err(|refused| PushConfigError::Refused(Box::new(refused)))
+    }
+
+    async fn set_config(
+        &self,
+        task_id: &str,
+        config: PushNotificationConfig,
+        call: &CallContext,
+    ) -> Result<TaskPushNotificationConfig, PushConfigError> {
+        self.0.set(task_id, config, call).await
+    }
+
+    async fn config(
+        &self,
+        task_id: &str,
+        config_id: Option<&str>,
+    ) -> Result<TaskPushNotificationConfig, PushConfigError> {
+        self.0.get(task_id, config_id).await
+    }
+
+    async fn configs(
+        &self,
+        task_id: &str,
+    ) -> Result<Vec<TaskPushNotificationConfig>, PushConfigError> {
+        self.0.list(task_id).await
+    }
+
+    async fn delete_config(&self, task_id: &str, config_id: &str) -> Result<(), PushConfigError> {
+        self.0.delete(task_id, config_id).await
     }
 
     fn changed(&self, task: &Task, configs: &[PushNotificationConfig], call: &CallContext) {

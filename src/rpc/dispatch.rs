@@ -12,7 +12,6 @@ use crate::a2a::{
 };
 use crate::a2a::{MessageSendParams, Task, TaskIdParams, TaskQueryParams};
 use crate::auth::Principal;
-use crate::push::PushError;
 use crate::tasks::{CallContext, TaskEngine, TaskStream};
 use serde::Serialize;
 use serde_json::Value;
@@ -68,8 +67,6 @@ pub struct RpcContext<'a> {
     pub principal: Option<&'a Principal>,
     /// Served to authenticated callers only.
     pub extended_card: Option<&'a AgentCard>,
-    /// Push configs and delivery; `None` when push is off.
-    pub push: Option<&'a crate::push::PushService>,
     /// What a later callback needs from this call.
     pub call: CallContext,
 }
@@ -231,68 +228,43 @@ async fn dispatch(
         .map_err(|error| error.to_rpc_error())
 }
 
-fn push_error(error: PushError) -> RpcError {
-    match error {
-        PushError::Refused(reason) => RpcError::invalid_params(format!("params.{reason}")),
-        PushError::NotFound { .. } => RpcError::new(jsonrpc::TASK_NOT_FOUND, error.to_string()),
-        PushError::Store(crate::tasks::StoreError::NotFound(id)) => RpcError::task_not_found(&id),
-        PushError::Store(error) => RpcError::internal(error.to_string()),
-    }
-}
-
-/// `tasks/pushNotificationConfig/*` for a task that exists.
+/// `tasks/pushNotificationConfig/*`: through the engine, which checks the
+/// task before it reaches the push room.
 async fn push_method(
     context: &RpcContext<'_>,
     method: Method,
     params: Option<Value>,
 ) -> Result<RpcResult, RpcError> {
-    let Some(push) = context.push else {
-        return Err(RpcError::push_not_supported());
-    };
-    let task_exists = |id: String| async move {
-        context
-            .engine
-            .get_task(&id, Some(0))
-            .await
-            .map(|_| ())
-            .map_err(|error| error.to_rpc_error())
-    };
-    match method {
+    let engine = context.engine;
+    let result = match method {
         Method::PushSet => {
             let params: TaskPushNotificationConfig = parse_params(params)?;
-            task_exists(params.task_id.clone()).await?;
-            push.set(
-                &params.task_id,
-                params.push_notification_config,
-                &context.call,
-            )
-            .await
-            .map(|config| RpcResult::PushConfig(Box::new(config)))
-            .map_err(push_error)
+            engine
+                .set_push_config(params, &context.call)
+                .await
+                .map(|config| RpcResult::PushConfig(Box::new(config)))
         }
         Method::PushGet => {
             let params: GetTaskPushNotificationConfigParams = parse_params(params)?;
-            task_exists(params.id.clone()).await?;
-            push.get(&params.id, params.push_notification_config_id.as_deref())
+            engine
+                .get_push_config(&params.id, params.push_notification_config_id.as_deref())
                 .await
                 .map(|config| RpcResult::PushConfig(Box::new(config)))
-                .map_err(push_error)
         }
         Method::PushList => {
             let params: TaskIdParams = parse_params(params)?;
-            task_exists(params.id.clone()).await?;
-            push.list(&params.id)
+            engine
+                .list_push_configs(&params.id)
                 .await
                 .map(RpcResult::PushConfigs)
-                .map_err(push_error)
         }
         _ => {
             let params: DeleteTaskPushNotificationConfigParams = parse_params(params)?;
-            task_exists(params.id.clone()).await?;
-            push.delete(&params.id, &params.push_notification_config_id)
+            engine
+                .delete_push_config(&params.id, &params.push_notification_config_id)
                 .await
                 .map(|()| RpcResult::Null(()))
-                .map_err(push_error)
         }
-    }
+    };
+    result.map_err(|error| error.to_rpc_error())
 }

@@ -8,6 +8,7 @@
 use super::error::EngineError;
 use super::events::TaskEvent;
 use super::observer::{CallContext, TaskObserver};
+use super::push_configs::{ConfigPlace, push_config_error};
 use super::reply::{agent_message, archive_status_message, pending_approval, set_status};
 use super::settings::EngineSettings;
 use super::store::{StoreError, StoredTask, TaskStore, Written};
@@ -164,19 +165,11 @@ impl TaskEngine {
         check_message(&message)?;
         // An inline push config is checked before anything is created.
         let push = match configuration.push_notification_config {
-            Some(config) => {
-                let observer = self
-                    .inner
-                    .observer
-                    .as_ref()
-                    .ok_or(EngineError::PushNotSupported)?;
-                let judged = observer.check(&config).map_err(|reason| {
-                    EngineError::InvalidParams(format!(
-                        "params.configuration.pushNotificationConfig.url: {reason}"
-                    ))
-                })?;
-                Some(judged)
-            }
+            Some(config) => Some(
+                self.push_room()?
+                    .check(&config)
+                    .map_err(|error| push_config_error(error, ConfigPlace::SendConfiguration))?,
+            ),
             None => None,
         };
         let store = &self.inner.store;

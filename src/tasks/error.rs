@@ -3,6 +3,7 @@
 
 use super::store::StoreError;
 use crate::a2a::RpcError;
+use crate::a2a::jsonrpc;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -18,6 +19,8 @@ pub enum EngineError {
     Unsupported(String),
     #[error("push notifications are not supported")]
     PushNotSupported,
+    #[error("push notification config {config} not found for task {task}")]
+    PushConfigNotFound { task: String, config: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -33,6 +36,9 @@ impl EngineError {
             EngineError::NotCancelable { id, state } => RpcError::task_not_cancelable(id, state),
             EngineError::Unsupported(detail) => RpcError::unsupported(detail.clone()),
             EngineError::PushNotSupported => RpcError::push_not_supported(),
+            EngineError::PushConfigNotFound { .. } => {
+                RpcError::new(jsonrpc::TASK_NOT_FOUND, self.to_string())
+            }
             EngineError::Store(StoreError::NotFound(id)) => RpcError::task_not_found(id),
             EngineError::Store(error) => RpcError::internal(error.to_string()),
         }

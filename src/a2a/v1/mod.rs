@@ -20,13 +20,19 @@
 //! - [`protojson`]: the encoding rules, once (objects only, enums, oneofs,
 //!   `int32`, `Timestamp`, `bytes`).
 //! - [`types`], [`requests`], [`card`]: the messages of `a2a.proto`.
+//! - [`error`]: codes, `ErrorInfo`, `error.data`.
+//! - [`version`]: which version a request speaks.
 
 pub mod card;
+pub mod error;
 pub mod protojson;
 pub mod requests;
 pub mod types;
+pub mod version;
 
 pub use card::AgentCard;
+pub use error::{A2aError, ErrorCode, ErrorInfo};
 pub use protojson::{Base64, Struct, Timestamp};
 pub use requests::*;
 pub use types::*;
+pub use version::{Method, NegotiationError, Route, WireVersion, negotiate};

@@ -22,8 +22,10 @@
 //! - [`types`], [`requests`], [`card`]: the messages of `a2a.proto`.
 //! - [`error`]: codes, `ErrorInfo`, `error.data`.
 //! - [`version`]: which version a request speaks.
+//! - [`convert`]: 0.3 ↔ 1.0, and what each direction loses.
 
 pub mod card;
+pub mod convert;
 pub mod error;
 pub mod protojson;
 pub mod requests;
@@ -31,6 +33,7 @@ pub mod types;
 pub mod version;
 
 pub use card::AgentCard;
+pub use convert::{ConversionError, V03StreamEvent};
 pub use error::{A2aError, ErrorCode, ErrorInfo};
 pub use protojson::{Base64, Struct, Timestamp};
 pub use requests::*;

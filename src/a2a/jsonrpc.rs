@@ -172,23 +172,23 @@ pub fn parse_request(body: &[u8]) -> Result<RpcRequest, EnvelopeError> {
     })
 }
 
-/// Deserialize `params` into the method's type; the error names the failing
-/// field by its path (e.g. `params.message.parts[0]: missing field `kind``).
+/// Decode `params` into the method's type with the one params reader
+/// ([`super::decode`]: objects must be objects, errors in JSON terms); the
+/// error names the failing field by its path (e.g.
+/// `params.message.parts[0]: missing field `kind``).
 pub fn parse_params<T: DeserializeOwned>(params: Option<Value>) -> Result<T, RpcError> {
     let params = match params {
         Some(Value::Object(object)) => Value::Object(object),
         Some(_) => return Err(RpcError::invalid_params("`params` must be an object")),
         None => return Err(RpcError::invalid_params("missing `params`")),
     };
-    serde_path_to_error::deserialize(params).map_err(|error| {
-        let path = error.path().to_string();
-        let inner = error.into_inner();
+    super::decode::decode(params).map_err(|(path, error)| {
         let location = if path == "." {
             "params".to_string()
         } else {
             format!("params.{path}")
         };
-        RpcError::invalid_params(format!("{location}: {inner}"))
+        RpcError::invalid_params(format!("{location}: {error}"))
     })
 }
 

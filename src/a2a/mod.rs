@@ -2,6 +2,7 @@
 //! errors, and the agent card. Nothing here depends on the rest of the crate.
 
 pub mod card;
+pub mod decode;
 pub mod jsonrpc;
 pub mod types;
 

@@ -234,6 +234,201 @@ async fn file_and_data_parts_are_32005() {
     );
 }
 
+/// The words serde uses for Rust types; an answer names JSON types instead.
+const RUST_WORDS: [&str; 9] = [
+    "struct",
+    "elements",
+    "i64",
+    "u64",
+    "enum",
+    "identifier",
+    "sequence",
+    "a map",
+    "Option",
+];
+
+fn assert_json_terms(message: &str) {
+    for word in RUST_WORDS {
+        assert!(!message.contains(word), "`{message}` says `{word}`");
+    }
+}
+
+/// Item 5 of issue 13: every object of the schema is an object on the wire.
+#[tokio::test]
+async fn arrays_where_a2a_says_object_are_32602_naming_the_field() {
+    let app = spawn_app().await;
+    let text = "why is order 4711 blocked by credit";
+    let mut positional_parts = user_message(text);
+    positional_parts["parts"] = json!([["text", text]]);
+    let mut positional_file = user_message(text);
+    positional_file["parts"] = json!([{ "kind": "file", "file": ["a.pdf", "application/pdf"] }]);
+    let webhook = "https://sapdas.eu10.sapdas.cloud.sap/cb";
+    let cases = [
+        (
+            "message/send",
+            json!({ "message": ["message", "user", [{ "kind": "text", "text": text }], "m-1"] }),
+            "params.message: expected an object",
+        ),
+        (
+            "message/send",
+            json!({ "message": user_message(text), "configuration": [] }),
+            "params.configuration: expected an object",
+        ),
+        (
+            "message/send",
+            json!({ "message": positional_parts }),
+            "params.message.parts[0]: expected an object",
+        ),
+        (
+            "message/send",
+            json!({ "message": positional_file }),
+            "params.message.parts[0].file: expected an object",
+        ),
+        (
+            "message/send",
+            json!({ "message": user_message(text), "configuration": { "pushNotificationConfig": [null, webhook, null, null] } }),
+            "params.configuration.pushNotificationConfig: expected an object",
+        ),
+        (
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": "t", "pushNotificationConfig": ["c1", webhook, "token", null] }),
+            "params.pushNotificationConfig: expected an object",
+        ),
+        (
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": "t", "pushNotificationConfig": { "url": webhook, "authentication": [["Bearer"]] } }),
+            "params.pushNotificationConfig.authentication: expected an object",
+        ),
+        (
+            "message/send",
+            json!({ "message": user_message(text), "metadata": [1] }),
+            "params.metadata: expected an object",
+        ),
+        (
+            "tasks/get",
+            json!({ "id": ["t"] }),
+            "params.id: expected a string",
+        ),
+        (
+            "tasks/get",
+            json!({ "id": "t", "historyLength": 1.5 }),
+            "params.historyLength: expected an integer",
+        ),
+        (
+            "message/send",
+            json!({ "message": { "kind": "message", "role": "robot", "messageId": "m", "parts": [] } }),
+            "params.message.role:",
+        ),
+        (
+            "message/send",
+            json!({ "message": { "kind": "message", "role": "user", "messageId": "m", "parts": [{ "kind": "video" }] } }),
+            "params.message.parts[0].kind:",
+        ),
+    ];
+    for (method, params, expected) in cases {
+        let error = app.rpc_error(method, params.clone()).await;
+        assert_eq!(error["code"], -32602, "{method} {params}: {error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(expected),
+            "{method} {params}: `{message}` starts with `{expected}`"
+        );
+        assert_json_terms(message);
+    }
+}
+
+/// Item 2 of issue 13 (ids): an id longer than the limit is refused by its
+/// field, and the answer does not repeat it.
+#[tokio::test]
+async fn ids_longer_than_256_bytes_are_32602_naming_the_field() {
+    let app = spawn_app().await;
+    let long = "x".repeat(257);
+    let huge = "c".repeat(1_000_000);
+    let with = |field: &str, value: Value| {
+        let mut message = user_message("why is order 4711 blocked by credit");
+        message[field] = value;
+        json!({ "message": message })
+    };
+    let cases = [
+        (
+            "message/send",
+            with("messageId", json!(long)),
+            "params.message.messageId",
+        ),
+        (
+            "message/send",
+            with("taskId", json!(long)),
+            "params.message.taskId",
+        ),
+        (
+            "message/send",
+            with("contextId", json!(huge)),
+            "params.message.contextId",
+        ),
+        (
+            "message/send",
+            with("referenceTaskIds", json!(["t-1", long])),
+            "params.message.referenceTaskIds[1]",
+        ),
+        ("tasks/get", json!({ "id": long }), "params.id"),
+        ("tasks/cancel", json!({ "id": long }), "params.id"),
+        (
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": "t", "pushNotificationConfig": { "id": long, "url": "https://sapdas.eu10.sapdas.cloud.sap/cb" } }),
+            "params.pushNotificationConfig.id",
+        ),
+        (
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": long, "pushNotificationConfig": { "url": "https://sapdas.eu10.sapdas.cloud.sap/cb" } }),
+            "params.taskId",
+        ),
+        (
+            "tasks/pushNotificationConfig/get",
+            json!({ "id": "t", "pushNotificationConfigId": long }),
+            "params.pushNotificationConfigId",
+        ),
+        (
+            "tasks/pushNotificationConfig/delete",
+            json!({ "id": "t", "pushNotificationConfigId": long }),
+            "params.pushNotificationConfigId",
+        ),
+    ];
+    for (method, params, field) in cases {
+        let request = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+        let response = app
+            .client
+            .post(format!("{}/", app.address))
+            .header("Content-Type", "application/json")
+            .body(request.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{method} {field}");
+        let bytes = response.bytes().await.unwrap();
+        assert!(
+            bytes.len() < 1024,
+            "{method} {field}: the answer has {} bytes",
+            bytes.len()
+        );
+        let body: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_schema("JSONRPCErrorResponse", &body);
+        assert_eq!(body["error"]["code"], -32602, "{method} {field}: {body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("{field}: ")) && message.contains("256 bytes"),
+            "{method}: `{message}` names {field} and the limit"
+        );
+    }
+    // At the limit: accepted.
+    let task = app
+        .send({
+            let mut message = user_message("why is order 4711 blocked by credit");
+            message["contextId"] = json!("c".repeat(256));
+            message
+        })
+        .await;
+    assert_eq!(task["contextId"], "c".repeat(256));
+}
 #[tokio::test]
 async fn a_repeated_request_id_still_gets_a_normal_answer() {
     let app = spawn_app().await;

@@ -48,10 +48,7 @@ async fn envelope_errors_are_32600_and_echo_a_readable_id() {
             Value::Null,
         ),
         (r#""just a string""#, Value::Null),
-        (
-            r#"{"jsonrpc":"2.0","method":"message/send","params":{}}"#,
-            Value::Null,
-        ),
+        (r#"{"jsonrpc":"1.0","method":"tasks/get"}"#, Value::Null),
     ];
     for (request, id) in cases {
         let body = raw(&app, request).await;
@@ -232,6 +229,46 @@ async fn file_and_data_parts_are_32005() {
         error["message"].as_str().unwrap().contains("parts[1]"),
         "{error}"
     );
+}
+
+/// Item 4 of issue 13: a request without an `id` gets the usual checks and
+/// an answer with `id: null`; a valid one is refused like the reference SDK
+/// refuses it (every A2A request type requires an id).
+#[tokio::test]
+async fn requests_without_an_id_get_the_usual_checks_and_a_null_id() {
+    let app = spawn_app().await;
+    let valid = json!({ "message": user_message("why is order 4711 blocked by credit") });
+    for id in [None, Some(Value::Null)] {
+        let request = |method: &str, params: Value| {
+            let mut request = json!({ "jsonrpc": "2.0", "method": method, "params": params });
+            if let Some(id) = &id {
+                request["id"] = id.clone();
+            }
+            request.to_string()
+        };
+        let body = raw(&app, &request("tasks/explode", json!({}))).await;
+        assert_eq!(body["error"]["code"], -32601, "{body}");
+        assert_eq!(body["id"], Value::Null);
+        let body = raw(&app, &request("message/send", json!({}))).await;
+        assert_eq!(body["error"]["code"], -32602, "{body}");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("`message`"),
+            "{body}"
+        );
+        assert_eq!(body["id"], Value::Null);
+        let body = raw(&app, &request("tasks/get", json!({ "id": 5 }))).await;
+        assert_eq!(body["error"]["code"], -32602, "{body}");
+        let body = raw(&app, &request("message/send", valid.clone())).await;
+        assert_eq!(body["error"]["code"], -32602, "{body}");
+        assert!(
+            body["error"]["message"].as_str().unwrap().contains("`id`"),
+            "{body}"
+        );
+        assert_eq!(body["id"], Value::Null);
+    }
 }
 
 /// The words serde uses for Rust types; an answer names JSON types instead.

@@ -91,6 +91,17 @@ impl Message {
             .collect();
         texts.join("\n")
     }
+
+    /// The `data` objects of the data parts, in order.
+    pub fn data(&self) -> Vec<Map<String, Value>> {
+        self.parts
+            .iter()
+            .filter_map(|part| match part {
+                Part::Data(data) => Some(data.data.clone()),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// Written with `kind` as the tag; read through [`WirePart`], a plain

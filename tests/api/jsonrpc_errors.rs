@@ -1,6 +1,6 @@
 //! Every JSON-RPC error case of the core issue, over HTTP, schema-checked.
 
-use crate::helpers::{assert_schema, spawn_app, user_message};
+use crate::helpers::{assert_schema, routed_to, spawn_app, state, status_text, user_message};
 use serde_json::{Value, json};
 
 async fn raw(app: &crate::helpers::TestApp, body: &str) -> Value {
@@ -202,33 +202,79 @@ async fn push_config_methods_and_the_extended_card_answer_precise_errors() {
 }
 
 #[tokio::test]
-async fn file_and_data_parts_are_32005() {
+async fn file_parts_are_32005_naming_the_part() {
     let app = spawn_app().await;
     let mut file = user_message("x");
-    file["parts"] = json!([{ "kind": "file", "file": { "uri": "https://example.com/a.pdf", "mimeType": "application/pdf" } }]);
+    file["parts"] = json!([
+        { "kind": "text", "text": "order 4711" },
+        { "kind": "file", "file": { "uri": "https://example.com/a.pdf", "mimeType": "application/pdf" } }
+    ]);
     let error = app
         .rpc_error("message/send", json!({ "message": file }))
         .await;
     assert_eq!(error["code"], -32005);
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("application/pdf"), "{error}");
+    assert!(message.contains("parts[1]"), "{error}");
     assert!(
-        error["message"]
-            .as_str()
-            .unwrap()
-            .contains("application/pdf"),
-        "{error}"
+        message.contains("application/json"),
+        "names what it takes: {error}"
     );
+}
 
-    let mut data = user_message("x");
-    data["parts"] =
-        json!([{ "kind": "text", "text": "order 4711" }, { "kind": "data", "data": { "a": 1 } }]);
-    let error = app
-        .rpc_error("message/send", json!({ "message": data }))
-        .await;
-    assert_eq!(error["code"], -32005);
-    assert!(
-        error["message"].as_str().unwrap().contains("parts[1]"),
-        "{error}"
-    );
+/// Item 6 of issue 13: structured input from a calling agent.
+#[tokio::test]
+async fn a_data_part_alone_with_a_sales_order_gets_the_answer_for_that_order() {
+    let app = spawn_app().await;
+    let by_text = app.send_text("why is order 4711 blocked").await;
+    for data in [
+        json!({ "salesOrder": "4711" }),
+        json!({ "SalesOrder": 4711 }),
+        json!({ "salesOrderId": " 4711 " }),
+        json!({ "order": "4711", "unrelated": [1, 2] }),
+    ] {
+        let mut message = user_message("x");
+        message["parts"] = json!([{ "kind": "data", "data": data }]);
+        let task = app.send(message).await;
+        assert_eq!(state(&task), "completed", "{data}: {task}");
+        assert_eq!(
+            routed_to(&task).as_deref(),
+            Some("credit"),
+            "{data}: {task}"
+        );
+        assert_eq!(
+            status_text(&task),
+            status_text(&by_text),
+            "{data}: the same answer as for the text"
+        );
+    }
+    // A data part next to text: the text routes, the data names the order.
+    let mut message = user_message("why is it blocked by credit");
+    message["parts"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "kind": "data", "data": { "salesOrder": "4711" } }));
+    let task = app.send(message).await;
+    assert_eq!(state(&task), "completed", "{task}");
+    assert!(status_text(&task).contains("4711"), "{task}");
+}
+
+#[tokio::test]
+async fn a_follow_up_may_name_the_order_in_a_data_part() {
+    let app = spawn_app().await;
+    let question = app.send_text("why is it blocked by credit").await;
+    assert_eq!(state(&question), "input-required", "{question}");
+    let mut message = user_message("here it is");
+    message["parts"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "kind": "data", "data": { "salesOrder": 4711 } }));
+    message["taskId"] = question["id"].clone();
+    message["contextId"] = question["contextId"].clone();
+    let answer = app.send(message).await;
+    assert_eq!(state(&answer), "completed", "{answer}");
+    assert_eq!(routed_to(&answer).as_deref(), Some("credit"), "{answer}");
+    assert!(status_text(&answer).contains("4711"), "{answer}");
 }
 
 /// Item 4 of issue 13: a request without an `id` gets the usual checks and

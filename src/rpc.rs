@@ -4,8 +4,8 @@
 use crate::a2a::card::AgentCard;
 use crate::a2a::jsonrpc::{self, RpcError, error_bytes, parse_params, success_bytes};
 use crate::a2a::{
-    DeleteTaskPushNotificationConfigParams, GetTaskPushNotificationConfigParams, RpcRequest,
-    TaskPushNotificationConfig,
+    DeleteTaskPushNotificationConfigParams, GetTaskPushNotificationConfigParams, PushConfigPlace,
+    RpcRequest, TaskPushNotificationConfig,
 };
 use crate::a2a::{MessageSendParams, Task, TaskIdParams, TaskQueryParams};
 use crate::auth::Principal;
@@ -214,7 +214,9 @@ async fn run(context: &RpcContext<'_>, call: Call) -> Result<RpcResult, RpcError
 
 fn push_error(error: PushError) -> RpcError {
     match error {
-        PushError::Refused(reason) => RpcError::invalid_params(format!("params.{reason}")),
+        PushError::Refused(reason) => {
+            RpcError::invalid_params(PushConfigPlace::SetParams.refused_url(&reason))
+        }
         PushError::NotFound { .. } => RpcError::new(jsonrpc::TASK_NOT_FOUND, error.to_string()),
         PushError::Store(crate::tasks::StoreError::NotFound(id)) => RpcError::task_not_found(&id),
         PushError::Store(error) => RpcError::internal(error.to_string()),

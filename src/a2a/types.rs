@@ -351,6 +351,31 @@ pub struct PushNotificationConfig {
     pub authentication: Option<PushNotificationAuthenticationInfo>,
 }
 
+/// Where a push config arrives in a request; errors about it name its
+/// fields below this path, the same way for both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PushConfigPlace {
+    /// Inline, `configuration.pushNotificationConfig` of `message/send` or
+    /// `message/stream`.
+    SendConfiguration,
+    /// `pushNotificationConfig` of `tasks/pushNotificationConfig/set`.
+    SetParams,
+}
+
+impl PushConfigPlace {
+    pub fn path(self) -> &'static str {
+        match self {
+            PushConfigPlace::SendConfiguration => "params.configuration.pushNotificationConfig",
+            PushConfigPlace::SetParams => "params.pushNotificationConfig",
+        }
+    }
+
+    /// The message for a webhook URL the guard refused: the field, then why.
+    pub fn refused_url(self, reason: &str) -> String {
+        format!("{}.url: {reason}", self.path())
+    }
+}
+
 impl PushNotificationConfig {
     /// Without an id, the task id names the config (as the reference SDK does).
     pub fn named_after(mut self, task_id: &str) -> Self {

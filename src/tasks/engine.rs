@@ -6,8 +6,8 @@ use super::now_rfc3339;
 use super::observer::{CallContext, TaskObserver};
 use super::store::{StoreError, StoredTask, TaskStore, Written};
 use crate::a2a::{
-    Artifact, Message, MessageSendParams, Part, PushNotificationConfig, Role, RpcError, Task,
-    TaskKind, TaskState, TaskStatus,
+    Artifact, Message, MessageSendParams, Part, PushConfigPlace, PushNotificationConfig, Role,
+    RpcError, Task, TaskKind, TaskState, TaskStatus,
 };
 use crate::agent::{Agent, ApprovalStatus, Outcome, Proposal, Reply, Turn, UserMessage};
 use serde_json::{Map, Value, json};
@@ -368,9 +368,9 @@ impl TaskEngine {
                     .as_ref()
                     .ok_or(EngineError::PushNotSupported)?;
                 observer.check(&config).map_err(|reason| {
-                    EngineError::InvalidParams(format!(
-                        "params.configuration.pushNotificationConfig.url: {reason}"
-                    ))
+                    EngineError::InvalidParams(
+                        PushConfigPlace::SendConfiguration.refused_url(&reason),
+                    )
                 })?;
                 Some(config)
             }

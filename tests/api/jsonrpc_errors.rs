@@ -420,6 +420,39 @@ async fn arrays_where_a2a_says_object_are_32602_naming_the_field() {
     }
 }
 
+/// Item 15 of issue 13: a refused webhook URL is named by its field path,
+/// set by `tasks/pushNotificationConfig/set` or inline with the message.
+#[tokio::test]
+async fn a_refused_webhook_url_is_named_by_its_field_path_either_way() {
+    let app = spawn_app().await;
+    let task = app.send_text("why is order 4711 blocked by credit").await;
+    let url = "http://sapdas.eu10.sapdas.cloud.sap/cb";
+    let set = app
+        .rpc_error(
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": task["id"], "pushNotificationConfig": { "url": url } }),
+        )
+        .await;
+    let inline = app
+        .rpc_error(
+            "message/send",
+            json!({ "message": user_message("x"), "configuration": { "pushNotificationConfig": { "url": url } } }),
+        )
+        .await;
+    assert_eq!(set["code"], -32602);
+    assert_eq!(inline["code"], -32602);
+    let set = set["message"].as_str().unwrap();
+    let inline = inline["message"].as_str().unwrap();
+    let set_reason = set
+        .strip_prefix("params.pushNotificationConfig.url: ")
+        .unwrap_or_else(|| panic!("`{set}` names params.pushNotificationConfig.url"));
+    let inline_reason = inline
+        .strip_prefix("params.configuration.pushNotificationConfig.url: ")
+        .unwrap_or_else(|| panic!("`{inline}` names the inline field"));
+    assert_eq!(set_reason, inline_reason);
+    assert!(set_reason.contains("https"), "{set_reason}");
+}
+
 /// Item 2 of issue 13 (ids): an id longer than the limit is refused by its
 /// field, and the answer does not repeat it.
 #[tokio::test]

@@ -3,6 +3,7 @@
 //! Nothing here depends on the rest of the crate.
 
 pub mod card;
+pub mod decode;
 pub mod jsonrpc;
 pub mod types;
 pub mod v1;

@@ -11,6 +11,7 @@ mod durability;
 mod helpers;
 mod interop;
 mod jsonrpc_errors;
+mod jsonrpc_fuzz;
 mod key_server;
 mod lifecycle;
 mod otlp;

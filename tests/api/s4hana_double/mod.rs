@@ -47,7 +47,9 @@
 //! [`S4Double::changes`]), the data ([`S4Double::entity`],
 //! [`S4Double::set_field`]), users ([`S4Double::add_user`],
 //! [`S4Double::set_access`], [`S4Double::register_token`]), behaviour
-//! switches and faults.
+//! switches and faults. `README.md` next to this file shows how to wire the
+//! three doubles to the agent and lists every choice made where the reference
+//! is silent.
 
 pub mod faults;
 pub mod model;

@@ -232,7 +232,12 @@ impl Renderer<'_> {
             );
             if let Some(inner) = expand.0.get(nav.name) {
                 out.push_str("<m:inline>");
-                let children = self.store.children(nav, &row.values);
+                let children: Vec<&Row> = self
+                    .store
+                    .children(nav, &row.values)
+                    .into_iter()
+                    .filter(|child| (self.visible)(target, child))
+                    .collect();
                 if nav.many {
                     out.push_str("<feed>");
                     for child in children {

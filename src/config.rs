@@ -333,10 +333,13 @@ impl Settings {
         if let Some(path) = config_file {
             builder = builder.add_source(config::File::from(path).required(true));
         }
+        // The one place `AGENT__…` variables are read. An empty one counts as
+        // unset (`AGENT__AUTH__APP_TID=` keeps the binding's tenant, not "").
         builder = builder.add_source(
             config::Environment::with_prefix("AGENT")
                 .prefix_separator("__")
                 .separator("__")
+                .ignore_empty(true)
                 .try_parsing(true)
                 .list_separator(",")
                 .with_list_parse_key("auth.domains")

@@ -63,6 +63,41 @@ pub enum StartupError {
     Rules(#[from] RuleBookError),
 }
 
+/// Exit code of `serve` (and `actions`) when the settings are at fault: the
+/// file, the `AGENT__…` variables, the bindings, the rule book (README
+/// "Configuration").
+pub const EXIT_BAD_SETTINGS: u8 = 2;
+/// Exit code when the start failed for any other reason (a port in use, a
+/// database that cannot be reached).
+pub const EXIT_START_FAILED: u8 = 1;
+
+impl StartupError {
+    /// Whether the settings are what stops the start (fixing them fixes
+    /// it), as opposed to the world around them. Every variant is named, so
+    /// a new one has to be sorted here.
+    pub fn is_bad_settings(&self) -> bool {
+        match self {
+            StartupError::Auth(_)
+            | StartupError::Rules(_)
+            | StartupError::PushTestSettingOnCloudFoundry => true,
+            StartupError::Backend(error) => error.is_bad_settings(),
+            StartupError::Store(error) => error.is_bad_settings(),
+            StartupError::Bind { .. } | StartupError::Card(_) | StartupError::HttpClient(_) => {
+                false
+            }
+        }
+    }
+
+    /// [`EXIT_BAD_SETTINGS`] or [`EXIT_START_FAILED`].
+    pub fn exit_code(&self) -> u8 {
+        if self.is_bad_settings() {
+            EXIT_BAD_SETTINGS
+        } else {
+            EXIT_START_FAILED
+        }
+    }
+}
+
 /// Where tasks (with their push configs) and filed actions live.
 pub struct Stores {
     pub tasks: Arc<dyn TaskStore>,

@@ -87,6 +87,18 @@ pub enum DbError {
     },
 }
 
+impl DbError {
+    /// Whether the settings or bindings are at fault (a malformed binding or
+    /// database URL), as opposed to a database or disk that fails.
+    pub fn is_bad_settings(&self) -> bool {
+        match self {
+            DbError::Vcap(_) | DbError::Binding(_) => true,
+            DbError::Connect { source, .. } => matches!(source, sqlx::Error::Configuration(_)),
+            DbError::DataDir { .. } | DbError::RootCert { .. } | DbError::Migrate { .. } => false,
+        }
+    }
+}
+
 /// Which store the settings and the environment ask for.
 pub fn backend(settings: &StoreSettings, env: &dyn EnvSource) -> StoreBackend {
     settings.backend.unwrap_or_else(|| {

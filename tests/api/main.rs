@@ -2,9 +2,11 @@
 
 mod approvals;
 mod auth;
+mod bad_settings;
 mod budget;
 mod card;
 mod cli;
+mod closed_stdout;
 mod deploy;
 mod durability;
 mod helpers;

@@ -4,6 +4,9 @@
 //! queries on it; the SQL there is written once for both databases
 //! (`$n` parameters, `ON CONFLICT`, `RETURNING` work in both).
 
+mod reconnect;
+pub use reconnect::{connection_lost, once_more};
+
 use crate::config::{EnvSource, StoreBackend, StoreSettings};
 use serde_json::Value;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};

@@ -8,6 +8,7 @@ mod card;
 mod cli;
 mod closed_stdout;
 mod deploy;
+mod dropped_connections;
 mod durability;
 mod helpers;
 mod interop;

@@ -32,7 +32,8 @@ pub struct AppState {
     pub push: Option<Arc<crate::push::PushService>>,
     /// Filed actions, for `GET /actions`.
     pub ledger: Arc<dyn ActionLedger>,
-    pub max_body_bytes: usize,
+    /// Size, time and memory bounds of request bodies.
+    pub body_limits: crate::http::BodyLimits,
     pub sse_keep_alive: Duration,
     /// `GET /metrics` answers (else 404).
     pub metrics_endpoint: bool,
@@ -339,6 +340,7 @@ impl Application {
             sweep: Duration::from_secs(settings.store.sweep_interval_secs.max(1)),
             retention: Duration::from_secs(settings.store.retention_days.saturating_mul(86_400)),
         });
+        let request_timeout = Duration::from_millis(settings.server.request_timeout_ms.max(1));
         let state = web::Data::new(AppState {
             engine,
             card,
@@ -346,7 +348,11 @@ impl Application {
             auth: validator,
             push,
             ledger: stores.ledger,
-            max_body_bytes: settings.server.max_body_bytes,
+            body_limits: crate::http::BodyLimits::new(
+                settings.server.max_body_bytes,
+                request_timeout,
+                settings.server.body_bytes_in_flight,
+            ),
             sse_keep_alive: Duration::from_millis(settings.server.sse_keep_alive_ms.max(100)),
             metrics_endpoint: settings.telemetry.metrics_endpoint,
         });
@@ -356,10 +362,18 @@ impl Application {
                 .app_data(state.clone())
                 .configure(crate::http::routes)
         })
-        .shutdown_timeout(settings.server.shutdown_timeout_secs);
-        if let Some(workers) = settings.server.workers {
-            server = server.workers(workers.max(1));
-        }
+        .shutdown_timeout(settings.server.shutdown_timeout_secs)
+        .client_request_timeout(request_timeout);
+        // actix counts connections per worker; its default worker count is
+        // the available parallelism (2 when unknown), its maximum 512.
+        let workers = settings
+            .server
+            .workers
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
+            .clamp(1, 512);
+        server = server
+            .workers(workers)
+            .max_connections(settings.server.max_connections.div_ceil(workers).max(1));
         let server = server
             .listen(listener)
             .map_err(|source| StartupError::Bind { address, source })?

@@ -19,6 +19,7 @@ mod otlp;
 mod process;
 mod push;
 mod routing;
+mod slow_bodies;
 mod specialists;
 mod streaming;
 mod telemetry;

@@ -8,16 +8,16 @@
 use super::error::EngineError;
 use super::events::TaskEvent;
 use super::observer::{CallContext, TaskObserver};
-use super::push_configs::{ConfigPlace, push_config_error};
+use super::push_configs::push_config_error;
 use super::reply::{agent_message, archive_status_message, pending_approval, set_status};
 use super::settings::EngineSettings;
 use super::store::{StoreError, StoredTask, TaskStore, Written};
 use super::turn::{RunningTurn, StoredVersion};
 use crate::a2a::{
-    Message, MessageSendParams, Part, PushNotificationConfig, Role, Task, TaskKind, TaskState,
-    TaskStatus,
+    Message, MessageSendParams, Part, PushConfigPlace, PushNotificationConfig, Role, Task,
+    TaskKind, TaskState, TaskStatus,
 };
-use crate::agent::{Agent, Turn};
+use crate::agent::{Agent, Turn, UserMessage};
 use crate::clock::now_rfc3339;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -69,15 +69,21 @@ fn check_message(message: &Message) -> Result<(), EngineError> {
             "params.message.messageId must not be empty".into(),
         ));
     }
+    // Text and data parts are read (the agent knows some data fields);
+    // files are not.
     for (index, part) in message.parts.iter().enumerate() {
-        if !matches!(part, Part::Text(_)) {
+        if matches!(part, Part::File(_)) {
             return Err(EngineError::ContentTypeNotSupported(format!(
-                "params.message.parts[{index}]: {} parts are not supported; this agent takes text/plain only",
+                "params.message.parts[{index}]: {} parts are not supported; this agent takes text/plain and application/json (data parts)",
                 part.media_type()
             )));
         }
     }
-    if message.text().trim().is_empty() {
+    let has_data = message
+        .parts
+        .iter()
+        .any(|part| matches!(part, Part::Data(_)));
+    if message.text().trim().is_empty() && !has_data {
         return Err(EngineError::InvalidParams(
             "params.message.parts: the message has no text".into(),
         ));
@@ -164,14 +170,13 @@ impl TaskEngine {
         let message = params.message;
         check_message(&message)?;
         // An inline push config is checked before anything is created.
-        let push = match configuration.push_notification_config {
-            Some(config) => Some(
-                self.push_room()?
-                    .check(&config)
-                    .map_err(|error| push_config_error(error, ConfigPlace::SendConfiguration))?,
-            ),
-            None => None,
-        };
+        let push =
+            match configuration.push_notification_config {
+                Some(config) => Some(self.push_room()?.check(&config).map_err(|error| {
+                    push_config_error(error, PushConfigPlace::SendConfiguration)
+                })?),
+                None => None,
+            };
         let store = &self.inner.store;
 
         let context_id = present(&message.context_id).map(str::to_string);
@@ -245,7 +250,7 @@ impl TaskEngine {
                 references.push(stale);
             }
         }
-        let text = message.text();
+        let (text, data) = (message.text(), message.data());
         let task = Task {
             kind: TaskKind::Value,
             id: task_id,
@@ -287,8 +292,9 @@ impl TaskEngine {
             }
         };
         let turn = Turn {
-            earlier_user_texts: Vec::new(),
+            earlier: Vec::new(),
             text,
+            data,
             caller: call.caller.clone(),
             task_id: task.id.clone(),
             context_id: task.context_id.clone(),
@@ -305,19 +311,23 @@ impl TaskEngine {
         call: &CallContext,
     ) -> Result<Started, EngineError> {
         self.inner.register_push(&stored.task.id, push).await?;
-        let earlier_user_texts = stored
+        let earlier = stored
             .task
             .history
             .iter()
             .flatten()
             .filter(|m| m.role == Role::User)
-            .map(Message::text)
+            .map(|m| UserMessage {
+                text: m.text(),
+                data: m.data(),
+            })
             .collect();
         message.task_id = Some(stored.task.id.clone());
         message.context_id = Some(stored.task.context_id.clone());
         let turn = Turn {
-            earlier_user_texts,
+            earlier,
             text: message.text(),
+            data: message.data(),
             caller: call.caller.clone(),
             task_id: stored.task.id.clone(),
             context_id: stored.task.context_id.clone(),

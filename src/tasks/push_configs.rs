@@ -7,26 +7,14 @@
 use super::engine::TaskEngine;
 use super::error::EngineError;
 use super::observer::{CallContext, PushConfigError, TaskObserver};
-use crate::a2a::TaskPushNotificationConfig;
-
-/// Where a refused webhook URL was given, named in front of the reason.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum ConfigPlace {
-    /// Inline in `message/send` or `message/stream`.
-    SendConfiguration,
-    /// `tasks/pushNotificationConfig/set`.
-    SetParams,
-}
+use crate::a2a::{PushConfigPlace, TaskPushNotificationConfig};
 
 /// A push room error as the engine answers it.
-pub(super) fn push_config_error(error: PushConfigError, place: ConfigPlace) -> EngineError {
+pub(super) fn push_config_error(error: PushConfigError, place: PushConfigPlace) -> EngineError {
     match error {
-        PushConfigError::Refused(reason) => EngineError::InvalidParams(match place {
-            ConfigPlace::SendConfiguration => {
-                format!("params.configuration.pushNotificationConfig.url: {reason}")
-            }
-            ConfigPlace::SetParams => format!("params.{reason}"),
-        }),
+        PushConfigError::Refused(reason) => {
+            EngineError::InvalidParams(place.refused_url(&reason.to_string()))
+        }
         PushConfigError::NotFound { task, config } => {
             EngineError::PushConfigNotFound { task, config }
         }
@@ -60,7 +48,7 @@ impl TaskEngine {
         let push = self.push_room_for(&params.task_id).await?;
         push.set_config(&params.task_id, params.push_notification_config, call)
             .await
-            .map_err(|error| push_config_error(error, ConfigPlace::SetParams))
+            .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
     }
 
     /// `tasks/pushNotificationConfig/get`.
@@ -72,7 +60,7 @@ impl TaskEngine {
         let push = self.push_room_for(task_id).await?;
         push.config(task_id, config_id)
             .await
-            .map_err(|error| push_config_error(error, ConfigPlace::SetParams))
+            .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
     }
 
     /// `tasks/pushNotificationConfig/list`.
@@ -83,7 +71,7 @@ impl TaskEngine {
         let push = self.push_room_for(task_id).await?;
         push.configs(task_id)
             .await
-            .map_err(|error| push_config_error(error, ConfigPlace::SetParams))
+            .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
     }
 
     /// `tasks/pushNotificationConfig/delete`.
@@ -95,6 +83,6 @@ impl TaskEngine {
         let push = self.push_room_for(task_id).await?;
         push.delete_config(task_id, config_id)
             .await
-            .map_err(|error| push_config_error(error, ConfigPlace::SetParams))
+            .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
     }
 }

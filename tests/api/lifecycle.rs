@@ -285,7 +285,7 @@ impl Agent for Scripted {
         if self.panic || turn.text.contains("panic") {
             panic!("scripted failure");
         }
-        if turn.earlier_user_texts.is_empty() {
+        if turn.earlier.is_empty() {
             Reply::new(Outcome::InputRequired, "Which one?")
         } else {
             Reply::new(Outcome::Completed, format!("done: {}", turn.text))

@@ -7,7 +7,6 @@ use super::engine::TaskEngine;
 use super::error::EngineError;
 use super::events::TaskEvent;
 use super::reply::working_note;
-use super::store::StoreError;
 use super::turn::StoredVersion;
 use crate::a2a::{Task, TaskState};
 use std::sync::Arc;
@@ -45,8 +44,8 @@ impl TaskEngine {
                 {
                     return Ok(Arc::unwrap_or_clone(snapshot));
                 }
-                Ok(Ok(TaskEvent::StoreFailed(reason))) => {
-                    return Err(EngineError::Store(StoreError::Unavailable(reason)));
+                Ok(Ok(TaskEvent::StoreFailed(error))) => {
+                    return Err(EngineError::Store(error));
                 }
                 Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
                 Ok(Err(broadcast::error::RecvError::Closed)) => break,

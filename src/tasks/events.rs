@@ -5,6 +5,7 @@
 use super::engine::{Started, TaskEngine};
 use super::error::EngineError;
 use super::observer::CallContext;
+use super::store::StoreError;
 use crate::a2a::{Artifact, MessageSendParams, Task};
 use std::sync::Arc;
 use tokio::sync::broadcast;
@@ -19,8 +20,8 @@ pub enum TaskEvent {
         context_id: String,
         artifact: Artifact,
     },
-    /// The turn's result could not be stored (the store is down).
-    StoreFailed(String),
+    /// The turn's result could not be stored.
+    StoreFailed(StoreError),
 }
 
 /// A task's events for a stream: an optional snapshot to start with, then

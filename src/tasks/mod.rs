@@ -17,7 +17,7 @@ mod store;
 mod turn;
 
 pub use engine::TaskEngine;
-pub use error::EngineError;
+pub use error::{EngineError, STORE_CORRUPT, STORE_UNAVAILABLE};
 pub use events::{TaskEvent, TaskStream};
 pub use maintenance::Maintenance;
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};

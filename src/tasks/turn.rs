@@ -172,10 +172,12 @@ impl Inner {
         // right now cannot create the row a second time.
         let mut version = stored_version.lock().await;
         let mut stored = self.store_result(&task, *version).await;
-        // A store that is briefly down gets a few more tries; after that the
-        // lease runs out and the task ends `failed`, never stuck `working`.
+        // A store that is briefly down gets a few more tries (a value that
+        // does not decode gets none: it would not decode the next time
+        // either); after that the lease runs out and the task ends
+        // `failed`, never stuck `working`.
         for pause_ms in [200, 1_000, 3_000] {
-            if !matches!(stored, Err(StoreError::Unavailable(_))) {
+            if !stored.as_ref().is_err_and(StoreError::is_transient) {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(pause_ms)).await;
@@ -206,11 +208,7 @@ impl Inner {
             Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}
             Err(error) => {
                 tracing::error!(task.id = %task.id, %error, "the turn's result could not be stored");
-                let reason = match error {
-                    StoreError::Unavailable(reason) => reason,
-                    other => other.to_string(),
-                };
-                let _ = events.send(TaskEvent::StoreFailed(reason));
+                let _ = events.send(TaskEvent::StoreFailed(error));
             }
         }
     }

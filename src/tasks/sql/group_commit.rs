@@ -5,6 +5,7 @@
 //! SQLite) serves dozens of requests; alone, a write commits at once.
 
 use crate::db::{Database, Dialect, now_ms};
+use crate::tasks::store::StoreFault;
 use sqlx::{AnyConnection, AnyPool, Row};
 use std::sync::Arc;
 use tokio::sync::{Mutex, mpsc, oneshot};
@@ -151,7 +152,7 @@ fn task_id(write: &Write) -> &str {
     }
 }
 
-type Queue = Arc<Mutex<mpsc::Receiver<(Write, oneshot::Sender<Result<WriteOutcome, String>>)>>>;
+type Queue = Arc<Mutex<mpsc::Receiver<(Write, Reply)>>>;
 
 /// Take what waits (at least one write), run it as one unit, answer each
 /// caller. A failed batch fails every write in it: nothing half-written.
@@ -209,14 +210,9 @@ async fn run_writer(pool: AnyPool, queue: Queue, single_connection: bool, async_
             Err(error) => {
                 // The connection may be the broken part: take a fresh one next.
                 own = None;
-                let reason = error.to_string();
-                let first_line = reason
-                    .lines()
-                    .next()
-                    .unwrap_or("database error")
-                    .to_string();
+                let error: StoreFault = Arc::new(error);
                 for (_, reply) in batch {
-                    let _ = reply.send(Err(first_line.clone()));
+                    let _ = reply.send(Err(Arc::clone(&error)));
                 }
             }
         }
@@ -229,7 +225,7 @@ async fn write_batch(
     pool: &AnyPool,
     own: &mut Option<sqlx::pool::PoolConnection<sqlx::Any>>,
     async_commit: bool,
-    batch: &[(Write, oneshot::Sender<Result<WriteOutcome, String>>)],
+    batch: &[(Write, Reply)],
 ) -> Result<Vec<WriteOutcome>, sqlx::Error> {
     let outcome = match writer_connection(pool, own, async_commit).await {
         Ok(connection) => commit_batch(connection, batch).await,
@@ -250,7 +246,7 @@ async fn write_batch(
 /// was lost with the connection; it is reported done, not as a conflict.
 async fn recognise_own_writes(
     connection: &mut AnyConnection,
-    batch: &[(Write, oneshot::Sender<Result<WriteOutcome, String>>)],
+    batch: &[(Write, Reply)],
     outcomes: &mut [WriteOutcome],
 ) -> Result<(), sqlx::Error> {
     for ((write, _), outcome) in batch.iter().zip(outcomes.iter_mut()) {
@@ -309,7 +305,7 @@ async fn writer_connection<'a>(
 
 async fn commit_batch(
     connection: &mut AnyConnection,
-    batch: &[(Write, oneshot::Sender<Result<WriteOutcome, String>>)],
+    batch: &[(Write, Reply)],
 ) -> Result<Vec<WriteOutcome>, sqlx::Error> {
     // Rounds in which every task appears once, in arrival order: two
     // compare-and-set updates of one task must not meet in one statement.
@@ -350,7 +346,7 @@ async fn commit_batch(
 /// One multi-row statement for writes of one kind.
 async fn run_statement(
     connection: &mut AnyConnection,
-    batch: &[(Write, oneshot::Sender<Result<WriteOutcome, String>>)],
+    batch: &[(Write, Reply)],
     indexes: &[usize],
     outcomes: &mut [Option<WriteOutcome>],
 ) -> Result<(), sqlx::Error> {
@@ -373,8 +369,12 @@ async fn run_statement(
     Ok(())
 }
 
+/// Where a write's result goes: its outcome, or the database error that
+/// failed its batch (shared by every write of the batch).
+pub(super) type Reply = oneshot::Sender<Result<WriteOutcome, StoreFault>>;
+
 /// Where the store sends its writes.
-pub(super) type Writes = mpsc::Sender<(Write, oneshot::Sender<Result<WriteOutcome, String>>)>;
+pub(super) type Writes = mpsc::Sender<(Write, Reply)>;
 
 /// Starts the writer tasks: one for SQLite (one writer at a time anyway),
 /// half the pool for PostgreSQL.
@@ -426,7 +426,7 @@ mod tests {
         }
     }
 
-    fn batch(writes: Vec<Write>) -> Vec<(Write, oneshot::Sender<Result<WriteOutcome, String>>)> {
+    fn batch(writes: Vec<Write>) -> Vec<(Write, Reply)> {
         writes
             .into_iter()
             .map(|write| (write, oneshot::channel().0))

@@ -15,6 +15,11 @@ use sqlx::Row;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
+/// The writer tasks are gone (the runtime is shutting down).
+#[derive(Debug, thiserror::Error)]
+#[error("the task writer stopped")]
+struct WriterStopped;
+
 pub struct SqlTaskStore {
     db: Database,
     /// Who holds the leases this store writes (one id per process).
@@ -23,20 +28,17 @@ pub struct SqlTaskStore {
     writes: Writes,
 }
 
-pub(crate) fn unavailable(error: sqlx::Error) -> StoreError {
-    let reason = error.to_string();
-    let first_line = reason.lines().next().unwrap_or("database error");
-    StoreError::Unavailable(first_line.to_string())
+/// A database error: the store did not answer.
+fn unavailable(error: sqlx::Error) -> StoreError {
+    StoreError::unavailable(error)
 }
 
 fn encode<T: serde::Serialize>(value: &T, what: &str) -> Result<String, StoreError> {
-    serde_json::to_string(value)
-        .map_err(|error| StoreError::Unavailable(format!("cannot encode {what}: {error}")))
+    serde_json::to_string(value).map_err(|error| StoreError::corrupt(what, error))
 }
 
 fn decode<T: serde::de::DeserializeOwned>(json: &str, what: &str) -> Result<T, StoreError> {
-    serde_json::from_str(json)
-        .map_err(|error| StoreError::Unavailable(format!("cannot decode {what}: {error}")))
+    serde_json::from_str(json).map_err(|error| StoreError::corrupt(what, error))
 }
 
 fn leased(state: TaskState) -> bool {
@@ -71,10 +73,10 @@ impl SqlTaskStore {
         self.writes
             .send((write, reply))
             .await
-            .map_err(|_| StoreError::Unavailable("the task writer stopped".into()))?;
+            .map_err(|_| StoreError::unavailable(WriterStopped))?;
         answer
             .await
-            .map_err(|_| StoreError::Unavailable("the task writer stopped".into()))?
+            .map_err(|_| StoreError::unavailable(WriterStopped))?
             .map_err(StoreError::Unavailable)
     }
 
@@ -435,6 +437,35 @@ mod tests {
     #[tokio::test]
     async fn sqlite_behaves_like_a_task_store() {
         behaves_like_a_task_store(store(test_support::sqlite().await)).await;
+    }
+
+    /// A row that does not decode is corrupt (not worth a retry); a store
+    /// that does not answer is unavailable, its cause kept for the log.
+    #[tokio::test]
+    async fn a_row_that_does_not_decode_is_corrupt_and_a_closed_pool_unavailable() {
+        let db = test_support::sqlite().await;
+        let store = store(db.clone());
+        store
+            .create(&task("t", TaskState::Working), &[])
+            .await
+            .unwrap();
+        sqlx::query("UPDATE tasks SET body = 'not json' WHERE id = 't'")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+        let corrupt = store.get("t").await.expect_err("does not decode");
+        assert!(
+            matches!(&corrupt, StoreError::Corrupt { what, .. } if what == "task t"),
+            "{corrupt:?}"
+        );
+        assert!(!corrupt.is_transient());
+
+        db.pool.close().await;
+        let down = store.get("t").await.expect_err("no pool");
+        assert!(matches!(down, StoreError::Unavailable(_)), "{down:?}");
+        assert!(down.is_transient());
+        let cause = std::error::Error::source(&down).expect("the cause is kept");
+        assert!(cause.to_string().contains("closed"), "{cause}");
     }
 
     #[tokio::test]

@@ -124,34 +124,7 @@ pub struct PushSettings {
     /// Callback hosts that get Joule's format (envelope, correlation headers,
     /// Destination-service token); comma-separated in the environment.
     pub joule_hosts: Vec<String>,
-    pub destination: DestinationConfig,
-}
-
-/// The Destination service for Joule callbacks: the `destination` binding in
-/// `VCAP_SERVICES`, or these settings (they win).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct DestinationConfig {
-    /// The destination that mints the callback token.
-    pub name: String,
-    /// OAuth base URL (binding `url`); `/oauth/token` is appended.
-    pub token_url: Option<String>,
-    /// Service API base URL (binding `uri`).
-    pub uri: Option<String>,
-    pub client_id: Option<String>,
-    pub client_secret: Option<String>,
-}
-
-impl Default for DestinationConfig {
-    fn default() -> Self {
-        DestinationConfig {
-            name: "JOULE_ASYNC_API".into(),
-            token_url: None,
-            uri: None,
-            client_id: None,
-            client_secret: None,
-        }
-    }
+    pub destination: crate::btp::DestinationSettings,
 }
 
 impl Default for PushSettings {
@@ -166,7 +139,7 @@ impl Default for PushSettings {
             timeout_ms: 10_000,
             heartbeat_ms: 30_000,
             joule_hosts: vec!["*.sapdas.cloud.sap".into()],
-            destination: DestinationConfig::default(),
+            destination: crate::btp::DestinationSettings::default(),
         }
     }
 }

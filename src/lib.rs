@@ -5,6 +5,7 @@ pub mod a2a;
 pub mod agent;
 pub mod auth;
 pub mod backend;
+pub mod btp;
 pub mod card;
 pub mod cli;
 pub mod clock;

@@ -167,47 +167,13 @@ pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, Backend
     ))))
 }
 
-/// The Destination service client: explicit settings, else the first
-/// `destination` binding; `None` when neither says where it is.
-fn destination_client(
-    config: &crate::config::DestinationConfig,
-    http: reqwest::Client,
-) -> Result<Option<crate::push::destination::DestinationClient>, StartupError> {
-    let binding = std::env::var("VCAP_SERVICES")
+/// The first `destination` binding's `credentials` (`Null` without one).
+fn destination_binding() -> serde_json::Value {
+    std::env::var("VCAP_SERVICES")
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
         .and_then(|vcap| vcap.get("destination")?.get(0)?.get("credentials").cloned())
-        .unwrap_or_default();
-    let from_binding = |key: &str| {
-        binding
-            .get(key)
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-    };
-    let (Some(token_url), Some(uri), Some(client_id), Some(client_secret)) = (
-        config.token_url.clone().or_else(|| from_binding("url")),
-        config.uri.clone().or_else(|| from_binding("uri")),
-        config
-            .client_id
-            .clone()
-            .or_else(|| from_binding("clientid")),
-        config
-            .client_secret
-            .clone()
-            .or_else(|| from_binding("clientsecret")),
-    ) else {
-        return Ok(None);
-    };
-    Ok(Some(crate::push::destination::DestinationClient::new(
-        crate::push::destination::DestinationSettings {
-            token_url,
-            uri,
-            client_id,
-            client_secret,
-            name: config.name.clone(),
-        },
-        http,
-    )))
+        .unwrap_or_default()
 }
 
 impl Application {
@@ -311,9 +277,6 @@ impl Application {
             // it allows. The Destination service (an operator's binding)
             // gets a client of its own.
             let webhooks = crate::push::guard::delivery_client(&guard)?;
-            let destination_http = reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .build()?;
             Some(crate::push::PushService::new(
                 crate::push::PushSettings {
                     guard,
@@ -324,7 +287,10 @@ impl Application {
                     joule_hosts: settings.push.joule_hosts.clone(),
                 },
                 webhooks,
-                destination_client(&settings.push.destination, destination_http)?,
+                crate::btp::DestinationClient::from_settings(
+                    &settings.push.destination,
+                    &destination_binding(),
+                )?,
                 Arc::clone(&stores.tasks),
             ))
         } else {

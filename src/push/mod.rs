@@ -3,13 +3,12 @@
 //! task changes (A2A format: the Task JSON) with retries, in event order per
 //! task, never blocking a turn.
 
-pub mod destination;
 pub mod guard;
 
 use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
+use crate::btp::{DestinationClient, DestinationError};
 use crate::tasks::{CallContext, PushConfigError, TaskObserver, TaskStore};
 use async_trait::async_trait;
-use destination::DestinationClient;
 use guard::{GuardSettings, WebhookRefused};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -28,6 +27,17 @@ pub struct PushSettings {
     pub heartbeat: Duration,
     /// Host patterns whose callbacks get Joule's format.
     pub joule_hosts: Vec<String>,
+}
+
+/// Why a Joule callback got no token.
+#[derive(Debug, thiserror::Error)]
+enum JouleTokenError {
+    #[error("no Destination service is configured (push.destination or a `destination` binding)")]
+    NoDestinationService,
+    #[error("the original call carried no user token to exchange")]
+    NoUserToken,
+    #[error(transparent)]
+    Destination(#[from] DestinationError),
 }
 
 /// Delivery state of a task that has push configs, while it is open.
@@ -340,16 +350,17 @@ impl PushService {
 impl PushService {
     /// `Authorization` for a Joule callback: a Joule-API token minted by the
     /// Destination service from the caller's user token.
-    async fn joule_authorization(&self, call: &CallContext) -> Result<String, String> {
-        let destination = self.destination.as_ref().ok_or(
-            "no Destination service is configured (push.destination or a `destination` binding)",
-        )?;
+    async fn joule_authorization(&self, call: &CallContext) -> Result<String, JouleTokenError> {
+        let destination = self
+            .destination
+            .as_ref()
+            .ok_or(JouleTokenError::NoDestinationService)?;
         let user_token = call
             .bearer_token
             .as_ref()
             .map(crate::auth::BearerToken::expose)
-            .ok_or("the original call carried no user token to exchange")?;
-        destination.authorization(user_token).await
+            .ok_or(JouleTokenError::NoUserToken)?;
+        Ok(destination.authorization(user_token).await?)
     }
 
     /// Send `working` notifications while the task works.

@@ -14,7 +14,7 @@ pub struct Settings {
     pub card: CardSettings,
     pub backend: BackendSettings,
     pub auth: crate::auth::AuthSettings,
-    pub push: PushSettings,
+    pub push: crate::push::PushSettings,
     pub store: StoreSettings,
     pub rules: RulesSettings,
     pub telemetry: TelemetrySettings,
@@ -104,44 +104,6 @@ pub struct RulesSettings {
     /// Specialist skill id → the actions it may propose (replaces what the
     /// specialist declares; an empty list silences its proposals).
     pub proposals: std::collections::BTreeMap<String, Vec<String>>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct PushSettings {
-    pub enabled: bool,
-    /// Webhook host patterns (`*.domain` = any subdomain); comma-separated in the environment.
-    pub allowed_hosts: Vec<String>,
-    /// TESTING ONLY: plain http to loopback hosts. Refused on Cloud Foundry.
-    pub allow_loopback_http: bool,
-    /// TESTING ONLY: private, loopback and link-local targets. Refused on Cloud Foundry.
-    pub allow_private_addresses: bool,
-    pub max_attempts: u32,
-    pub retry_base_ms: u64,
-    pub timeout_ms: u64,
-    /// A `working` notification this often while a task works (0 = none).
-    pub heartbeat_ms: u64,
-    /// Callback hosts that get Joule's format (envelope, correlation headers,
-    /// Destination-service token); comma-separated in the environment.
-    pub joule_hosts: Vec<String>,
-    pub destination: crate::btp::DestinationSettings,
-}
-
-impl Default for PushSettings {
-    fn default() -> Self {
-        PushSettings {
-            enabled: true,
-            allowed_hosts: vec!["*.sapdas.cloud.sap".into()],
-            allow_loopback_http: false,
-            allow_private_addresses: false,
-            max_attempts: 5,
-            retry_base_ms: 500,
-            timeout_ms: 10_000,
-            heartbeat_ms: 30_000,
-            joule_hosts: vec!["*.sapdas.cloud.sap".into()],
-            destination: crate::btp::DestinationSettings::default(),
-        }
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

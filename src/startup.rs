@@ -263,36 +263,14 @@ impl Application {
             .map(|_| extended_card(&card.card, &agent.offered_actions()));
         let push = if settings.push.enabled {
             let on_cloud_foundry = std::env::var_os("VCAP_APPLICATION").is_some();
-            if on_cloud_foundry
-                && (settings.push.allow_loopback_http || settings.push.allow_private_addresses)
-            {
+            if on_cloud_foundry && settings.push.allows_test_targets() {
                 return Err(StartupError::PushTestSettingOnCloudFoundry);
             }
-            let guard = crate::push::guard::GuardSettings {
-                allowed_hosts: settings.push.allowed_hosts.clone(),
-                allow_loopback_http: settings.push.allow_loopback_http,
-                allow_private_addresses: settings.push.allow_private_addresses,
-            };
-            // Webhooks: resolved through the guard, connected to only where
-            // it allows. The Destination service (an operator's binding)
-            // gets a client of its own.
-            let webhooks = crate::push::guard::delivery_client(&guard)?;
-            Some(crate::push::PushService::new(
-                crate::push::PushSettings {
-                    guard,
-                    max_attempts: settings.push.max_attempts,
-                    retry_base: Duration::from_millis(settings.push.retry_base_ms),
-                    timeout: Duration::from_millis(settings.push.timeout_ms),
-                    heartbeat: Duration::from_millis(settings.push.heartbeat_ms),
-                    joule_hosts: settings.push.joule_hosts.clone(),
-                },
-                webhooks,
-                crate::btp::DestinationClient::from_settings(
-                    &settings.push.destination,
-                    &destination_binding(),
-                )?,
+            Some(crate::push::PushService::from_settings(
+                &settings.push,
+                &destination_binding(),
                 Arc::clone(&stores.tasks),
-            ))
+            )?)
         } else {
             None
         };

@@ -15,7 +15,7 @@ pub struct Settings {
     pub backend: BackendSettings,
     pub auth: crate::auth::AuthSettings,
     pub push: crate::push::PushSettings,
-    pub store: StoreSettings,
+    pub store: crate::db::StoreSettings,
     pub rules: RulesSettings,
     pub telemetry: TelemetrySettings,
 }
@@ -39,59 +39,6 @@ pub struct TelemetrySettings {
 pub enum LogFormat {
     Text,
     Json,
-}
-
-/// Where tasks, push configs and the action ledger live.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct StoreSettings {
-    /// `sqlite`, `postgres` or `memory`. Unset: `postgres` when a database
-    /// URL or a `postgresql-db` binding is there, else `sqlite`.
-    pub backend: Option<StoreBackend>,
-    /// The folder of the SQLite file (created when missing).
-    pub data_dir: PathBuf,
-    /// The SQLite file name inside `data_dir`, or `:memory:` (tests).
-    pub sqlite_file: String,
-    /// A PostgreSQL URL (also `DATABASE_URL`); wins over a binding.
-    pub database_url: Option<String>,
-    /// PostgreSQL pool size per instance (half of it write tasks).
-    pub max_connections: u32,
-    /// Task writes on PostgreSQL commit without waiting for the WAL flush:
-    /// a crash of the database server can lose the last few hundred ms of
-    /// task changes (never corrupt them). The ledger always waits.
-    pub postgres_async_task_commit: bool,
-    /// Finished tasks are deleted this many days after they finished (SQL
-    /// stores); the action ledger is never deleted.
-    pub retention_days: u64,
-    /// A running turn's claim on its task; renewed while the turn runs. A
-    /// claim that runs out (the instance died) ends the task `failed`.
-    pub lease_secs: u64,
-    /// How often the expired-lease and retention job runs.
-    pub sweep_interval_secs: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StoreBackend {
-    Sqlite,
-    Postgres,
-    Memory,
-}
-
-impl Default for StoreSettings {
-    fn default() -> Self {
-        StoreSettings {
-            backend: None,
-            data_dir: PathBuf::from("var"),
-            sqlite_file: "order-exception-agent.sqlite3".into(),
-            database_url: None,
-            max_connections: 10,
-            postgres_async_task_commit: true,
-            retention_days: 30,
-            lease_secs: 30,
-            sweep_interval_secs: 10,
-        }
-    }
 }
 
 /// The rule book: who may do what. Unset entries keep the seed defaults.

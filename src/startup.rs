@@ -108,7 +108,8 @@ pub struct Stores {
 /// Open the stores the settings name: SQLite by default, PostgreSQL with a
 /// URL or a `postgresql-db` binding, or memory. The schema is migrated here.
 pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
-    let Some(database) = Database::open(&settings.store, &ProcessEnv).await? else {
+    let vcap_services = crate::config::EnvSource::var(&ProcessEnv, "VCAP_SERVICES");
+    let Some(database) = Database::open(&settings.store, vcap_services.as_deref()).await? else {
         return Ok(Stores {
             tasks: Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
                 retention: Duration::from_secs(settings.tasks.retention_secs),
@@ -128,12 +129,10 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
     );
     Ok(Stores {
         location: database.location.clone(),
-        tasks: Arc::new(SqlTaskStore::new(
+        tasks: Arc::new(SqlTaskStore::from_settings(
             database.clone(),
             instance,
-            Duration::from_secs(settings.store.lease_secs.max(1)),
-            settings.store.max_connections,
-            settings.store.postgres_async_task_commit,
+            &settings.store,
         )),
         ledger: Arc::new(SqlLedger::new(database)),
     })
@@ -287,11 +286,7 @@ impl Application {
             },
             observer,
         );
-        engine.spawn_maintenance(Maintenance {
-            lease: Duration::from_secs(settings.store.lease_secs.max(1)),
-            sweep: Duration::from_secs(settings.store.sweep_interval_secs.max(1)),
-            retention: Duration::from_secs(settings.store.retention_days.saturating_mul(86_400)),
-        });
+        engine.spawn_maintenance(Maintenance::from_settings(&settings.store));
         let request_timeout = Duration::from_millis(settings.server.request_timeout_ms.max(1));
         let state = web::Data::new(AppState {
             engine,

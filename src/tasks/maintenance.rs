@@ -8,6 +8,7 @@ use super::observer::CallContext;
 use super::reply::{agent_message, set_status};
 use super::store::StoreError;
 use crate::a2a::TaskState;
+use crate::db::StoreSettings;
 use std::time::Duration;
 
 /// How often the maintenance job runs and what it keeps.
@@ -19,6 +20,17 @@ pub struct Maintenance {
     pub sweep: Duration,
     /// Finished tasks older than this are deleted.
     pub retention: Duration,
+}
+
+impl Maintenance {
+    /// What the store settings ask for.
+    pub fn from_settings(settings: &StoreSettings) -> Self {
+        Maintenance {
+            lease: settings.lease(),
+            sweep: settings.sweep_interval(),
+            retention: settings.retention(),
+        }
+    }
 }
 
 const LEASE_LOST: &str = "The instance working on this request stopped before it finished \

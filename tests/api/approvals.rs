@@ -309,7 +309,7 @@ fn assert_millisecond_utc(what: &str, value: &Value) {
 
 #[tokio::test]
 async fn task_statuses_and_ledger_rows_carry_one_timestamp_format() {
-    use order_exception_agent::config::StoreBackend;
+    use order_exception_agent::db::StoreBackend;
     for backend in [StoreBackend::Sqlite, StoreBackend::Memory] {
         let mut settings = crate::helpers::test_settings();
         settings.store.backend = Some(backend);

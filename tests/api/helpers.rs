@@ -59,7 +59,7 @@ pub fn test_settings() -> Settings {
     settings.server.port = 0;
     settings.server.workers = Some(2);
     // Every test app gets its own SQLite database, in memory.
-    settings.store.backend = Some(order_exception_agent::config::StoreBackend::Sqlite);
+    settings.store.backend = Some(order_exception_agent::db::StoreBackend::Sqlite);
     settings.store.sqlite_file = ":memory:".into();
     settings
 }
@@ -283,7 +283,7 @@ pub async fn postgres_url(test: &str) -> Option<String> {
 /// Test settings on PostgreSQL at `url`.
 pub fn postgres_settings(url: &str) -> Settings {
     let mut settings = test_settings();
-    settings.store.backend = Some(order_exception_agent::config::StoreBackend::Postgres);
+    settings.store.backend = Some(order_exception_agent::db::StoreBackend::Postgres);
     settings.store.database_url = Some(url.to_string());
     settings
 }

@@ -229,7 +229,7 @@ async fn history_length_zero_some_all_and_negative() {
 async fn finished_tasks_beyond_the_cap_are_evicted_open_ones_kept() {
     let mut settings = test_settings();
     // The caps are the memory store's; SQL stores keep tasks for days.
-    settings.store.backend = Some(order_exception_agent::config::StoreBackend::Memory);
+    settings.store.backend = Some(order_exception_agent::db::StoreBackend::Memory);
     settings.tasks.max_finished = 2;
     let app = spawn_app_with(settings).await;
     let open = app.send_text("why is it blocked by credit").await;

@@ -8,7 +8,7 @@ mod group_commit;
 
 use super::store::{StoreError, StoredTask, TaskStore, Written};
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
-use crate::db::{Database, now_ms};
+use crate::db::{Database, StoreSettings, now_ms};
 use async_trait::async_trait;
 use group_commit::{Write, WriteOutcome, Writes};
 use sqlx::Row;
@@ -50,6 +50,19 @@ fn version(value: i64) -> u64 {
 }
 
 impl SqlTaskStore {
+    /// The store the settings describe (lease, pool size, asynchronous
+    /// commits of task writes on PostgreSQL) on `db`, its leases held by
+    /// `instance`.
+    pub fn from_settings(db: Database, instance: String, settings: &StoreSettings) -> Self {
+        Self::new(
+            db,
+            instance,
+            settings.lease(),
+            settings.pool_size(),
+            settings.postgres_async_task_commit,
+        )
+    }
+
     /// Starts the writer tasks: one for SQLite (one writer at a time
     /// anyway), half the pool for PostgreSQL.
     pub fn new(

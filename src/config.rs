@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 #[serde(default)]
 pub struct Settings {
     pub server: ServerSettings,
-    pub tasks: TaskSettings,
+    pub tasks: crate::tasks::TaskSettings,
     pub card: CardSettings,
     pub backend: BackendSettings,
     pub auth: crate::auth::AuthSettings,
@@ -94,34 +94,6 @@ impl Default for ServerSettings {
             body_bytes_in_flight: 16 * 1024 * 1024,
             max_connections: 512,
             sse_keep_alive_ms: 15_000,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct TaskSettings {
-    /// Strict A2A task ids instead of the Joule-compatible default.
-    pub strict_task_ids: bool,
-    /// Seconds a finished task stays readable (in-memory store).
-    pub retention_secs: u64,
-    /// Finished tasks kept at most (in-memory store).
-    pub max_finished: usize,
-    /// Open tasks kept at most; past it the oldest is dropped (in-memory store).
-    pub max_open: usize,
-    /// Milliseconds a blocking `message/send` waits before it answers the
-    /// task as `working` and the turn goes on (Joule waits about 60 s).
-    pub budget_ms: u64,
-}
-
-impl Default for TaskSettings {
-    fn default() -> Self {
-        TaskSettings {
-            strict_task_ids: false,
-            retention_secs: 3600,
-            max_finished: 2_000,
-            max_open: 10_000,
-            budget_ms: 55_000,
         }
     }
 }

@@ -10,10 +10,7 @@ use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
 use crate::card::{CardDocument, build_card, extended_card};
 use crate::config::{ProcessEnv, Settings};
 use crate::db::{Database, DbError};
-use crate::tasks::{
-    EngineSettings, InMemoryTaskStore, Maintenance, MemoryStoreLimits, SqlTaskStore, TaskEngine,
-    TaskStore,
-};
+use crate::tasks::{InMemoryTaskStore, Maintenance, SqlTaskStore, TaskEngine, TaskStore};
 use actix_web::dev::Server;
 use actix_web::{App, HttpServer, web};
 use std::net::TcpListener;
@@ -111,11 +108,7 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
     let vcap_services = crate::config::EnvSource::var(&ProcessEnv, "VCAP_SERVICES");
     let Some(database) = Database::open(&settings.store, vcap_services.as_deref()).await? else {
         return Ok(Stores {
-            tasks: Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
-                retention: Duration::from_secs(settings.tasks.retention_secs),
-                max_terminal: settings.tasks.max_finished,
-                max_open: settings.tasks.max_open,
-            })),
+            tasks: Arc::new(InMemoryTaskStore::from_settings(&settings.tasks)),
             ledger: Arc::new(MemoryLedger::default()),
             location: "memory (nothing survives a restart)".into(),
         });
@@ -277,15 +270,7 @@ impl Application {
             Arc::new(crate::push::PushObserver(Arc::clone(service)))
                 as Arc<dyn crate::tasks::TaskObserver>
         });
-        let engine = TaskEngine::new(
-            stores.tasks,
-            agent,
-            EngineSettings {
-                strict_task_ids: settings.tasks.strict_task_ids,
-                budget: Duration::from_millis(settings.tasks.budget_ms),
-            },
-            observer,
-        );
+        let engine = TaskEngine::new(stores.tasks, agent, settings.tasks.clone(), observer);
         engine.spawn_maintenance(Maintenance::from_settings(&settings.store));
         let request_timeout = Duration::from_millis(settings.server.request_timeout_ms.max(1));
         let state = web::Data::new(AppState {

@@ -34,7 +34,7 @@ impl TaskEngine {
         mut events: broadcast::Receiver<TaskEvent>,
         stored: StoredVersion,
     ) -> Result<Task, EngineError> {
-        let deadline = tokio::time::Instant::now() + self.inner.settings.budget;
+        let deadline = tokio::time::Instant::now() + self.inner.settings.budget();
         loop {
             match tokio::time::timeout_at(deadline, events.recv()).await {
                 // The event carries the task exactly as stored: no store read.
@@ -53,7 +53,7 @@ impl TaskEngine {
                     crate::telemetry::metrics::budget_expired();
                     tracing::info!(
                         task.id = %task.id,
-                        budget_ms = i64::try_from(self.inner.settings.budget.as_millis())
+                        budget_ms = i64::try_from(self.inner.settings.budget().as_millis())
                             .unwrap_or(i64::MAX),
                         "budget expired: answering `working`, the turn goes on"
                     );

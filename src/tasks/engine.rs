@@ -10,7 +10,7 @@ use super::events::TaskEvent;
 use super::observer::{CallContext, TaskObserver};
 use super::push_configs::push_config_error;
 use super::reply::{agent_message, archive_status_message, pending_approval, set_status};
-use super::settings::EngineSettings;
+use super::settings::TaskSettings;
 use super::store::{StoreError, StoredTask, TaskStore, Written};
 use super::turn::{RunningTurn, StoredVersion};
 use crate::a2a::{
@@ -32,7 +32,7 @@ pub struct TaskEngine {
 pub(super) struct Inner {
     pub(super) store: Arc<dyn TaskStore>,
     pub(super) agent: Arc<dyn Agent>,
-    pub(super) settings: EngineSettings,
+    pub(super) settings: TaskSettings,
     pub(super) observer: Option<Arc<dyn TaskObserver>>,
     pub(super) turns: Mutex<HashMap<String, RunningTurn>>,
 }
@@ -107,7 +107,7 @@ impl TaskEngine {
     pub fn new(
         store: Arc<dyn TaskStore>,
         agent: Arc<dyn Agent>,
-        settings: EngineSettings,
+        settings: TaskSettings,
         observer: Option<Arc<dyn TaskObserver>>,
     ) -> Self {
         TaskEngine {

@@ -69,6 +69,11 @@ fn encode(task: &Task) -> Result<Box<str>, StoreError> {
 }
 
 impl InMemoryTaskStore {
+    /// The store bounded as the task settings say.
+    pub fn from_settings(settings: &super::TaskSettings) -> Self {
+        Self::new(settings.memory_limits())
+    }
+
     pub fn new(limits: MemoryStoreLimits) -> Self {
         InMemoryTaskStore {
             limits,

@@ -23,6 +23,6 @@ pub use maintenance::Maintenance;
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
 pub use observer::{CallContext, PushConfigError, TaskObserver};
 pub use reply::{STILL_WORKING, working_note};
-pub use settings::EngineSettings;
+pub use settings::TaskSettings;
 pub use sql::SqlTaskStore;
 pub use store::{StoreError, StoredTask, TaskStore, Written};

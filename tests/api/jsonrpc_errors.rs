@@ -1,6 +1,6 @@
 //! Every JSON-RPC error case of the core issue, over HTTP, schema-checked.
 
-use crate::helpers::{assert_schema, spawn_app, user_message};
+use crate::helpers::{TestApp, assert_schema, user_message};
 use serde_json::{Value, json};
 
 async fn raw(app: &crate::helpers::TestApp, body: &str) -> Value {
@@ -14,7 +14,7 @@ async fn raw(app: &crate::helpers::TestApp, body: &str) -> Value {
 
 #[tokio::test]
 async fn unparsable_json_is_32700_with_null_id() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let body = raw(&app, r#"{"jsonrpc":"2.0","id":1,"method":"#).await;
     assert_eq!(body["error"]["code"], -32700);
     assert_eq!(body["id"], Value::Null);
@@ -22,7 +22,7 @@ async fn unparsable_json_is_32700_with_null_id() {
 
 #[tokio::test]
 async fn envelope_errors_are_32600_and_echo_a_readable_id() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let cases = [
         (
             r#"{"jsonrpc":"1.0","id":"a","method":"tasks/get","params":{}}"#,
@@ -62,7 +62,7 @@ async fn envelope_errors_are_32600_and_echo_a_readable_id() {
 
 #[tokio::test]
 async fn unknown_methods_are_32601_before_params_are_checked() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let body = raw(
         &app,
         r#"{"jsonrpc":"2.0","id":"u1","method":"tasks/explode","params":{}}"#,
@@ -80,7 +80,7 @@ async fn unknown_methods_are_32601_before_params_are_checked() {
 
 #[tokio::test]
 async fn bad_params_are_32602_naming_the_field() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let mut no_message_id = user_message("why is order 4711 blocked by credit");
     no_message_id.as_object_mut().unwrap().remove("messageId");
     let mut parts_a_string = user_message("x");
@@ -142,7 +142,7 @@ async fn bad_params_are_32602_naming_the_field() {
 
 #[tokio::test]
 async fn unknown_tasks_are_32001_and_finished_ones_not_cancelable_32002() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let error = app
         .rpc_error("tasks/get", json!({ "id": "no-such-task" }))
         .await;
@@ -166,7 +166,7 @@ async fn unknown_tasks_are_32001_and_finished_ones_not_cancelable_32002() {
 
 #[tokio::test]
 async fn push_config_methods_and_the_extended_card_answer_precise_errors() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     // Push config methods on an unknown task, or with params missing.
     for (method, params, code) in [
         (
@@ -206,7 +206,7 @@ async fn push_config_methods_and_the_extended_card_answer_precise_errors() {
 
 #[tokio::test]
 async fn file_and_data_parts_are_32005() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let mut file = user_message("x");
     file["parts"] = json!([{ "kind": "file", "file": { "uri": "https://example.com/a.pdf", "mimeType": "application/pdf" } }]);
     let error = app
@@ -236,7 +236,7 @@ async fn file_and_data_parts_are_32005() {
 
 #[tokio::test]
 async fn a_repeated_request_id_still_gets_a_normal_answer() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let request = json!({
         "jsonrpc": "2.0", "id": 42, "method": "message/send",
         "params": { "message": user_message("why is order 4711 blocked by credit") }

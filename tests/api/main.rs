@@ -10,7 +10,6 @@ mod durability;
 mod helpers;
 mod interop;
 mod jsonrpc_errors;
-mod key_server;
 mod lifecycle;
 mod otlp;
 mod process;

@@ -5,8 +5,9 @@
 //! same trace ids, a flush at shutdown (also of a full queue behind a slow
 //! collector), and a bounded, counted queue when the collector is down.
 
-use crate::otlp::{PemFiles, Pki, hex, int, prometheus_value, string, text, wait_until};
-use crate::process::start_binary;
+use crate::helpers::binary::start_binary;
+use crate::helpers::wait_until;
+use crate::otlp::{PemFiles, Pki, hex, int, prometheus_value, string, text};
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
@@ -212,7 +213,7 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
     )
     .await;
     assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
-    wait_until(Duration::from_secs(10), || {
+    wait_until(Duration::from_secs(10), async || {
         !seen.lock().unwrap().hooks.is_empty()
     })
     .await;
@@ -463,7 +464,7 @@ async fn spans_queued_behind_a_slow_collector_are_flushed_at_shutdown() {
         dropped >= REQUESTS * 3 - 16,
         "the queue filled behind the held export: {dropped} spans counted as dropped"
     );
-    wait_until(Duration::from_secs(10), || {
+    wait_until(Duration::from_secs(10), async || {
         seen.lock().unwrap().trace_exports > 0
     })
     .await;
@@ -545,7 +546,7 @@ async fn a_request_record_names_the_id_itself_and_the_json_rpc_error_code_only_f
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn authentication_is_a_child_span_with_issuer_client_and_outcome_never_the_token() {
-    use crate::key_server::*;
+    use crate::helpers::key_server::*;
     let keys = KeyServer::start().await;
     let (url, seen) = receiver().await;
     let running = start_binary(&[
@@ -582,7 +583,7 @@ async fn authentication_is_a_child_span_with_issuer_client_and_outcome_never_the
             .filter(|s| s.name == name)
             .count()
     };
-    wait_until(Duration::from_secs(10), || count("authenticate") >= 3).await;
+    wait_until(Duration::from_secs(10), async || count("authenticate") >= 3).await;
     let rejections = prometheus_value(
         running.port,
         "a2a_token_rejections_total{reason=\"invalid\"}",
@@ -685,7 +686,7 @@ async fn an_approval_and_its_ledger_write_are_traced() {
     assert_eq!(filed["result"]["status"]["state"], "completed", "{filed}");
     // Exported by the batch delay, before any shutdown.
     let has = |name: &str| seen.lock().unwrap().spans.iter().any(|s| s.name == name);
-    wait_until(Duration::from_secs(10), || {
+    wait_until(Duration::from_secs(10), async || {
         has("approval") && has("ledger.write") && has("rulebook.decision")
     })
     .await;
@@ -731,7 +732,7 @@ async fn an_approval_and_its_ledger_write_are_traced() {
 
 #[tokio::test]
 async fn metrics_are_served_as_prometheus_text_only_when_asked() {
-    let off = crate::helpers::spawn_app().await;
+    let off = crate::helpers::TestApp::spawn().await;
     let status = crate::helpers::http_client()
         .get(format!("{}/metrics", off.address))
         .send()
@@ -802,7 +803,7 @@ async fn a_budget_expiry_is_an_event_of_the_request_span_and_counted() {
             .iter()
             .any(|span| span.name == "a2a.turn")
     };
-    wait_until(Duration::from_secs(10), turn_done).await;
+    wait_until(Duration::from_secs(10), async || turn_done()).await;
     {
         let seen = seen.lock().unwrap();
         let request = named(&seen.spans, "jsonrpc");
@@ -863,7 +864,7 @@ async fn otel_certificate_variables_give_http_mutual_tls() {
             .iter()
             .any(|s| s.name == "jsonrpc")
     };
-    wait_until(Duration::from_secs(10), has_request).await;
+    wait_until(Duration::from_secs(10), async || has_request()).await;
     let log = running.terminate().await.join("\n");
     let seen = seen.lock().unwrap();
     let request = named(&seen.spans, "jsonrpc");

@@ -7,8 +7,9 @@
 
 use crate::helpers::binary::start_binary;
 use crate::helpers::wait_until;
+use crate::helpers::webhook::WebhookReceiver;
 use crate::otlp::{PemFiles, Pki, hex, int, prometheus_value, string, text};
-use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use actix_web::{App, HttpResponse, HttpServer, web};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::trace::v1::Span;
@@ -25,10 +26,6 @@ const PARENT_ID: &str = "00f067aa0ba902b7";
 #[derive(Default)]
 struct Seen {
     spans: Vec<Span>,
-    /// Each webhook call's `traceparent`.
-    hooks: Vec<Option<String>>,
-    /// Each webhook call's `tracestate` header, when it had one.
-    tracestates: Vec<Option<String>>,
     /// Names of the metrics received.
     metrics: Vec<String>,
     /// Trace exports that arrived (also those still held).
@@ -78,21 +75,7 @@ async fn metrics(body: web::Bytes, seen: Shared) -> HttpResponse {
     HttpResponse::Ok().finish()
 }
 
-async fn hook(request: HttpRequest, seen: Shared) -> HttpResponse {
-    let header = |name: &str| {
-        request
-            .headers()
-            .get(name)
-            .map(|v| v.to_str().unwrap_or("(not text)").to_string())
-    };
-    let mut seen = seen.lock().unwrap();
-    seen.hooks.push(header("traceparent"));
-    seen.tracestates.push(header("tracestate"));
-    HttpResponse::Ok().finish()
-}
-
-/// An OTLP/HTTP collector (`/v1/traces`, `/v1/metrics`) and a webhook
-/// (`/hook`) on loopback.
+/// An OTLP/HTTP collector (`/v1/traces`, `/v1/metrics`) on loopback.
 async fn receiver() -> (String, Arc<Mutex<Seen>>) {
     receiver_over(None).await
 }
@@ -108,7 +91,6 @@ async fn receiver_over(tls: Option<rustls::ServerConfig>) -> (String, Arc<Mutex<
             .app_data(data.clone())
             .route("/v1/traces", web::post().to(traces))
             .route("/v1/metrics", web::post().to(metrics))
-            .route("/hook", web::post().to(hook))
     })
     .workers(1);
     let (scheme, server) = match tls {
@@ -187,6 +169,7 @@ fn message_send(text: &str, hook: Option<String>) -> Value {
 #[tokio::test]
 async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushed_at_shutdown() {
     let (url, seen) = receiver().await;
+    let webhook = WebhookReceiver::start().await;
     // A long batch delay (and the default 60 s metric interval): spans and
     // metrics can only arrive through the flush at shutdown.
     let running = start_binary(&[
@@ -203,7 +186,7 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
     // A string id, and a traceparent without tracestate.
     let mut request = message_send(
         "why is order 4711 blocked by credit",
-        Some(format!("{url}/hook")),
+        Some(format!("{}/hook", webhook.url)),
     );
     request["id"] = json!("req-1");
     let reply = send(
@@ -214,7 +197,7 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
     .await;
     assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
     wait_until(Duration::from_secs(10), async || {
-        !seen.lock().unwrap().hooks.is_empty()
+        !webhook.at("/hook").is_empty()
     })
     .await;
     assert!(
@@ -309,17 +292,22 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
             push.attributes
         );
     }
+    // Each webhook call's `traceparent` and `tracestate`, when it had one.
+    let calls = webhook.at("/hook");
+    let header = |name: &str| -> Vec<Option<String>> {
+        calls
+            .iter()
+            .map(|call| call.headers.get(name).cloned())
+            .collect()
+    };
+    let (hooks, tracestates) = (header("traceparent"), header("tracestate"));
     assert!(
-        seen.tracestates.iter().all(Option::is_none),
+        tracestates.iter().all(Option::is_none),
         "no tracestate header when the request had none: {:?}",
-        seen.tracestates
+        tracestates
     );
-    let sent: Vec<String> = seen.hooks.iter().flatten().cloned().collect();
-    assert_eq!(
-        sent.len(),
-        seen.hooks.len(),
-        "every push carries traceparent"
-    );
+    let sent: Vec<String> = hooks.iter().flatten().cloned().collect();
+    assert_eq!(sent.len(), hooks.len(), "every push carries traceparent");
     for traceparent in &sent {
         let parts: Vec<&str> = traceparent.split('-').collect();
         assert_eq!(parts[1], TRACE_ID, "{traceparent}");

@@ -72,7 +72,9 @@ pub fn build_card(
         },
         security_schemes,
         security,
-        default_input_modes: vec!["text/plain".into()],
+        // Text, and data parts: the agent reads the fields it knows (an
+        // order number, a block note); files are refused with -32005.
+        default_input_modes: vec!["text/plain".into(), "application/json".into()],
         default_output_modes: vec!["text/plain".into(), "application/json".into()],
         skills: skills
             .iter()

@@ -182,7 +182,19 @@ pub struct ServerSettings {
     pub workers: Option<usize>,
     /// Seconds to finish in-flight requests after SIGTERM (CF kills after 10).
     pub shutdown_timeout_secs: u64,
+    /// A larger request body gets 413.
     pub max_body_bytes: usize,
+    /// A request's headers must arrive within this after the connection
+    /// opened, and its body within this after the headers; else 408 and the
+    /// connection is closed.
+    pub request_timeout_ms: u64,
+    /// Bytes all request bodies being read or handled may hold at once
+    /// (beyond the first 16 KiB of each, which always fit); a body that
+    /// needs more gets 503 with `Retry-After`.
+    pub body_bytes_in_flight: usize,
+    /// Open connections at most (split over the workers); more wait to be
+    /// accepted.
+    pub max_connections: usize,
     /// A `: keep-alive` comment on quiet SSE streams this often.
     pub sse_keep_alive_ms: u64,
 }
@@ -196,6 +208,9 @@ impl Default for ServerSettings {
             workers: None,
             shutdown_timeout_secs: 5,
             max_body_bytes: 1024 * 1024,
+            request_timeout_ms: 10_000,
+            body_bytes_in_flight: 16 * 1024 * 1024,
+            max_connections: 512,
             sse_keep_alive_ms: 15_000,
         }
     }
@@ -333,10 +348,13 @@ impl Settings {
         if let Some(path) = config_file {
             builder = builder.add_source(config::File::from(path).required(true));
         }
+        // The one place `AGENT__…` variables are read. An empty one counts as
+        // unset (`AGENT__AUTH__APP_TID=` keeps the binding's tenant, not "").
         builder = builder.add_source(
             config::Environment::with_prefix("AGENT")
                 .prefix_separator("__")
                 .separator("__")
+                .ignore_empty(true)
                 .try_parsing(true)
                 .list_separator(",")
                 .with_list_parse_key("auth.domains")

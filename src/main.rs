@@ -1,7 +1,7 @@
 use clap::{Parser, Subcommand};
 use order_exception_agent::cli;
 use order_exception_agent::config::{ProcessEnv, Settings};
-use order_exception_agent::startup::Application;
+use order_exception_agent::startup::{self, Application};
 use order_exception_agent::telemetry;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -67,7 +67,9 @@ Examples:
 Without --url, card, ask, triage and eval start the agent in this process on
 a loopback port (embedded demo data, authentication off). Exit codes of these
 commands: 0 done, 1 eval below its threshold, 2 bad arguments or input file,
-3 the agent could not be reached or answered with an error.";
+3 the agent could not be reached or answered with an error, 141 stdout was
+closed early (… | head). `serve` exits 2 on bad settings, 1 on other
+failures to start.";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -91,17 +93,18 @@ async fn serve(config: Option<PathBuf>) -> ExitCode {
     let settings = match Settings::load(config.as_deref()) {
         Ok(settings) => settings,
         Err(error) => {
-            eprintln!("error: {error}");
-            return ExitCode::from(2);
+            cli::error_line(&error);
+            return ExitCode::from(startup::EXIT_BAD_SETTINGS);
         }
     };
     let telemetry = telemetry::init_service(&settings.telemetry, &ProcessEnv);
     let application = match Application::build(settings).await {
         Ok(application) => application,
         Err(error) => {
-            eprintln!("error: {error}");
+            // Bad settings exit 2 whichever check found them; other failures 1.
+            cli::error_line(&error);
             telemetry.shutdown(TELEMETRY_FLUSH).await;
-            return ExitCode::FAILURE;
+            return ExitCode::from(error.exit_code());
         }
     };
     tracing::info!(
@@ -117,8 +120,8 @@ async fn serve(config: Option<PathBuf>) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("error: server failed: {error}");
-            ExitCode::FAILURE
+            cli::error_line(&format!("server failed: {error}"));
+            ExitCode::from(startup::EXIT_START_FAILED)
         }
     };
     // After the server's own shutdown (about 5 s): inside CF's 10 s window.

@@ -4,8 +4,8 @@
 use crate::a2a::card::AgentCard;
 use crate::a2a::jsonrpc::{self, RpcError, error_bytes, parse_params, success_bytes};
 use crate::a2a::{
-    DeleteTaskPushNotificationConfigParams, GetTaskPushNotificationConfigParams,
-    TaskPushNotificationConfig,
+    DeleteTaskPushNotificationConfigParams, GetTaskPushNotificationConfigParams, PushConfigPlace,
+    RpcRequest, TaskPushNotificationConfig,
 };
 use crate::a2a::{MessageSendParams, Task, TaskIdParams, TaskQueryParams};
 use crate::auth::Principal;
@@ -26,35 +26,45 @@ pub struct RpcReply {
     pub error_code: Option<i64>,
 }
 
-enum Method {
-    MessageSend,
-    /// v0.2 `tasks/send`, mapped onto `message/send`.
-    LegacyTasksSend,
-    TasksGet,
-    TasksCancel,
-    Stream,
-    Resubscribe,
-    PushSet,
-    PushGet,
-    PushList,
-    PushDelete,
+/// A known method with its decoded params: decoding comes first for every
+/// request (with an id or without), running only for one with an id.
+enum Call {
+    /// `message/send`, and the v0.2 `tasks/send` mapped onto it.
+    MessageSend(Box<MessageSendParams>),
+    TasksGet(TaskQueryParams),
+    TasksCancel(TaskIdParams),
+    Stream(Box<MessageSendParams>),
+    Resubscribe(TaskIdParams),
+    Push(PushCall),
     ExtendedCard,
 }
 
-fn method(name: &str) -> Option<Method> {
-    Some(match name {
-        "message/send" => Method::MessageSend,
-        "tasks/send" => Method::LegacyTasksSend,
-        "tasks/get" => Method::TasksGet,
-        "tasks/cancel" => Method::TasksCancel,
-        "message/stream" => Method::Stream,
-        "tasks/resubscribe" => Method::Resubscribe,
-        "tasks/pushNotificationConfig/set" => Method::PushSet,
-        "tasks/pushNotificationConfig/get" => Method::PushGet,
-        "tasks/pushNotificationConfig/list" => Method::PushList,
-        "tasks/pushNotificationConfig/delete" => Method::PushDelete,
-        "agent/getAuthenticatedExtendedCard" => Method::ExtendedCard,
-        _ => return None,
+/// `tasks/pushNotificationConfig/*`.
+enum PushCall {
+    Set(Box<TaskPushNotificationConfig>),
+    Get(GetTaskPushNotificationConfigParams),
+    List(TaskIdParams),
+    Delete(DeleteTaskPushNotificationConfigParams),
+}
+
+/// The method by name (-32601 when unknown, before params are looked at),
+/// then its params (-32602 naming the field).
+fn decode(name: &str, params: Option<Value>) -> Result<Call, RpcError> {
+    Ok(match name {
+        "message/send" => Call::MessageSend(parse_params(params)?),
+        "tasks/send" => Call::MessageSend(parse_params(Some(legacy_send_params(params)?))?),
+        "tasks/get" => Call::TasksGet(parse_params(params)?),
+        "tasks/cancel" => Call::TasksCancel(parse_params(params)?),
+        "message/stream" => Call::Stream(parse_params(params)?),
+        "tasks/resubscribe" => Call::Resubscribe(parse_params(params)?),
+        "tasks/pushNotificationConfig/set" => Call::Push(PushCall::Set(parse_params(params)?)),
+        "tasks/pushNotificationConfig/get" => Call::Push(PushCall::Get(parse_params(params)?)),
+        "tasks/pushNotificationConfig/list" => Call::Push(PushCall::List(parse_params(params)?)),
+        "tasks/pushNotificationConfig/delete" => {
+            Call::Push(PushCall::Delete(parse_params(params)?))
+        }
+        "agent/getAuthenticatedExtendedCard" => Call::ExtendedCard,
+        _ => return Err(RpcError::method_not_found(name)),
     })
 }
 
@@ -114,7 +124,7 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
             task_state: None,
             error_code: Some(envelope.error.code),
         },
-        Ok(request) => match dispatch(context, &request.method, request.params).await {
+        Ok(mut request) => match checked_run(context, &mut request).await {
             Ok(RpcResult::Stream(stream)) => RpcReply {
                 body: Vec::new(),
                 stream: Some(crate::stream::EventStream::new(request.id.clone(), *stream)),
@@ -174,53 +184,40 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
     reply
 }
 
-async fn dispatch(
+/// Decode the request (taking its params); run it only if it has an id.
+async fn checked_run(
     context: &RpcContext<'_>,
-    name: &str,
-    params: Option<Value>,
+    request: &mut RpcRequest,
 ) -> Result<RpcResult, RpcError> {
+    let call = decode(&request.method, request.params.take())?;
+    if !request.has_id() {
+        return Err(jsonrpc::missing_id());
+    }
+    run(context, call).await
+}
+
+async fn run(context: &RpcContext<'_>, call: Call) -> Result<RpcResult, RpcError> {
     let engine = context.engine;
-    // Unknown methods are refused before params are looked at.
-    let Some(method) = method(name) else {
-        return Err(RpcError::method_not_found(name));
-    };
-    let task = match method {
-        Method::MessageSend => {
-            let params: MessageSendParams = parse_params(params)?;
-            engine.send_message(params, &context.call).await
-        }
-        Method::LegacyTasksSend => {
-            let params: MessageSendParams = parse_params(Some(legacy_send_params(params)?))?;
-            engine.send_message(params, &context.call).await
-        }
-        Method::TasksGet => {
-            let params: TaskQueryParams = parse_params(params)?;
-            engine.get_task(&params.id, params.history_length).await
-        }
-        Method::TasksCancel => {
-            let params: TaskIdParams = parse_params(params)?;
-            engine.cancel_task(&params.id, &context.call).await
-        }
-        Method::Stream => {
-            let params: MessageSendParams = parse_params(params)?;
+    let task = match call {
+        Call::MessageSend(params) => engine.send_message(*params, &context.call).await,
+        Call::TasksGet(params) => engine.get_task(&params.id, params.history_length).await,
+        Call::TasksCancel(params) => engine.cancel_task(&params.id, &context.call).await,
+        Call::Stream(params) => {
             return engine
-                .stream_message(params, &context.call)
+                .stream_message(*params, &context.call)
                 .await
                 .map(|stream| RpcResult::Stream(Box::new(stream)))
                 .map_err(|error| error.to_rpc_error());
         }
-        Method::Resubscribe => {
-            let params: TaskIdParams = parse_params(params)?;
+        Call::Resubscribe(params) => {
             return engine
                 .resubscribe(&params.id)
                 .await
                 .map(|stream| RpcResult::Stream(Box::new(stream)))
                 .map_err(|error| error.to_rpc_error());
         }
-        Method::PushSet | Method::PushGet | Method::PushList | Method::PushDelete => {
-            return push_method(context, method, params).await;
-        }
-        Method::ExtendedCard => {
+        Call::Push(call) => return push_method(context, call).await,
+        Call::ExtendedCard => {
             return match (context.principal, context.extended_card) {
                 (Some(_), Some(card)) => Ok(RpcResult::Card(Box::new(card.clone()))),
                 _ => Err(RpcError::extended_card_not_configured()),
@@ -233,7 +230,9 @@ async fn dispatch(
 
 fn push_error(error: PushError) -> RpcError {
     match error {
-        PushError::Refused(reason) => RpcError::invalid_params(format!("params.{reason}")),
+        PushError::Refused(reason) => {
+            RpcError::invalid_params(PushConfigPlace::SetParams.refused_url(&reason))
+        }
         PushError::NotFound { .. } => RpcError::new(jsonrpc::TASK_NOT_FOUND, error.to_string()),
         PushError::Store(crate::tasks::StoreError::NotFound(id)) => RpcError::task_not_found(&id),
         PushError::Store(error) => RpcError::internal(error.to_string()),
@@ -241,11 +240,7 @@ fn push_error(error: PushError) -> RpcError {
 }
 
 /// `tasks/pushNotificationConfig/*` for a task that exists.
-async fn push_method(
-    context: &RpcContext<'_>,
-    method: Method,
-    params: Option<Value>,
-) -> Result<RpcResult, RpcError> {
+async fn push_method(context: &RpcContext<'_>, call: PushCall) -> Result<RpcResult, RpcError> {
     let Some(push) = context.push else {
         return Err(RpcError::push_not_supported());
     };
@@ -257,9 +252,9 @@ async fn push_method(
             .map(|_| ())
             .map_err(|error| error.to_rpc_error())
     };
-    match method {
-        Method::PushSet => {
-            let params: TaskPushNotificationConfig = parse_params(params)?;
+    match call {
+        PushCall::Set(params) => {
+            let params = *params;
             task_exists(params.task_id.clone()).await?;
             push.set(
                 &params.task_id,
@@ -270,24 +265,21 @@ async fn push_method(
             .map(|config| RpcResult::PushConfig(Box::new(config)))
             .map_err(push_error)
         }
-        Method::PushGet => {
-            let params: GetTaskPushNotificationConfigParams = parse_params(params)?;
+        PushCall::Get(params) => {
             task_exists(params.id.clone()).await?;
             push.get(&params.id, params.push_notification_config_id.as_deref())
                 .await
                 .map(|config| RpcResult::PushConfig(Box::new(config)))
                 .map_err(push_error)
         }
-        Method::PushList => {
-            let params: TaskIdParams = parse_params(params)?;
+        PushCall::List(params) => {
             task_exists(params.id.clone()).await?;
             push.list(&params.id)
                 .await
                 .map(RpcResult::PushConfigs)
                 .map_err(push_error)
         }
-        _ => {
-            let params: DeleteTaskPushNotificationConfigParams = parse_params(params)?;
+        PushCall::Delete(params) => {
             task_exists(params.id.clone()).await?;
             push.delete(&params.id, &params.push_notification_config_id)
                 .await

@@ -32,7 +32,8 @@ pub struct AppState {
     pub push: Option<Arc<crate::push::PushService>>,
     /// Filed actions, for `GET /actions`.
     pub ledger: Arc<dyn ActionLedger>,
-    pub max_body_bytes: usize,
+    /// Size, time and memory bounds of request bodies.
+    pub body_limits: crate::http::BodyLimits,
     pub sse_keep_alive: Duration,
     /// `GET /metrics` answers (else 404).
     pub metrics_endpoint: bool,
@@ -61,6 +62,41 @@ pub enum StartupError {
     Store(#[from] DbError),
     #[error(transparent)]
     Rules(#[from] RuleBookError),
+}
+
+/// Exit code of `serve` (and `actions`) when the settings are at fault: the
+/// file, the `AGENT__…` variables, the bindings, the rule book (README
+/// "Configuration").
+pub const EXIT_BAD_SETTINGS: u8 = 2;
+/// Exit code when the start failed for any other reason (a port in use, a
+/// database that cannot be reached).
+pub const EXIT_START_FAILED: u8 = 1;
+
+impl StartupError {
+    /// Whether the settings are what stops the start (fixing them fixes
+    /// it), as opposed to the world around them. Every variant is named, so
+    /// a new one has to be sorted here.
+    pub fn is_bad_settings(&self) -> bool {
+        match self {
+            StartupError::Auth(_)
+            | StartupError::Rules(_)
+            | StartupError::PushTestSettingOnCloudFoundry => true,
+            StartupError::Backend(error) => error.is_bad_settings(),
+            StartupError::Store(error) => error.is_bad_settings(),
+            StartupError::Bind { .. } | StartupError::Card(_) | StartupError::HttpClient(_) => {
+                false
+            }
+        }
+    }
+
+    /// [`EXIT_BAD_SETTINGS`] or [`EXIT_START_FAILED`].
+    pub fn exit_code(&self) -> u8 {
+        if self.is_bad_settings() {
+            EXIT_BAD_SETTINGS
+        } else {
+            EXIT_START_FAILED
+        }
+    }
 }
 
 /// Where tasks (with their push configs) and filed actions live.
@@ -314,6 +350,7 @@ impl Application {
             sweep: Duration::from_secs(settings.store.sweep_interval_secs.max(1)),
             retention: Duration::from_secs(settings.store.retention_days.saturating_mul(86_400)),
         });
+        let request_timeout = Duration::from_millis(settings.server.request_timeout_ms.max(1));
         let state = web::Data::new(AppState {
             engine,
             card,
@@ -321,7 +358,11 @@ impl Application {
             auth: validator,
             push,
             ledger: stores.ledger,
-            max_body_bytes: settings.server.max_body_bytes,
+            body_limits: crate::http::BodyLimits::new(
+                settings.server.max_body_bytes,
+                request_timeout,
+                settings.server.body_bytes_in_flight,
+            ),
             sse_keep_alive: Duration::from_millis(settings.server.sse_keep_alive_ms.max(100)),
             metrics_endpoint: settings.telemetry.metrics_endpoint,
         });
@@ -331,10 +372,18 @@ impl Application {
                 .app_data(state.clone())
                 .configure(crate::http::routes)
         })
-        .shutdown_timeout(settings.server.shutdown_timeout_secs);
-        if let Some(workers) = settings.server.workers {
-            server = server.workers(workers.max(1));
-        }
+        .shutdown_timeout(settings.server.shutdown_timeout_secs)
+        .client_request_timeout(request_timeout);
+        // actix counts connections per worker; its default worker count is
+        // the available parallelism (2 when unknown), its maximum 512.
+        let workers = settings
+            .server
+            .workers
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
+            .clamp(1, 512);
+        server = server
+            .workers(workers)
+            .max_connections(settings.server.max_connections.div_ceil(workers).max(1));
         let server = server
             .listen(listener)
             .map_err(|source| StartupError::Bind { address, source })?

@@ -92,12 +92,30 @@ impl RpcError {
     }
 }
 
-/// A request that passed envelope validation. `id` is a string or an integer.
+/// A request that passed envelope validation. `id` is a string or an
+/// integer, or `Value::Null` when the request had none (or `null`): such a
+/// request is checked like any other and answered with `id: null`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RpcRequest {
     pub id: Value,
     pub method: String,
     pub params: Option<Value>,
+}
+
+impl RpcRequest {
+    /// JSON-RPC calls a request without an id a notification.
+    pub fn has_id(&self) -> bool {
+        !self.id.is_null()
+    }
+}
+
+/// The answer to a request that passed every check but has no id: A2A's
+/// request types all require one, so it is not run (as the reference SDK
+/// does, -32602 with `id: null`).
+pub fn missing_id() -> RpcError {
+    RpcError::invalid_params(
+        "missing `id`: A2A requests need a string or integer id; the request was checked but not run",
+    )
 }
 
 /// An envelope failure, with the id to echo (`Value::Null` when unreadable).
@@ -109,7 +127,7 @@ pub struct EnvelopeError {
 
 /// Classify a request body in the order of `a2a-0.3.md` §8.2: parse error,
 /// not an object, bad id, bad `jsonrpc`, bad `method`. Method and params are
-/// checked by the caller.
+/// checked by the caller, also for a request without an id.
 pub fn parse_request(body: &[u8]) -> Result<RpcRequest, EnvelopeError> {
     let value: Value = serde_json::from_slice(body).map_err(|_| EnvelopeError {
         id: Value::Null,
@@ -127,14 +145,8 @@ pub fn parse_request(body: &[u8]) -> Result<RpcRequest, EnvelopeError> {
         });
     };
     let id = match object.remove("id") {
-        None => {
-            return Err(EnvelopeError {
-                id: Value::Null,
-                error: RpcError::invalid_request(
-                    "missing `id`: A2A requests need a string or integer id (notifications are not supported)",
-                ),
-            });
-        }
+        // A notification: the usual checks apply, the answer has `id: null`.
+        None | Some(Value::Null) => Value::Null,
         Some(id @ Value::String(_)) => id,
         Some(Value::Number(number)) if number.is_i64() || number.is_u64() => Value::Number(number),
         Some(_) => {
@@ -172,23 +184,23 @@ pub fn parse_request(body: &[u8]) -> Result<RpcRequest, EnvelopeError> {
     })
 }
 
-/// Deserialize `params` into the method's type; the error names the failing
-/// field by its path (e.g. `params.message.parts[0]: missing field `kind``).
+/// Decode `params` into the method's type with the one params reader
+/// ([`super::decode`]: objects must be objects, errors in JSON terms); the
+/// error names the failing field by its path (e.g.
+/// `params.message.parts[0]: missing field `kind``).
 pub fn parse_params<T: DeserializeOwned>(params: Option<Value>) -> Result<T, RpcError> {
     let params = match params {
         Some(Value::Object(object)) => Value::Object(object),
         Some(_) => return Err(RpcError::invalid_params("`params` must be an object")),
         None => return Err(RpcError::invalid_params("missing `params`")),
     };
-    serde_path_to_error::deserialize(params).map_err(|error| {
-        let path = error.path().to_string();
-        let inner = error.into_inner();
+    super::decode::decode(params).map_err(|(path, error)| {
         let location = if path == "." {
             "params".to_string()
         } else {
             format!("params.{path}")
         };
-        RpcError::invalid_params(format!("{location}: {inner}"))
+        RpcError::invalid_params(format!("{location}: {error}"))
     })
 }
 
@@ -259,6 +271,20 @@ mod tests {
     fn fractional_id_is_invalid_request() {
         let error = parse_request(br#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#).unwrap_err();
         assert_eq!(error.error.code, INVALID_REQUEST);
+    }
+
+    #[test]
+    fn a_missing_or_null_id_is_a_null_id_not_an_error() {
+        for body in [
+            &br#"{"jsonrpc":"2.0","method":"x"}"#[..],
+            br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#,
+        ] {
+            let request = parse_request(body).unwrap();
+            assert_eq!(request.id, Value::Null);
+            assert!(!request.has_id());
+        }
+        let error = parse_request(br#"{"jsonrpc":"1.0","method":"x"}"#).unwrap_err();
+        assert_eq!((error.id, error.error.code), (Value::Null, INVALID_REQUEST));
     }
 
     #[test]

@@ -1,9 +1,12 @@
-//! The A2A 0.3.0 protocol only: serde types, the JSON-RPC envelope and its
-//! errors, and the agent card. Nothing here depends on the rest of the crate.
+//! The A2A protocol only: the 0.3.0 serde types, the JSON-RPC envelope and
+//! its errors, and the agent card; `v1` holds the 1.0 layer beside them.
+//! Nothing here depends on the rest of the crate.
 
 pub mod card;
+pub mod decode;
 pub mod jsonrpc;
 pub mod types;
+pub mod v1;
 
 pub use jsonrpc::{RpcError, RpcRequest};
 pub use types::*;

@@ -1,6 +1,8 @@
 //! Serde types of A2A 0.3.0 (field names as in `specification/json/a2a.json`).
-//! Unknown members are ignored on input, as the protocol asks.
+//! Unknown members are ignored on input, as the protocol asks. Requests are
+//! read by [`super::decode`], which also bounds the ids marked here.
 
+use super::decode;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -35,12 +37,25 @@ pub struct Message {
     pub kind: MessageKind,
     pub role: Role,
     pub parts: Vec<Part>,
+    #[serde(deserialize_with = "decode::id")]
     pub message_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "decode::optional_id",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub task_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "decode::optional_id",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub context_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "decode::optional_ids",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub reference_task_ids: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Vec<String>>,
@@ -76,14 +91,72 @@ impl Message {
             .collect();
         texts.join("\n")
     }
+
+    /// The `data` objects of the data parts, in order.
+    pub fn data(&self) -> Vec<Map<String, Value>> {
+        self.parts
+            .iter()
+            .filter_map(|part| match part {
+                Part::Data(data) => Some(data.data.clone()),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
+/// Written with `kind` as the tag; read through [`WirePart`], a plain
+/// struct, so a part is an object on the wire like every other (serde's
+/// tagged enums would also take `["text", "…"]` by position).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(tag = "kind", rename_all = "lowercase", try_from = "WirePart")]
 pub enum Part {
     Text(TextPart),
     File(FilePart),
     Data(DataPart),
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum PartKind {
+    Text,
+    File,
+    Data,
+}
+
+/// A part as it arrives: the members of all three kinds, `kind` deciding.
+#[derive(Deserialize)]
+struct WirePart {
+    kind: PartKind,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    file: Option<FileContent>,
+    #[serde(default)]
+    data: Option<Map<String, Value>>,
+    #[serde(default)]
+    metadata: Option<Metadata>,
+}
+
+impl TryFrom<WirePart> for Part {
+    type Error = &'static str;
+
+    fn try_from(wire: WirePart) -> Result<Part, &'static str> {
+        let metadata = wire.metadata;
+        Ok(match wire.kind {
+            PartKind::Text => Part::Text(TextPart {
+                text: wire.text.ok_or("missing field `text`")?,
+                metadata,
+            }),
+            PartKind::File => Part::File(FilePart {
+                file: wire.file.ok_or("missing field `file`")?,
+                metadata,
+            }),
+            PartKind::Data => Part::Data(DataPart {
+                data: wire.data.ok_or("missing field `data`")?,
+                metadata,
+            }),
+        })
+    }
 }
 
 impl Part {
@@ -265,13 +338,42 @@ pub struct PushNotificationAuthenticationInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PushNotificationConfig {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "decode::optional_id",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub id: Option<String>,
     pub url: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authentication: Option<PushNotificationAuthenticationInfo>,
+}
+
+/// Where a push config arrives in a request; errors about it name its
+/// fields below this path, the same way for both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PushConfigPlace {
+    /// Inline, `configuration.pushNotificationConfig` of `message/send` or
+    /// `message/stream`.
+    SendConfiguration,
+    /// `pushNotificationConfig` of `tasks/pushNotificationConfig/set`.
+    SetParams,
+}
+
+impl PushConfigPlace {
+    pub fn path(self) -> &'static str {
+        match self {
+            PushConfigPlace::SendConfiguration => "params.configuration.pushNotificationConfig",
+            PushConfigPlace::SetParams => "params.pushNotificationConfig",
+        }
+    }
+
+    /// The message for a webhook URL the guard refused: the field, then why.
+    pub fn refused_url(self, reason: &str) -> String {
+        format!("{}.url: {reason}", self.path())
+    }
 }
 
 impl PushNotificationConfig {
@@ -310,6 +412,7 @@ pub struct MessageSendParams {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskQueryParams {
+    #[serde(deserialize_with = "decode::id")]
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history_length: Option<i64>,
@@ -320,6 +423,7 @@ pub struct TaskQueryParams {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskIdParams {
+    #[serde(deserialize_with = "decode::id")]
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
@@ -363,6 +467,7 @@ pub struct TaskArtifactUpdateEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskPushNotificationConfig {
+    #[serde(deserialize_with = "decode::id")]
     pub task_id: String,
     pub push_notification_config: PushNotificationConfig,
 }
@@ -370,14 +475,21 @@ pub struct TaskPushNotificationConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GetTaskPushNotificationConfigParams {
+    #[serde(deserialize_with = "decode::id")]
     pub id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "decode::optional_id",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub push_notification_config_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeleteTaskPushNotificationConfigParams {
+    #[serde(deserialize_with = "decode::id")]
     pub id: String,
+    #[serde(deserialize_with = "decode::id")]
     pub push_notification_config_id: String,
 }

@@ -3,6 +3,7 @@
 //! [`Turn`] and stores the [`Reply`] it gets back.
 
 pub mod approval;
+pub mod input;
 pub mod ledger;
 mod order_agent;
 mod proposal;
@@ -20,6 +21,7 @@ pub use specialists::{Skill, Specialist};
 
 use crate::roles::Role;
 use async_trait::async_trait;
+use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
 /// Who is asking, as far as the rule book cares. Built from the validated
@@ -48,11 +50,22 @@ impl Caller {
     }
 }
 
-/// What the user said in this task, oldest first; `text` is the new message.
+/// One user message as the agent reads it: the text of its text parts and
+/// the `data` objects of its data parts (structured input from a calling
+/// agent; [`input::DataFields`] reads the fields the agent knows).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UserMessage {
+    pub text: String,
+    pub data: Vec<Map<String, Value>>,
+}
+
+/// What the user said in this task, oldest first; `text` and `data` are the
+/// new message.
 #[derive(Debug, Clone, Default)]
 pub struct Turn {
-    pub earlier_user_texts: Vec<String>,
+    pub earlier: Vec<UserMessage>,
     pub text: String,
+    pub data: Vec<Map<String, Value>>,
     pub caller: Caller,
     pub task_id: String,
     pub context_id: String,

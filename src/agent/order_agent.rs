@@ -1,10 +1,11 @@
 //! The agent behind the card: route, then let one specialist answer.
 
 use super::approval::{self, Approvals};
+use super::input::DataFields;
 use super::router::{Router, RoutingDecision};
 use super::specialists::{self, Skill, Specialist};
 use super::text::find_sales_order;
-use super::{Agent, Outcome, Reply, Turn};
+use super::{Agent, Outcome, Reply, Turn, UserMessage};
 use crate::backend::OrderSource;
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -74,11 +75,29 @@ impl OrderExceptionAgent {
     }
 
     async fn answer(&self, turn: &Turn) -> Result<Reply, crate::backend::BackendError> {
-        let mut said = turn.earlier_user_texts.clone();
-        said.push(turn.text.clone());
-        let everything = said.join("\n");
-        // The newest number wins: a follow-up may correct the order.
-        let sales_order = said.iter().rev().find_map(|text| find_sales_order(text));
+        let mut said = turn.earlier.clone();
+        said.push(UserMessage {
+            text: turn.text.clone(),
+            data: turn.data.clone(),
+        });
+        let read: Vec<(&str, DataFields)> = said
+            .iter()
+            .map(|message| (message.text.as_str(), DataFields::read(&message.data)))
+            .collect();
+        // The words route: the texts, and block notes passed as data.
+        let everything = read
+            .iter()
+            .flat_map(|(text, fields)| std::iter::once(*text).chain(fields.note.as_deref()))
+            .collect::<Vec<_>>()
+            .join("\n");
+        // The newest number wins: a follow-up may correct the order. Within a
+        // message, a number passed as data is meant more surely than one in text.
+        let sales_order = read.iter().rev().find_map(|(text, fields)| {
+            fields
+                .sales_order
+                .clone()
+                .or_else(|| find_sales_order(text))
+        });
         let mut decision = self.router.route(&everything);
 
         if decision.specialist.is_none() {

@@ -92,6 +92,17 @@ pub enum BackendError {
     InvalidData { file: String, reason: String },
 }
 
+impl BackendError {
+    /// At start: the data folder `backend.data_dir` names is missing a file
+    /// or holds an invalid one (a bad setting, not an outage).
+    pub fn is_bad_settings(&self) -> bool {
+        match self {
+            BackendError::InvalidData { .. } => true,
+            BackendError::Unavailable(_) => false,
+        }
+    }
+}
+
 #[async_trait]
 pub trait OrderSource: Send + Sync {
     async fn sales_order(&self, sales_order: &str) -> Result<Option<SalesOrder>, BackendError>;

@@ -1,7 +1,11 @@
 //! `order-exception-agent actions`: the action ledger of the store the
-//! settings name (as `serve` would open it), as a table or JSON.
+//! settings name (as `serve` would open it), as a table or JSON. Exit codes
+//! as `serve`'s: 2 bad settings, 1 a store that cannot be opened or read;
+//! 141 when standard output was closed early.
 
+use super::{CliError, error_line, print};
 use crate::config::Settings;
+use crate::startup::{EXIT_BAD_SETTINGS, EXIT_START_FAILED};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,31 +13,45 @@ pub async fn run(config: Option<PathBuf>, json: bool) -> ExitCode {
     let settings = match Settings::load(config.as_deref()) {
         Ok(settings) => settings,
         Err(error) => {
-            eprintln!("error: {error}");
-            return ExitCode::from(2);
+            error_line(&error);
+            return ExitCode::from(EXIT_BAD_SETTINGS);
         }
     };
     let stores = match crate::startup::open_stores(&settings).await {
         Ok(stores) => stores,
         Err(error) => {
-            eprintln!("error: {error}");
-            return ExitCode::FAILURE;
+            error_line(&error);
+            return ExitCode::from(error.exit_code());
         }
     };
     let entries = match stores.ledger.list().await {
         Ok(entries) => entries,
         Err(error) => {
-            eprintln!("error: {error}");
-            return ExitCode::FAILURE;
+            error_line(&error);
+            return ExitCode::from(EXIT_START_FAILED);
         }
     };
-    if json {
-        println!("{}", serde_json::json!({ "actions": entries }));
-        return ExitCode::SUCCESS;
+    match list(&entries, &stores.location, json) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::StdoutClosed) => ExitCode::from(print::EXIT_STDOUT_CLOSED),
+        Err(error) => {
+            error_line(&error);
+            ExitCode::from(error.exit_code())
+        }
     }
-    println!("{} filed action(s) in {}", entries.len(), stores.location);
+}
+
+fn list(
+    entries: &[crate::agent::ledger::LedgerEntry],
+    location: &str,
+    json: bool,
+) -> Result<(), CliError> {
+    if json {
+        return print::line(&serde_json::json!({ "actions": entries }).to_string());
+    }
+    print::line(&format!("{} filed action(s) in {location}", entries.len()))?;
     for entry in entries {
-        println!(
+        print::line(&format!(
             "{}  order {:<6} {:<30} by {} as {}  (task {}, context {})",
             entry.approved_at,
             entry.sales_order,
@@ -42,7 +60,7 @@ pub async fn run(config: Option<PathBuf>, json: bool) -> ExitCode {
             entry.approver_role,
             entry.task_id,
             entry.context_id
-        );
+        ))?;
     }
-    ExitCode::SUCCESS
+    Ok(())
 }

@@ -2,7 +2,7 @@
 //! proposal, approval and what to do next.
 
 use super::output::{TaskView, field};
-use super::{CliError, Connection, Target, parse_roles};
+use super::{CliError, Connection, Target, parse_roles, print};
 use crate::a2a::{Task, TaskState};
 
 pub const EXAMPLES: &str = "\
@@ -52,12 +52,11 @@ pub async fn run(args: AskArgs) -> Result<u8, CliError> {
         .send_text(&args.text, args.context.as_deref(), args.task.as_deref())
         .await?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&task).unwrap_or_else(|error| error.to_string())
-        );
+        print::line(
+            &serde_json::to_string_pretty(&task).unwrap_or_else(|error| error.to_string()),
+        )?;
     } else {
-        print!("{}", render(&task, &connection, roles.as_deref()));
+        print::out(&render(&task, &connection, roles.as_deref()))?;
     }
     Ok(0)
 }

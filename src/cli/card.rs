@@ -1,6 +1,7 @@
 //! `card`: fetch the agent card and print it.
 
 use super::output::field;
+use super::print;
 use super::{CliError, Target};
 use crate::a2a::card::AgentCard;
 use serde_json::Value;
@@ -27,13 +28,13 @@ pub async fn run(args: CardArgs) -> Result<u8, CliError> {
     let connection = args.target.connect(None).await?;
     let (card, raw) = connection.client.card().await?;
     if args.json {
-        println!("{}", pretty(&raw));
+        print::line(&pretty(&raw))?;
     } else {
-        print!("{}", render(&card));
+        print::out(&render(&card))?;
         if connection.local.is_some() {
-            println!(
-                "(an in-process agent with the embedded demo data and authentication off; it stops with this command)"
-            );
+            print::line(
+                "(an in-process agent with the embedded demo data and authentication off; it stops with this command)",
+            )?;
         }
     }
     Ok(0)

@@ -4,7 +4,7 @@
 //! message, never from the reply text.
 
 use super::output::{Routing, TaskView};
-use super::{CliError, EXIT_BELOW_THRESHOLD, Target};
+use super::{CliError, EXIT_BELOW_THRESHOLD, Target, print};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -256,12 +256,12 @@ pub fn case_line(case: &CaseResult) -> String {
 pub async fn run(args: EvalArgs) -> Result<u8, CliError> {
     let (cases, set_name) = load_set(args.set.as_deref())?;
     let connection = args.target.connect(None).await?;
-    println!(
+    print::line(&format!(
         "Routing evaluation: {} cases from {} at {}",
         cases.len(),
         set_name,
         connection.describe()
-    );
+    ))?;
     let mut results = Vec::with_capacity(cases.len());
     for case in cases {
         let task = connection.client.send_text(&case.text, None, None).await?;
@@ -284,7 +284,7 @@ pub async fn run(args: EvalArgs) -> Result<u8, CliError> {
             state: view.state.as_str().to_string(),
             task_id: view.task_id,
         };
-        println!("{}", case_line(&result));
+        print::line(&case_line(&result))?;
         results.push(result);
     }
     let report = Report::new(
@@ -293,7 +293,7 @@ pub async fn run(args: EvalArgs) -> Result<u8, CliError> {
         args.threshold,
         results,
     );
-    println!("{}", report.summary());
+    print::line(&report.summary())?;
     if let Some(path) = &args.out {
         let write_error = |reason: String| CliError::Write {
             path: path.display().to_string(),
@@ -302,7 +302,7 @@ pub async fn run(args: EvalArgs) -> Result<u8, CliError> {
         let text = serde_json::to_string_pretty(&report)
             .map_err(|error| write_error(error.to_string()))?;
         std::fs::write(path, text + "\n").map_err(|error| write_error(error.to_string()))?;
-        println!("report written to {}", path.display());
+        print::line(&format!("report written to {}", path.display()))?;
     }
     Ok(if report.meets_threshold {
         0

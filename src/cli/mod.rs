@@ -4,7 +4,8 @@
 //! authentication off when no `--url` is given.
 //!
 //! Exit codes: 0 done; 1 `eval` below its threshold; 2 bad arguments or
-//! input files; 3 the agent could not be reached or answered with an error.
+//! input files; 3 the agent could not be reached or answered with an error;
+//! 141 standard output was closed before the command was done (`print`).
 
 pub mod actions;
 pub mod ask;
@@ -13,6 +14,7 @@ pub mod client;
 pub mod eval;
 pub mod local;
 pub mod output;
+pub mod print;
 pub mod triage;
 
 pub use client::{A2aClient, ClientError};
@@ -20,6 +22,7 @@ pub use client::{A2aClient, ClientError};
 use crate::backend::BackendError;
 use crate::roles::Role;
 use crate::startup::StartupError;
+use std::io::Write;
 use std::process::ExitCode;
 
 /// The log filter of client commands when `RUST_LOG` is not set: warnings
@@ -44,6 +47,9 @@ pub enum CliError {
     Input(String),
     #[error("cannot write {path}: {reason}")]
     Write { path: String, reason: String },
+    /// The reader of standard output went away (`… | head`): a quiet end.
+    #[error("standard output was closed")]
+    StdoutClosed,
 }
 
 impl CliError {
@@ -52,21 +58,29 @@ impl CliError {
             CliError::Input(_) | CliError::Write { .. } => EXIT_INPUT,
             CliError::Client(ClientError::InvalidUrl { .. }) => EXIT_INPUT,
             CliError::Client(_) | CliError::Local(_) | CliError::Orders(_) => EXIT_AGENT,
+            CliError::StdoutClosed => print::EXIT_STDOUT_CLOSED,
         }
     }
 }
 
-/// The exit code for a command's result; an error is one line on stderr.
+/// The exit code for a command's result; an error is one line on stderr
+/// (none when standard output was closed: the reader wanted no more).
 pub fn finish(result: Result<u8, CliError>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
+        Err(CliError::StdoutClosed) => ExitCode::from(print::EXIT_STDOUT_CLOSED),
         Err(error) => {
-            // One line, whatever the error carried.
-            let line = error.to_string().replace(['\n', '\r'], " ");
-            eprintln!("error: {line}");
+            error_line(&error);
             ExitCode::from(error.exit_code())
         }
     }
+}
+
+/// `error: …` as one line on stderr, whatever the error carried; a closed
+/// stderr is no panic either.
+pub fn error_line(error: &dyn std::fmt::Display) {
+    let line = error.to_string().replace(['\n', '\r'], " ");
+    let _ = writeln!(std::io::stderr(), "error: {line}");
 }
 
 /// Where the commands send their requests.

@@ -2,7 +2,7 @@
 //! ones in the same tasks, and print one block per order.
 
 use super::output::{TaskView, field, indented};
-use super::{CliError, Target, parse_roles};
+use super::{CliError, Target, parse_roles, print};
 use crate::backend::{EmbeddedOrders, OrderSource, SalesOrder};
 use std::collections::BTreeMap;
 
@@ -77,11 +77,11 @@ pub async fn run(args: TriageArgs) -> Result<u8, CliError> {
         )));
     }
     let connection = args.target.connect(Some(roles.clone())).await?;
-    println!(
+    print::line(&format!(
         "Triage of {} blocked orders (demo data) as {roles} at {}",
         orders.len(),
         connection.describe()
-    );
+    ))?;
     let client = &connection.client;
     // Final approval status → orders, for the closing line.
     let mut outcomes: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -128,7 +128,7 @@ pub async fn run(args: TriageArgs) -> Result<u8, CliError> {
         }
         lines.push(field("task", &last.task_id));
         block.push_str(&indented(&lines, 2));
-        print!("{block}");
+        print::out(&block)?;
         let outcome = match &last.approval {
             Some(approval) => approval.status.replace('_', " "),
             None => last.state.as_str().to_string(),
@@ -142,7 +142,11 @@ pub async fn run(args: TriageArgs) -> Result<u8, CliError> {
         .iter()
         .map(|(outcome, orders)| format!("{outcome} {}", orders.join(", ")))
         .collect();
-    println!("\n{} orders: {}", orders.len(), summary.join("; "));
+    print::line(&format!(
+        "\n{} orders: {}",
+        orders.len(),
+        summary.join("; ")
+    ))?;
     Ok(0)
 }
 

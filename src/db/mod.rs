@@ -4,6 +4,9 @@
 //! queries on it; the SQL there is written once for both databases
 //! (`$n` parameters, `ON CONFLICT`, `RETURNING` work in both).
 
+mod reconnect;
+pub use reconnect::{connection_lost, once_more};
+
 use crate::config::{EnvSource, StoreBackend, StoreSettings};
 use serde_json::Value;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
@@ -90,6 +93,18 @@ pub enum DbError {
         location: String,
         source: sqlx::migrate::MigrateError,
     },
+}
+
+impl DbError {
+    /// Whether the settings or bindings are at fault (a malformed binding or
+    /// database URL), as opposed to a database or disk that fails.
+    pub fn is_bad_settings(&self) -> bool {
+        match self {
+            DbError::Vcap(_) | DbError::Binding(_) | DbError::BindingField { .. } => true,
+            DbError::Connect { source, .. } => matches!(source, sqlx::Error::Configuration(_)),
+            DbError::DataDir { .. } | DbError::RootCert { .. } | DbError::Migrate { .. } => false,
+        }
+    }
 }
 
 /// Which store the settings and the environment ask for.

@@ -4,6 +4,7 @@
 
 mod actions;
 mod auth;
+mod body;
 mod card;
 mod health;
 mod metrics;
@@ -13,6 +14,8 @@ mod rpc;
 
 use actix_web::http::header::{AsHeaderName, HeaderMap};
 use actix_web::web;
+
+pub use body::BodyLimits;
 
 /// A header's value as text; `None` when it is absent or not visible ASCII.
 fn header_text(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {

@@ -4,7 +4,6 @@ use super::request_log::{self, CallFacts};
 use crate::startup::AppState;
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
-use futures_util::StreamExt;
 use std::time::Duration;
 
 /// Frame each JSON-RPC response as one SSE `data:` event; the stream ends
@@ -129,9 +128,12 @@ pub async fn json_rpc(
     crate::telemetry::propagation::adopt_remote_parent(&span, request.headers());
     let started = std::time::Instant::now();
     let mut facts = CallFacts::default();
-    let response = json_rpc_in_span(&request, payload, state, &mut facts)
+    let mut payload = payload;
+    let response = json_rpc_in_span(&request, &mut payload, state, &mut facts)
         .instrument(span.clone())
         .await;
+    // An answer before the body's end (401, 408, 413, 503, …) closes.
+    let response = super::body::close_if_unread(response, payload, facts.request_bytes.is_some());
     // An integer attribute, as OpenTelemetry's conventions have it
     // (tracing-opentelemetry exports unsigned values as strings).
     span.record(
@@ -145,7 +147,7 @@ pub async fn json_rpc(
 /// `facts` collects what the request log line says about the call.
 async fn json_rpc_in_span(
     request: &HttpRequest,
-    mut payload: web::Payload,
+    payload: &mut web::Payload,
     state: web::Data<AppState>,
     facts: &mut CallFacts,
 ) -> HttpResponse {
@@ -168,31 +170,12 @@ async fn json_rpc_in_span(
             );
         }
     }
-    let limit = state.max_body_bytes;
-    let too_large = || {
-        problem(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("request body exceeds the limit of {limit} bytes"),
-        )
-    };
     let declared = header_text(request.headers(), header::CONTENT_LENGTH)
         .and_then(|value| value.parse::<usize>().ok());
-    if declared.is_some_and(|length| length > limit) {
-        return too_large();
-    }
-    let mut body = web::BytesMut::with_capacity(declared.unwrap_or(1024).min(limit));
-    while let Some(chunk) = payload.next().await {
-        let Ok(chunk) = chunk else {
-            return problem(
-                StatusCode::BAD_REQUEST,
-                "the request body could not be read",
-            );
-        };
-        if body.len() + chunk.len() > limit {
-            return too_large();
-        }
-        body.extend_from_slice(&chunk);
-    }
+    let body = match super::body::read(payload, declared, &state.body_limits).await {
+        Ok(body) => body,
+        Err(refused) => return refused.answer(),
+    };
     facts.request_bytes = Some(body.len());
     let header = |name: &str| header_text(request.headers(), name).map(str::to_string);
     let caller = match caller(principal.as_ref(), state.auth.is_some(), header(LOCAL_ROLE)) {

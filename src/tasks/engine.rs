@@ -5,10 +5,10 @@
 use super::observer::{CallContext, TaskObserver};
 use super::store::{StoreError, StoredTask, TaskStore, Written};
 use crate::a2a::{
-    Artifact, Message, MessageSendParams, Part, PushNotificationConfig, Role, RpcError, Task,
-    TaskKind, TaskState, TaskStatus,
+    Artifact, Message, MessageSendParams, Part, PushConfigPlace, PushNotificationConfig, Role,
+    RpcError, Task, TaskKind, TaskState, TaskStatus,
 };
-use crate::agent::{Agent, ApprovalStatus, Outcome, Proposal, Reply, Turn};
+use crate::agent::{Agent, ApprovalStatus, Outcome, Proposal, Reply, Turn, UserMessage};
 use crate::clock::now_rfc3339;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -140,15 +140,21 @@ fn check_message(message: &Message) -> Result<(), EngineError> {
             "params.message.messageId must not be empty".into(),
         ));
     }
+    // Text and data parts are read (the agent knows some data fields);
+    // files are not.
     for (index, part) in message.parts.iter().enumerate() {
-        if !matches!(part, Part::Text(_)) {
+        if matches!(part, Part::File(_)) {
             return Err(EngineError::ContentTypeNotSupported(format!(
-                "params.message.parts[{index}]: {} parts are not supported; this agent takes text/plain only",
+                "params.message.parts[{index}]: {} parts are not supported; this agent takes text/plain and application/json (data parts)",
                 part.media_type()
             )));
         }
     }
-    if message.text().trim().is_empty() {
+    let has_data = message
+        .parts
+        .iter()
+        .any(|part| matches!(part, Part::Data(_)));
+    if message.text().trim().is_empty() && !has_data {
         return Err(EngineError::InvalidParams(
             "params.message.parts: the message has no text".into(),
         ));
@@ -388,9 +394,9 @@ impl TaskEngine {
                     .as_ref()
                     .ok_or(EngineError::PushNotSupported)?;
                 let judged = observer.check(&config).map_err(|reason| {
-                    EngineError::InvalidParams(format!(
-                        "params.configuration.pushNotificationConfig.url: {reason}"
-                    ))
+                    EngineError::InvalidParams(
+                        PushConfigPlace::SendConfiguration.refused_url(&reason),
+                    )
                 })?;
                 Some(judged)
             }
@@ -513,7 +519,7 @@ impl TaskEngine {
                 references.push(stale);
             }
         }
-        let text = message.text();
+        let (text, data) = (message.text(), message.data());
         let task = Task {
             kind: TaskKind::Value,
             id: task_id,
@@ -555,8 +561,9 @@ impl TaskEngine {
             }
         };
         let turn = Turn {
-            earlier_user_texts: Vec::new(),
+            earlier: Vec::new(),
             text,
+            data,
             caller: call.caller.clone(),
             task_id: task.id.clone(),
             context_id: task.context_id.clone(),
@@ -573,19 +580,23 @@ impl TaskEngine {
         call: &CallContext,
     ) -> Result<Started, EngineError> {
         self.inner.register_push(&stored.task.id, push).await?;
-        let earlier_user_texts = stored
+        let earlier = stored
             .task
             .history
             .iter()
             .flatten()
             .filter(|m| m.role == Role::User)
-            .map(Message::text)
+            .map(|m| UserMessage {
+                text: m.text(),
+                data: m.data(),
+            })
             .collect();
         message.task_id = Some(stored.task.id.clone());
         message.context_id = Some(stored.task.context_id.clone());
         let turn = Turn {
-            earlier_user_texts,
+            earlier,
             text: message.text(),
+            data: message.data(),
             caller: call.caller.clone(),
             task_id: stored.task.id.clone(),
             context_id: stored.task.context_id.clone(),

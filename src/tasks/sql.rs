@@ -175,6 +175,13 @@ type Queue = Arc<Mutex<mpsc::Receiver<(Write, oneshot::Sender<Result<Outcome, St
 /// The writer keeps its own connection (except for SQLite in memory); with
 /// `async_commit` that connection commits without waiting for the WAL
 /// flush (see `store.postgres_async_task_commit`).
+///
+/// A kept connection is never tested by the pool, so one that PostgreSQL
+/// ended while it sat idle fails the next batch: that batch runs once more
+/// on a fresh connection. Running it again is safe: an update applies only
+/// at the version it read and a create only to a new id, so a first run
+/// that committed unseen makes the second one miss, never apply twice; the
+/// miss is then recognised as this write (`recognise_own_writes`).
 async fn run_writer(pool: AnyPool, queue: Queue, single_connection: bool, async_commit: bool) {
     let mut own: Option<sqlx::pool::PoolConnection<sqlx::Any>> = None;
     loop {
@@ -192,10 +199,21 @@ async fn run_writer(pool: AnyPool, queue: Queue, single_connection: bool, async_
                 }
             }
         }
-        let outcomes = match writer_connection(&pool, &mut own, async_commit).await {
-            Ok(connection) => commit_batch(connection, &batch).await,
-            Err(error) => Err(error),
-        };
+        let mut outcomes = write_batch(&pool, &mut own, async_commit, &batch).await;
+        if let Err(error) = &outcomes
+            && crate::db::connection_lost(error)
+        {
+            tracing::warn!(%error, writes = batch.len(), "task writer: the database connection was lost; writing the batch again on a fresh one");
+            outcomes = match write_batch(&pool, &mut own, async_commit, &batch).await {
+                Ok(mut outcomes) => match writer_connection(&pool, &mut own, async_commit).await {
+                    Ok(connection) => recognise_own_writes(connection, &batch, &mut outcomes)
+                        .await
+                        .map(|()| outcomes),
+                    Err(error) => Err(error),
+                },
+                failed => failed,
+            };
+        }
         if single_connection {
             own = None; // back to the pool for readers
         }
@@ -220,6 +238,68 @@ async fn run_writer(pool: AnyPool, queue: Queue, single_connection: bool, async_
             }
         }
     }
+}
+
+/// One attempt at a batch on the writer's connection; a connection that
+/// turned out to be gone is closed, not handed back to the pool.
+async fn write_batch(
+    pool: &AnyPool,
+    own: &mut Option<sqlx::pool::PoolConnection<sqlx::Any>>,
+    async_commit: bool,
+    batch: &[(Write, oneshot::Sender<Result<Outcome, String>>)],
+) -> Result<Vec<Outcome>, sqlx::Error> {
+    let outcome = match writer_connection(pool, own, async_commit).await {
+        Ok(connection) => commit_batch(connection, batch).await,
+        Err(error) => Err(error),
+    };
+    if let Err(error) = &outcome
+        && crate::db::connection_lost(error)
+        && let Some(mut connection) = own.take()
+    {
+        connection.close_on_drop();
+    }
+    outcome
+}
+
+/// After a batch ran again: a write that missed (its id taken, its version
+/// moved on) while the row holds exactly what it wrote (the same body, at
+/// the version it would have made) committed in the first run, whose answer
+/// was lost with the connection; it is reported done, not as a conflict.
+async fn recognise_own_writes(
+    connection: &mut AnyConnection,
+    batch: &[(Write, oneshot::Sender<Result<Outcome, String>>)],
+    outcomes: &mut [Outcome],
+) -> Result<(), sqlx::Error> {
+    for ((write, _), outcome) in batch.iter().zip(outcomes.iter_mut()) {
+        let (id, body, version) = match (write, &outcome) {
+            (Write::Create { id, body, .. }, Outcome::Created(false)) => (id, body, 1),
+            (
+                Write::Update {
+                    id,
+                    body,
+                    expected_version,
+                    ..
+                },
+                Outcome::Updated(None),
+            ) => (id, body, expected_version + 1),
+            _ => continue,
+        };
+        let row = sqlx::query(
+            "SELECT push_configs FROM tasks WHERE id = $1 AND version = $2 AND body = $3",
+        )
+        .bind(id.as_str())
+        .bind(version)
+        .bind(body.as_str())
+        .fetch_optional(&mut *connection)
+        .await?;
+        if let Some(row) = row {
+            *outcome = match write {
+                Write::Create { .. } => Outcome::Created(true),
+                Write::Update { .. } => Outcome::Updated(Some((version, row.try_get(0)?))),
+            };
+        }
+    }
+    Ok(())
 }
 
 /// The writer's connection, kept across batches (SQLite in memory: taken
@@ -389,10 +469,12 @@ impl SqlTaskStore {
 
     /// Why an update matched no row.
     async fn explain_miss(&self, task_id: &str) -> StoreError {
-        let row = sqlx::query("SELECT terminal FROM tasks WHERE id = $1")
-            .bind(task_id)
-            .fetch_optional(&self.db.pool)
-            .await;
+        let row = crate::db::once_more(|| {
+            sqlx::query("SELECT terminal FROM tasks WHERE id = $1")
+                .bind(task_id)
+                .fetch_optional(&self.db.pool)
+        })
+        .await;
         match row {
             Err(error) => unavailable(error),
             Ok(None) => StoreError::NotFound(task_id.to_string()),
@@ -406,17 +488,21 @@ impl SqlTaskStore {
 
     /// Read-modify-write of a task's push configs, retried when another
     /// writer changed them in between. `None` when the task is unknown.
+    /// The update is a compare-and-set on the configs it read, so running
+    /// it again after a lost connection cannot undo another writer's change.
     async fn edit_push_configs<T>(
         &self,
         task_id: &str,
         edit: impl Fn(&mut Vec<PushNotificationConfig>) -> T,
     ) -> Result<Option<T>, StoreError> {
         for _ in 0..5 {
-            let row = sqlx::query("SELECT push_configs FROM tasks WHERE id = $1")
-                .bind(task_id)
-                .fetch_optional(&self.db.pool)
-                .await
-                .map_err(unavailable)?;
+            let row = crate::db::once_more(|| {
+                sqlx::query("SELECT push_configs FROM tasks WHERE id = $1")
+                    .bind(task_id)
+                    .fetch_optional(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
             let Some(row) = row else {
                 return Ok(None);
             };
@@ -424,13 +510,15 @@ impl SqlTaskStore {
             let mut configs: Vec<PushNotificationConfig> = decode(&before, "push configs")?;
             let outcome = edit(&mut configs);
             let after = encode(&configs, "push configs")?;
-            let changed = sqlx::query(
-                "UPDATE tasks SET push_configs = $1 WHERE id = $2 AND push_configs = $3",
-            )
-            .bind(after)
-            .bind(task_id)
-            .bind(before)
-            .execute(&self.db.pool)
+            let changed = crate::db::once_more(|| {
+                sqlx::query(
+                    "UPDATE tasks SET push_configs = $1 WHERE id = $2 AND push_configs = $3",
+                )
+                .bind(after.as_str())
+                .bind(task_id)
+                .bind(before.as_str())
+                .execute(&self.db.pool)
+            })
             .await
             .map_err(unavailable)?;
             if changed.rows_affected() == 1 {
@@ -444,11 +532,13 @@ impl SqlTaskStore {
 #[async_trait]
 impl TaskStore for SqlTaskStore {
     async fn get(&self, task_id: &str) -> Result<Option<StoredTask>, StoreError> {
-        let row = sqlx::query("SELECT body, version FROM tasks WHERE id = $1")
-            .bind(task_id)
-            .fetch_optional(&self.db.pool)
-            .await
-            .map_err(unavailable)?;
+        let row = crate::db::once_more(|| {
+            sqlx::query("SELECT body, version FROM tasks WHERE id = $1")
+                .bind(task_id)
+                .fetch_optional(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
         let Some(row) = row else {
             return Ok(None);
         };
@@ -525,11 +615,13 @@ impl TaskStore for SqlTaskStore {
     }
 
     async fn push_configs(&self, task_id: &str) -> Result<Vec<PushNotificationConfig>, StoreError> {
-        let row = sqlx::query("SELECT push_configs FROM tasks WHERE id = $1")
-            .bind(task_id)
-            .fetch_optional(&self.db.pool)
-            .await
-            .map_err(unavailable)?;
+        let row = crate::db::once_more(|| {
+            sqlx::query("SELECT push_configs FROM tasks WHERE id = $1")
+                .bind(task_id)
+                .fetch_optional(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
         match row {
             None => Ok(Vec::new()),
             Some(row) => decode(
@@ -552,15 +644,18 @@ impl TaskStore for SqlTaskStore {
 
     async fn renew_leases(&self, task_ids: &[String]) -> Result<(), StoreError> {
         let until = now_ms() + self.lease.as_millis() as i64;
+        // Setting the same deadline twice is setting it once.
         for task_id in task_ids {
-            sqlx::query(
-                "UPDATE tasks SET lease_until_ms = $1 \
-                 WHERE id = $2 AND lease_owner = $3 AND terminal = 0",
-            )
-            .bind(until)
-            .bind(task_id)
-            .bind(&self.instance)
-            .execute(&self.db.pool)
+            crate::db::once_more(|| {
+                sqlx::query(
+                    "UPDATE tasks SET lease_until_ms = $1 \
+                     WHERE id = $2 AND lease_owner = $3 AND terminal = 0",
+                )
+                .bind(until)
+                .bind(task_id)
+                .bind(&self.instance)
+                .execute(&self.db.pool)
+            })
             .await
             .map_err(unavailable)?;
         }
@@ -568,12 +663,15 @@ impl TaskStore for SqlTaskStore {
     }
 
     async fn expired_leases(&self) -> Result<Vec<String>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT id FROM tasks WHERE lease_until_ms IS NOT NULL AND lease_until_ms < $1 \
-             ORDER BY lease_until_ms LIMIT 100",
-        )
-        .bind(now_ms())
-        .fetch_all(&self.db.pool)
+        let now = now_ms();
+        let rows = crate::db::once_more(|| {
+            sqlx::query(
+                "SELECT id FROM tasks WHERE lease_until_ms IS NOT NULL AND lease_until_ms < $1 \
+                 ORDER BY lease_until_ms LIMIT 100",
+            )
+            .bind(now)
+            .fetch_all(&self.db.pool)
+        })
         .await
         .map_err(unavailable)?;
         rows.iter()
@@ -582,11 +680,14 @@ impl TaskStore for SqlTaskStore {
     }
 
     async fn purge_finished(&self, before_ms: i64) -> Result<u64, StoreError> {
-        let deleted = sqlx::query("DELETE FROM tasks WHERE terminal = 1 AND updated_ms < $1")
-            .bind(before_ms)
-            .execute(&self.db.pool)
-            .await
-            .map_err(unavailable)?;
+        // Deleting twice deletes what once would (the count may come out low).
+        let deleted = crate::db::once_more(|| {
+            sqlx::query("DELETE FROM tasks WHERE terminal = 1 AND updated_ms < $1")
+                .bind(before_ms)
+                .execute(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
         Ok(deleted.rows_affected())
     }
 }
@@ -607,6 +708,82 @@ mod tests {
     async fn sqlite_behaves_like_a_task_store() {
         let store = store(test_support::sqlite().await);
         behaves_like_a_task_store(&store, Expect::shared(LEASE)).await;
+    }
+
+    fn create(id: &str, body: &str) -> Write {
+        Write::Create {
+            id: id.into(),
+            context_id: "c".into(),
+            state: "working",
+            terminal: 0,
+            body: body.into(),
+            lease_owner: None,
+            lease_until: None,
+            push_configs: "[]".into(),
+        }
+    }
+
+    fn update(id: &str, body: &str, expected_version: i64) -> Write {
+        Write::Update {
+            id: id.into(),
+            state: "completed",
+            terminal: 1,
+            body: body.into(),
+            lease_owner: None,
+            lease_until: None,
+            expected_version,
+        }
+    }
+
+    fn batch(writes: Vec<Write>) -> Vec<(Write, oneshot::Sender<Result<Outcome, String>>)> {
+        writes
+            .into_iter()
+            .map(|write| (write, oneshot::channel().0))
+            .collect()
+    }
+
+    /// The retry after a lost connection, when the first run had committed:
+    /// the second run misses every write, and each is recognised as done.
+    #[tokio::test]
+    async fn a_batch_run_again_after_an_unseen_commit_reports_its_writes_done() {
+        let db = test_support::sqlite().await;
+        let mut connection = db.pool.acquire().await.unwrap();
+        commit_batch(&mut connection, &batch(vec![create("u", "{\"u\":1}")]))
+            .await
+            .unwrap();
+        let writes = batch(vec![create("t", "{\"t\":1}"), update("u", "{\"u\":2}", 1)]);
+        let first = commit_batch(&mut connection, &writes).await.unwrap();
+        assert!(matches!(
+            first[..],
+            [Outcome::Created(true), Outcome::Updated(Some((2, _)))]
+        ));
+        let mut again = commit_batch(&mut connection, &writes).await.unwrap();
+        assert!(
+            matches!(again[..], [Outcome::Created(false), Outcome::Updated(None)]),
+            "guarded: nothing applies twice"
+        );
+        recognise_own_writes(&mut connection, &writes, &mut again)
+            .await
+            .unwrap();
+        assert!(matches!(
+            &again[..],
+            [Outcome::Created(true), Outcome::Updated(Some((2, configs)))] if configs == "[]"
+        ));
+
+        // Someone else's row under the same id, or a version that moved on
+        // with another body, stays a miss.
+        let others = batch(vec![
+            create("t", "{\"t\":\"other\"}"),
+            update("u", "{\"u\":\"other\"}", 1),
+        ]);
+        let mut missed = commit_batch(&mut connection, &others).await.unwrap();
+        recognise_own_writes(&mut connection, &others, &mut missed)
+            .await
+            .unwrap();
+        assert!(matches!(
+            missed[..],
+            [Outcome::Created(false), Outcome::Updated(None)]
+        ));
     }
 
     #[tokio::test]

@@ -32,6 +32,11 @@ async fn the_card_is_served_at_both_well_known_paths_and_is_schema_valid() {
     assert_eq!(card["url"], format!("http://127.0.0.1:{}/", app.port));
     assert_eq!(card["capabilities"]["streaming"], true);
     assert_eq!(card["capabilities"]["pushNotifications"], true);
+    // Text, and data parts whose known fields (an order number) the agent reads.
+    assert_eq!(
+        card["defaultInputModes"],
+        serde_json::json!(["text/plain", "application/json"])
+    );
     let skill_ids: Vec<&str> = card["skills"]
         .as_array()
         .unwrap()

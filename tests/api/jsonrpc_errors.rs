@@ -1,6 +1,6 @@
 //! Every JSON-RPC error case of the core issue, over HTTP, schema-checked.
 
-use crate::helpers::{TestApp, assert_schema, user_message};
+use crate::helpers::{TestApp, assert_schema, routed_to, state, status_text, user_message};
 use serde_json::{Value, json};
 
 async fn raw(app: &crate::helpers::TestApp, body: &str) -> Value {
@@ -48,10 +48,7 @@ async fn envelope_errors_are_32600_and_echo_a_readable_id() {
             Value::Null,
         ),
         (r#""just a string""#, Value::Null),
-        (
-            r#"{"jsonrpc":"2.0","method":"message/send","params":{}}"#,
-            Value::Null,
-        ),
+        (r#"{"jsonrpc":"1.0","method":"tasks/get"}"#, Value::Null),
     ];
     for (request, id) in cases {
         let body = raw(&app, request).await;
@@ -205,35 +202,349 @@ async fn push_config_methods_and_the_extended_card_answer_precise_errors() {
 }
 
 #[tokio::test]
-async fn file_and_data_parts_are_32005() {
+async fn file_parts_are_32005_naming_the_part() {
     let app = TestApp::spawn().await;
     let mut file = user_message("x");
-    file["parts"] = json!([{ "kind": "file", "file": { "uri": "https://example.com/a.pdf", "mimeType": "application/pdf" } }]);
+    file["parts"] = json!([
+        { "kind": "text", "text": "order 4711" },
+        { "kind": "file", "file": { "uri": "https://example.com/a.pdf", "mimeType": "application/pdf" } }
+    ]);
     let error = app
         .rpc_error("message/send", json!({ "message": file }))
         .await;
     assert_eq!(error["code"], -32005);
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("application/pdf"), "{error}");
+    assert!(message.contains("parts[1]"), "{error}");
     assert!(
-        error["message"]
-            .as_str()
-            .unwrap()
-            .contains("application/pdf"),
-        "{error}"
-    );
-
-    let mut data = user_message("x");
-    data["parts"] =
-        json!([{ "kind": "text", "text": "order 4711" }, { "kind": "data", "data": { "a": 1 } }]);
-    let error = app
-        .rpc_error("message/send", json!({ "message": data }))
-        .await;
-    assert_eq!(error["code"], -32005);
-    assert!(
-        error["message"].as_str().unwrap().contains("parts[1]"),
-        "{error}"
+        message.contains("application/json"),
+        "names what it takes: {error}"
     );
 }
 
+/// Item 6 of issue 13: structured input from a calling agent.
+#[tokio::test]
+async fn a_data_part_alone_with_a_sales_order_gets_the_answer_for_that_order() {
+    let app = TestApp::spawn().await;
+    let by_text = app.send_text("why is order 4711 blocked").await;
+    for data in [
+        json!({ "salesOrder": "4711" }),
+        json!({ "SalesOrder": 4711 }),
+        json!({ "salesOrderId": " 4711 " }),
+        json!({ "order": "4711", "unrelated": [1, 2] }),
+    ] {
+        let mut message = user_message("x");
+        message["parts"] = json!([{ "kind": "data", "data": data }]);
+        let task = app.send(message).await;
+        assert_eq!(state(&task), "completed", "{data}: {task}");
+        assert_eq!(
+            routed_to(&task).as_deref(),
+            Some("credit"),
+            "{data}: {task}"
+        );
+        assert_eq!(
+            status_text(&task),
+            status_text(&by_text),
+            "{data}: the same answer as for the text"
+        );
+    }
+    // A data part next to text: the text routes, the data names the order.
+    let mut message = user_message("why is it blocked by credit");
+    message["parts"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "kind": "data", "data": { "salesOrder": "4711" } }));
+    let task = app.send(message).await;
+    assert_eq!(state(&task), "completed", "{task}");
+    assert!(status_text(&task).contains("4711"), "{task}");
+}
+
+#[tokio::test]
+async fn a_follow_up_may_name_the_order_in_a_data_part() {
+    let app = TestApp::spawn().await;
+    let question = app.send_text("why is it blocked by credit").await;
+    assert_eq!(state(&question), "input-required", "{question}");
+    let mut message = user_message("here it is");
+    message["parts"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({ "kind": "data", "data": { "salesOrder": 4711 } }));
+    message["taskId"] = question["id"].clone();
+    message["contextId"] = question["contextId"].clone();
+    let answer = app.send(message).await;
+    assert_eq!(state(&answer), "completed", "{answer}");
+    assert_eq!(routed_to(&answer).as_deref(), Some("credit"), "{answer}");
+    assert!(status_text(&answer).contains("4711"), "{answer}");
+}
+
+/// Item 4 of issue 13: a request without an `id` gets the usual checks and
+/// an answer with `id: null`; a valid one is refused like the reference SDK
+/// refuses it (every A2A request type requires an id).
+#[tokio::test]
+async fn requests_without_an_id_get_the_usual_checks_and_a_null_id() {
+    let app = TestApp::spawn().await;
+    let valid = json!({ "message": user_message("why is order 4711 blocked by credit") });
+    for id in [None, Some(Value::Null)] {
+        let request = |method: &str, params: Value| {
+            let mut request = json!({ "jsonrpc": "2.0", "method": method, "params": params });
+            if let Some(id) = &id {
+                request["id"] = id.clone();
+            }
+            request.to_string()
+        };
+        let body = raw(&app, &request("tasks/explode", json!({}))).await;
+        assert_eq!(body["error"]["code"], -32601, "{body}");
+        assert_eq!(body["id"], Value::Null);
+        let body = raw(&app, &request("message/send", json!({}))).await;
+        assert_eq!(body["error"]["code"], -32602, "{body}");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("`message`"),
+            "{body}"
+        );
+        assert_eq!(body["id"], Value::Null);
+        let body = raw(&app, &request("tasks/get", json!({ "id": 5 }))).await;
+        assert_eq!(body["error"]["code"], -32602, "{body}");
+        let body = raw(&app, &request("message/send", valid.clone())).await;
+        assert_eq!(body["error"]["code"], -32602, "{body}");
+        assert!(
+            body["error"]["message"].as_str().unwrap().contains("`id`"),
+            "{body}"
+        );
+        assert_eq!(body["id"], Value::Null);
+    }
+}
+
+/// The words serde uses for Rust types; an answer names JSON types instead.
+const RUST_WORDS: [&str; 9] = [
+    "struct",
+    "elements",
+    "i64",
+    "u64",
+    "enum",
+    "identifier",
+    "sequence",
+    "a map",
+    "Option",
+];
+
+fn assert_json_terms(message: &str) {
+    for word in RUST_WORDS {
+        assert!(!message.contains(word), "`{message}` says `{word}`");
+    }
+}
+
+/// Item 5 of issue 13: every object of the schema is an object on the wire.
+#[tokio::test]
+async fn arrays_where_a2a_says_object_are_32602_naming_the_field() {
+    let app = TestApp::spawn().await;
+    let text = "why is order 4711 blocked by credit";
+    let mut positional_parts = user_message(text);
+    positional_parts["parts"] = json!([["text", text]]);
+    let mut positional_file = user_message(text);
+    positional_file["parts"] = json!([{ "kind": "file", "file": ["a.pdf", "application/pdf"] }]);
+    let webhook = "https://sapdas.eu10.sapdas.cloud.sap/cb";
+    let cases = [
+        (
+            "message/send",
+            json!({ "message": ["message", "user", [{ "kind": "text", "text": text }], "m-1"] }),
+            "params.message: expected an object",
+        ),
+        (
+            "message/send",
+            json!({ "message": user_message(text), "configuration": [] }),
+            "params.configuration: expected an object",
+        ),
+        (
+            "message/send",
+            json!({ "message": positional_parts }),
+            "params.message.parts[0]: expected an object",
+        ),
+        (
+            "message/send",
+            json!({ "message": positional_file }),
+            "params.message.parts[0].file: expected an object",
+        ),
+        (
+            "message/send",
+            json!({ "message": user_message(text), "configuration": { "pushNotificationConfig": [null, webhook, null, null] } }),
+            "params.configuration.pushNotificationConfig: expected an object",
+        ),
+        (
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": "t", "pushNotificationConfig": ["c1", webhook, "token", null] }),
+            "params.pushNotificationConfig: expected an object",
+        ),
+        (
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": "t", "pushNotificationConfig": { "url": webhook, "authentication": [["Bearer"]] } }),
+            "params.pushNotificationConfig.authentication: expected an object",
+        ),
+        (
+            "message/send",
+            json!({ "message": user_message(text), "metadata": [1] }),
+            "params.metadata: expected an object",
+        ),
+        (
+            "tasks/get",
+            json!({ "id": ["t"] }),
+            "params.id: expected a string",
+        ),
+        (
+            "tasks/get",
+            json!({ "id": "t", "historyLength": 1.5 }),
+            "params.historyLength: expected an integer",
+        ),
+        (
+            "message/send",
+            json!({ "message": { "kind": "message", "role": "robot", "messageId": "m", "parts": [] } }),
+            "params.message.role:",
+        ),
+        (
+            "message/send",
+            json!({ "message": { "kind": "message", "role": "user", "messageId": "m", "parts": [{ "kind": "video" }] } }),
+            "params.message.parts[0].kind:",
+        ),
+    ];
+    for (method, params, expected) in cases {
+        let error = app.rpc_error(method, params.clone()).await;
+        assert_eq!(error["code"], -32602, "{method} {params}: {error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(expected),
+            "{method} {params}: `{message}` starts with `{expected}`"
+        );
+        assert_json_terms(message);
+    }
+}
+
+/// Item 15 of issue 13: a refused webhook URL is named by its field path,
+/// set by `tasks/pushNotificationConfig/set` or inline with the message.
+#[tokio::test]
+async fn a_refused_webhook_url_is_named_by_its_field_path_either_way() {
+    let app = TestApp::spawn().await;
+    let task = app.send_text("why is order 4711 blocked by credit").await;
+    let url = "http://sapdas.eu10.sapdas.cloud.sap/cb";
+    let set = app
+        .rpc_error(
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": task["id"], "pushNotificationConfig": { "url": url } }),
+        )
+        .await;
+    let inline = app
+        .rpc_error(
+            "message/send",
+            json!({ "message": user_message("x"), "configuration": { "pushNotificationConfig": { "url": url } } }),
+        )
+        .await;
+    assert_eq!(set["code"], -32602);
+    assert_eq!(inline["code"], -32602);
+    let set = set["message"].as_str().unwrap();
+    let inline = inline["message"].as_str().unwrap();
+    let set_reason = set
+        .strip_prefix("params.pushNotificationConfig.url: ")
+        .unwrap_or_else(|| panic!("`{set}` names params.pushNotificationConfig.url"));
+    let inline_reason = inline
+        .strip_prefix("params.configuration.pushNotificationConfig.url: ")
+        .unwrap_or_else(|| panic!("`{inline}` names the inline field"));
+    assert_eq!(set_reason, inline_reason);
+    assert!(set_reason.contains("https"), "{set_reason}");
+}
+
+/// Item 2 of issue 13 (ids): an id longer than the limit is refused by its
+/// field, and the answer does not repeat it.
+#[tokio::test]
+async fn ids_longer_than_256_bytes_are_32602_naming_the_field() {
+    let app = TestApp::spawn().await;
+    let long = "x".repeat(257);
+    let huge = "c".repeat(1_000_000);
+    let with = |field: &str, value: Value| {
+        let mut message = user_message("why is order 4711 blocked by credit");
+        message[field] = value;
+        json!({ "message": message })
+    };
+    let cases = [
+        (
+            "message/send",
+            with("messageId", json!(long)),
+            "params.message.messageId",
+        ),
+        (
+            "message/send",
+            with("taskId", json!(long)),
+            "params.message.taskId",
+        ),
+        (
+            "message/send",
+            with("contextId", json!(huge)),
+            "params.message.contextId",
+        ),
+        (
+            "message/send",
+            with("referenceTaskIds", json!(["t-1", long])),
+            "params.message.referenceTaskIds[1]",
+        ),
+        ("tasks/get", json!({ "id": long }), "params.id"),
+        ("tasks/cancel", json!({ "id": long }), "params.id"),
+        (
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": "t", "pushNotificationConfig": { "id": long, "url": "https://sapdas.eu10.sapdas.cloud.sap/cb" } }),
+            "params.pushNotificationConfig.id",
+        ),
+        (
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": long, "pushNotificationConfig": { "url": "https://sapdas.eu10.sapdas.cloud.sap/cb" } }),
+            "params.taskId",
+        ),
+        (
+            "tasks/pushNotificationConfig/get",
+            json!({ "id": "t", "pushNotificationConfigId": long }),
+            "params.pushNotificationConfigId",
+        ),
+        (
+            "tasks/pushNotificationConfig/delete",
+            json!({ "id": "t", "pushNotificationConfigId": long }),
+            "params.pushNotificationConfigId",
+        ),
+    ];
+    for (method, params, field) in cases {
+        let request = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+        let response = app
+            .client
+            .post(format!("{}/", app.address))
+            .header("Content-Type", "application/json")
+            .body(request.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{method} {field}");
+        let bytes = response.bytes().await.unwrap();
+        assert!(
+            bytes.len() < 1024,
+            "{method} {field}: the answer has {} bytes",
+            bytes.len()
+        );
+        let body: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_schema("JSONRPCErrorResponse", &body);
+        assert_eq!(body["error"]["code"], -32602, "{method} {field}: {body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("{field}: ")) && message.contains("256 bytes"),
+            "{method}: `{message}` names {field} and the limit"
+        );
+    }
+    // At the limit: accepted.
+    let task = app
+        .send({
+            let mut message = user_message("why is order 4711 blocked by credit");
+            message["contextId"] = json!("c".repeat(256));
+            message
+        })
+        .await;
+    assert_eq!(task["contextId"], "c".repeat(256));
+}
 #[tokio::test]
 async fn a_repeated_request_id_still_gets_a_normal_answer() {
     let app = TestApp::spawn().await;

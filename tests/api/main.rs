@@ -1,20 +1,30 @@
 //! Black-box tests: the service on an ephemeral loopback port, real HTTP.
 
+mod a2a_v1_schema;
 mod approvals;
 mod auth;
+mod bad_settings;
 mod budget;
 mod card;
 mod cli;
+mod closed_stdout;
+mod connectivity_proxy;
 mod deploy;
+mod destination_double;
+mod dropped_connections;
 mod durability;
 mod helpers;
 mod interop;
 mod jsonrpc_errors;
+mod jsonrpc_fuzz;
 mod lifecycle;
 mod otlp;
 mod process;
 mod push;
 mod routing;
+mod s4hana_double;
+mod s4hana_double_contract;
+mod slow_bodies;
 mod specialists;
 mod streaming;
 mod telemetry;

@@ -1,5 +1,10 @@
 //! The ledger in SQLite or PostgreSQL: `INSERT … ON CONFLICT DO NOTHING` on
 //! the (sales_order, action) primary key decides who filed.
+//!
+//! An insert whose connection was lost runs once more on a fresh one: the
+//! key makes a second run file nothing a first one filed, and a second run
+//! that finds exactly its own row (same approver, task and millisecond)
+//! knows the first one committed unseen and reports it filed.
 
 use super::{ActionLedger, Filing, LedgerEntry, LedgerError};
 use crate::clock::rfc3339_from_unix_ms;
@@ -55,39 +60,51 @@ impl ActionLedger for SqlLedger {
             "INSERT INTO action_ledger ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
              ON CONFLICT (sales_order, action) DO NOTHING"
         );
-        let inserted = sqlx::query(&insert)
-            .bind(&new.sales_order)
-            .bind(&new.action)
-            .bind(&new.specialist)
-            .bind(&new.summary)
-            .bind(&new.approved_by)
-            .bind(&new.approver_role)
-            .bind(approved_ms)
-            .bind(&new.task_id)
-            .bind(&new.context_id)
-            .execute(&self.db.pool)
-            .await
-            .map_err(unavailable)?;
-        if inserted.rows_affected() == 1 {
+        let run_insert = || {
+            sqlx::query(&insert)
+                .bind(&new.sales_order)
+                .bind(&new.action)
+                .bind(&new.specialist)
+                .bind(&new.summary)
+                .bind(&new.approved_by)
+                .bind(&new.approver_role)
+                .bind(approved_ms)
+                .bind(&new.task_id)
+                .bind(&new.context_id)
+                .execute(&self.db.pool)
+        };
+        let (inserted, ran_again) = match run_insert().await {
+            Err(error) if crate::db::connection_lost(&error) => {
+                tracing::warn!(%error, "action ledger: the database connection was lost; filing again on a fresh one");
+                (run_insert().await, true)
+            }
+            outcome => (outcome, false),
+        };
+        if inserted.map_err(unavailable)?.rows_affected() == 1 {
             return Ok(Filing::Filed(new));
         }
         let select =
             format!("SELECT {COLUMNS} FROM action_ledger WHERE sales_order = $1 AND action = $2");
-        let row = sqlx::query(&select)
-            .bind(&new.sales_order)
-            .bind(&new.action)
-            .fetch_one(&self.db.pool)
-            .await
-            .map_err(unavailable)?;
-        Ok(Filing::AlreadyFiled(entry(&row).map_err(unavailable)?))
+        let row = crate::db::once_more(|| {
+            sqlx::query(&select)
+                .bind(&new.sales_order)
+                .bind(&new.action)
+                .fetch_one(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
+        let existing = entry(&row).map_err(unavailable)?;
+        if ran_again && existing == new {
+            return Ok(Filing::Filed(new));
+        }
+        Ok(Filing::AlreadyFiled(existing))
     }
 
     async fn list(&self) -> Result<Vec<LedgerEntry>, LedgerError> {
         let select = format!(
             "SELECT {COLUMNS} FROM action_ledger ORDER BY approved_ms, sales_order, action"
         );
-        let rows = sqlx::query(&select)
-            .fetch_all(&self.db.pool)
+        let rows = crate::db::once_more(|| sqlx::query(&select).fetch_all(&self.db.pool))
             .await
             .map_err(unavailable)?;
         rows.iter()

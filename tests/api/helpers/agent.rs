@@ -66,7 +66,7 @@ impl Agent for ScriptedAgent {
         if self.panics_on.is_some_and(|word| turn.text.contains(word)) {
             panic!("scripted failure");
         }
-        let reply = if self.asks_first && turn.earlier_user_texts.is_empty() {
+        let reply = if self.asks_first && turn.earlier.is_empty() {
             Reply::new(Outcome::InputRequired, "Which one?")
         } else {
             Reply::new(Outcome::Completed, format!("done: {}", turn.text))

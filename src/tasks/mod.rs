@@ -1,5 +1,7 @@
 //! Tasks: the lifecycle engine that runs agent turns, and where tasks live.
 
+#[cfg(test)]
+mod contract;
 mod engine;
 mod memory;
 mod observer;

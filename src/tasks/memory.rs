@@ -259,54 +259,13 @@ impl TaskStore for InMemoryTaskStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::a2a::{TaskKind, TaskState, TaskStatus};
-
-    fn task(id: &str, state: TaskState) -> Task {
-        Task {
-            kind: TaskKind::Value,
-            id: id.into(),
-            context_id: "c".into(),
-            status: TaskStatus {
-                state,
-                message: None,
-                timestamp: None,
-            },
-            history: None,
-            artifacts: None,
-            metadata: None,
-        }
-    }
+    use crate::a2a::TaskState;
+    use crate::tasks::contract::{Expect, behaves_like_a_task_store, task};
 
     #[tokio::test]
-    async fn stale_versions_conflict_and_terminal_tasks_never_change() {
+    async fn memory_behaves_like_a_task_store() {
         let store = InMemoryTaskStore::new(MemoryStoreLimits::default());
-        let created = store
-            .create(&task("t", TaskState::Submitted), &[])
-            .await
-            .unwrap();
-        let working = store
-            .update(&task("t", TaskState::Working), created)
-            .await
-            .unwrap()
-            .version;
-        assert_eq!(
-            store
-                .update(&task("t", TaskState::Completed), created)
-                .await,
-            Err(StoreError::Conflict("t".into()))
-        );
-        let done = store
-            .update(&task("t", TaskState::Completed), working)
-            .await
-            .unwrap()
-            .version;
-        assert_eq!(
-            store.update(&task("t", TaskState::Working), done).await,
-            Err(StoreError::Terminal("t".into()))
-        );
-        let stored = store.get("t").await.unwrap().unwrap();
-        assert_eq!(stored.task.status.state, TaskState::Completed);
-        assert_eq!(stored.version, done);
+        behaves_like_a_task_store(&store, Expect::in_process()).await;
     }
 
     #[tokio::test]

@@ -3,6 +3,8 @@
 //! `TaskStore` trait, in memory or in SQL).
 
 mod budget;
+#[cfg(test)]
+mod contract;
 mod engine;
 mod error;
 mod events;

@@ -2,11 +2,8 @@
 //! offered, the follow-up files it exactly once, and nothing in reply text
 //! ever triggers an action.
 
-use crate::helpers::{
-    TestApp, approval, postgres_settings, postgres_url, spawn_app, spawn_app_with, state,
-    status_text,
-};
-use crate::key_server::{KeyServer, technical_claims, token, user_claims};
+use crate::helpers::key_server::{KeyServer, technical_claims, token, user_claims};
+use crate::helpers::{Store, TestApp, approval, postgres_url, state, status_text};
 use serde_json::{Value, json};
 
 const DISPUTE_4725: &str = "Order 4725: Pricing: customer disputes the price.";
@@ -30,7 +27,7 @@ fn ledger_rows<'a>(actions: &'a [Value], order: &str) -> Vec<&'a Value> {
 
 #[tokio::test]
 async fn triage_of_the_blocked_orders_files_only_what_the_role_may_and_the_user_approved() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let clerk = app.as_role("ar_clerk");
 
     // 4725 as ar_clerk: explained, and the dispute is asked, not filed.
@@ -144,7 +141,7 @@ async fn triage_of_the_blocked_orders_files_only_what_the_role_may_and_the_user_
 
 #[tokio::test]
 async fn a_caller_without_a_role_is_told_who_may_decide() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let task = app.send_text(DISPUTE_4725).await;
     assert_eq!(state(&task), "completed", "{task}");
     assert!(
@@ -201,7 +198,7 @@ async fn fifty_concurrent_approvals_file_one_row(app: TestApp) {
 
 #[tokio::test]
 async fn fifty_concurrent_approvals_file_one_row_in_sqlite() {
-    fifty_concurrent_approvals_file_one_row(spawn_app().await).await;
+    fifty_concurrent_approvals_file_one_row(TestApp::spawn().await).await;
 }
 
 #[tokio::test]
@@ -210,7 +207,8 @@ async fn fifty_concurrent_approvals_file_one_row_in_postgres() {
     else {
         return;
     };
-    fifty_concurrent_approvals_file_one_row(spawn_app_with(postgres_settings(&url)).await).await;
+    let app = TestApp::builder().store(Store::Postgres(url)).spawn().await;
+    fifty_concurrent_approvals_file_one_row(app).await;
 }
 
 async fn send_with_token(app: &TestApp, token: &str, message: Value) -> Value {
@@ -231,13 +229,7 @@ async fn send_with_token(app: &TestApp, token: &str, message: Value) -> Value {
 #[tokio::test]
 async fn roles_come_from_the_token_and_a_technical_token_never_approves() {
     let keys = KeyServer::start().await;
-    let mut settings = crate::helpers::test_settings();
-    settings.auth.client_id = Some(crate::key_server::CLIENT_ID.into());
-    settings.auth.domains = vec![crate::key_server::DOMAIN.into()];
-    settings.auth.app_tid = Some(crate::key_server::APP_TID.into());
-    settings.auth.url = Some(crate::key_server::ISSUER.into());
-    settings.auth.test_key_server = Some(keys.url.clone());
-    let app = spawn_app_with(settings).await;
+    let app = TestApp::builder().auth(&keys).spawn().await;
     let clerk_token = token(&user_claims());
 
     // The header is ignored once tokens decide: the token says ar_clerk.
@@ -309,11 +301,8 @@ fn assert_millisecond_utc(what: &str, value: &Value) {
 
 #[tokio::test]
 async fn task_statuses_and_ledger_rows_carry_one_timestamp_format() {
-    use order_exception_agent::db::StoreBackend;
-    for backend in [StoreBackend::Sqlite, StoreBackend::Memory] {
-        let mut settings = crate::helpers::test_settings();
-        settings.store.backend = Some(backend);
-        let app = spawn_app_with(settings).await;
+    for store in [Store::Sqlite, Store::Memory] {
+        let app = TestApp::builder().store(store).spawn().await;
         let clerk = app.as_role("ar_clerk");
         let asked = clerk.send_text(DISPUTE_4725).await;
         assert_eq!(state(&asked), "input-required", "{asked}");

@@ -2,27 +2,18 @@
 //! real key server on loopback, tokens signed with throwaway RSA keys; every
 //! case of the negative table in `ias-tokens.md` §11.
 
-use crate::helpers::{TestApp, spawn_app, spawn_app_with, test_settings, user_message};
-use crate::key_server::*;
+use crate::helpers::key_server::*;
+use crate::helpers::{TestApp, TestAppBuilder, TrailingSlash, user_message, wait_until};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use order_exception_agent::config::Settings;
 use serde_json::{Value, json};
 use std::time::Duration;
 
-fn auth_settings(keys: &KeyServer) -> Settings {
-    let mut settings = test_settings();
-    settings.auth.client_id = Some(CLIENT_ID.into());
-    settings.auth.domains = vec![DOMAIN.into(), "accounts.cloud.test".into()];
-    settings.auth.app_tid = Some(APP_TID.into());
-    settings.auth.url = Some(ISSUER.into());
-    settings.auth.test_key_server = Some(keys.url.clone());
-    settings.auth.http_timeout_ms = 500;
-    settings
-}
-
-async fn spawn(keys: &KeyServer) -> TestApp {
-    spawn_app_with(auth_settings(keys)).await
+/// Authentication on against `keys`, with a key-server timeout of 500 ms.
+fn authenticated(keys: &KeyServer) -> TestAppBuilder {
+    TestApp::builder()
+        .auth(keys)
+        .settings(|settings| settings.auth.http_timeout_ms = 500)
 }
 
 struct Answer {
@@ -109,7 +100,7 @@ fn assert_forbidden(answer: &Answer, case: &str) {
 #[tokio::test]
 async fn a_valid_user_token_passes_and_the_key_request_carries_the_headers() {
     let keys = KeyServer::start().await;
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     assert_valid(&bearer(&app, &token(&user_claims())).await, "valid");
     let headers = keys.last_jwks_headers();
     assert_eq!(
@@ -135,7 +126,7 @@ async fn a_valid_user_token_passes_and_the_key_request_carries_the_headers() {
 #[tokio::test]
 async fn missing_or_foreign_schemes_get_a_plain_challenge_and_public_paths_stay_open() {
     let keys = KeyServer::start().await;
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     for authorization in [None, Some("Basic dXNlcjpwYXNz".to_string())] {
         let answer = call(&app, authorization.clone()).await;
         assert_eq!(answer.status, 401, "{authorization:?}");
@@ -163,7 +154,7 @@ async fn missing_or_foreign_schemes_get_a_plain_challenge_and_public_paths_stay_
 #[tokio::test]
 async fn malformed_tokens_are_invalid() {
     let keys = KeyServer::start().await;
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"RS256","kid":"key-1"}"#);
     let payload = URL_SAFE_NO_PAD.encode(json!(user_claims()).to_string());
     for token in [
@@ -185,7 +176,7 @@ async fn malformed_tokens_are_invalid() {
 #[tokio::test]
 async fn time_claims_with_sixty_seconds_leeway() {
     let keys = KeyServer::start().await;
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     let now = now();
     let cases = [
         (
@@ -237,7 +228,7 @@ async fn time_claims_with_sixty_seconds_leeway() {
 #[tokio::test]
 async fn the_issuer_must_be_a_trusted_ias_domain() {
     let keys = KeyServer::start().await;
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     for issuer in [
         json!(null),
         json!(""),
@@ -303,10 +294,12 @@ async fn the_issuer_must_be_a_trusted_ias_domain() {
 #[tokio::test]
 async fn a_trailing_slash_is_refused_when_the_switch_says_reject() {
     let keys = KeyServer::start().await;
-    let mut settings = auth_settings(&keys);
-    settings.auth.issuer_trailing_slash =
-        order_exception_agent::auth::issuer::TrailingSlash::Reject;
-    let app = spawn_app_with(settings).await;
+    let app = authenticated(&keys)
+        .settings(|settings| {
+            settings.auth.issuer_trailing_slash = TrailingSlash::Reject;
+        })
+        .spawn()
+        .await;
     let claims = with(user_claims(), "iss", json!("https://tenant.accounts.test/"));
     assert_invalid(
         &bearer(&app, &token(&claims)).await,
@@ -318,7 +311,7 @@ async fn a_trailing_slash_is_refused_when_the_switch_says_reject() {
 #[tokio::test]
 async fn the_audience_must_contain_our_client_id_and_the_tenant_must_match() {
     let keys = KeyServer::start().await;
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     for (case, claims) in [
         (
             "other audience",
@@ -356,9 +349,12 @@ async fn the_audience_must_contain_our_client_id_and_the_tenant_must_match() {
 #[tokio::test]
 async fn without_a_configured_tenant_a_foreign_issuer_needs_app_tid() {
     let keys = KeyServer::start().await;
-    let mut settings = auth_settings(&keys);
-    settings.auth.app_tid = None;
-    let app = spawn_app_with(settings).await;
+    let app = authenticated(&keys)
+        .settings(|settings| {
+            settings.auth.app_tid = None;
+        })
+        .spawn()
+        .await;
     let own_issuer = with(user_claims(), "app_tid", Value::Null);
     assert_valid(
         &bearer(&app, &token(&own_issuer)).await,
@@ -386,7 +382,7 @@ fn forged(header: Value, claims: &serde_json::Map<String, Value>, signature: &st
 #[tokio::test]
 async fn algorithms_kids_and_signatures() {
     let keys = KeyServer::start().await;
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     let claims = user_claims();
     let public_pem = KEYS["key-1"]["public_pem"].as_str().unwrap();
     let hs256_with_public_key = jsonwebtoken::encode(
@@ -446,7 +442,7 @@ async fn algorithms_kids_and_signatures() {
 #[tokio::test]
 async fn an_unknown_kid_forces_one_refetch_per_minute() {
     let keys = KeyServer::start().await;
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     assert_valid(
         &bearer(&app, &token(&user_claims())).await,
         "warm the cache",
@@ -467,7 +463,7 @@ async fn an_unknown_kid_forces_one_refetch_per_minute() {
 #[tokio::test]
 async fn a_rotated_key_is_accepted_after_one_refetch() {
     let keys = KeyServer::start().await;
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     assert_valid(
         &bearer(&app, &token(&user_claims())).await,
         "warm the cache",
@@ -485,7 +481,7 @@ async fn a_rotated_key_is_accepted_after_one_refetch() {
 async fn a_kid_whose_key_is_not_rsa_is_never_used() {
     let keys = KeyServer::start().await;
     keys.set(|b| b.jwks = vec![ec_jwk("key-1")]);
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     assert_invalid(
         &bearer(&app, &token(&user_claims())).await,
         "EC key under the kid",
@@ -496,7 +492,7 @@ async fn a_kid_whose_key_is_not_rsa_is_never_used() {
 async fn a_400_from_the_key_endpoint_rejects_and_is_not_cached() {
     let keys = KeyServer::start().await;
     keys.set(|b| b.jwks_status = 400);
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     assert_invalid(&bearer(&app, &token(&user_claims())).await, "JWKS 400");
     keys.set(|b| b.jwks_status = 200);
     assert_valid(&bearer(&app, &token(&user_claims())).await, "after the 400");
@@ -515,7 +511,7 @@ async fn a_failing_slow_or_dead_key_service_gives_503_and_is_retried() {
     ];
     for (case, change) in cases {
         let keys = KeyServer::start().await;
-        let app = spawn(&keys).await;
+        let app = authenticated(&keys).spawn().await;
         keys.set(change);
         let answer = bearer(&app, &token(&user_claims())).await;
         assert_eq!(answer.status, 503, "{case}: {:?}", answer.body);
@@ -533,7 +529,7 @@ async fn a_failing_slow_or_dead_key_service_gives_503_and_is_retried() {
         assert_valid(&bearer(&app, &token(&user_claims())).await, case);
     }
     let keys = KeyServer::start().await;
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     keys.stop().await;
     let answer = bearer(&app, &token(&user_claims())).await;
     assert_eq!(answer.status, 503, "key server down: {:?}", answer.body);
@@ -543,7 +539,7 @@ async fn a_failing_slow_or_dead_key_service_gives_503_and_is_retried() {
 async fn untrustworthy_discovery_documents_are_rejected() {
     let keys = KeyServer::start().await;
     keys.set(|b| b.omit_jwks_uri = true);
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     assert_invalid(&bearer(&app, &token(&user_claims())).await, "no jwks_uri");
     keys.set(|b| {
         b.omit_jwks_uri = false;
@@ -559,7 +555,7 @@ async fn untrustworthy_discovery_documents_are_rejected() {
 async fn two_hundred_parallel_requests_with_a_cold_cache_fetch_the_keys_once() {
     let keys = KeyServer::start().await;
     keys.set(|b| b.jwks_delay = Duration::from_millis(100));
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     let token = token(&user_claims());
     let calls = (0..200).map(|_| bearer(&app, &token));
     let answers = futures_util::future::join_all(calls).await;
@@ -571,7 +567,7 @@ async fn two_hundred_parallel_requests_with_a_cold_cache_fetch_the_keys_once() {
 #[tokio::test]
 async fn api_groups_and_roles_decide_access() {
     let keys = KeyServer::start().await;
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     assert_forbidden(
         &bearer(
             &app,
@@ -643,11 +639,14 @@ async fn api_groups_and_roles_decide_access() {
 #[tokio::test]
 async fn xsuaa_tokens_are_checked_by_scope() {
     let keys = KeyServer::start().await;
-    let mut settings = auth_settings(&keys);
-    settings.auth.xsuaa.client_id = Some(XS_CLIENT_ID.into());
-    settings.auth.xsuaa.xsappname = Some(XSAPPNAME.into());
-    settings.auth.xsuaa.uaa_domain = Some("authentication.test".into());
-    let app = spawn_app_with(settings).await;
+    let app = authenticated(&keys)
+        .settings(|settings| {
+            settings.auth.xsuaa.client_id = Some(XS_CLIENT_ID.into());
+            settings.auth.xsuaa.xsappname = Some(XSAPPNAME.into());
+            settings.auth.xsuaa.uaa_domain = Some("authentication.test".into());
+        })
+        .spawn()
+        .await;
     let now = now();
     let xsuaa = json!({
         "iss": "https://sub.authentication.test/oauth/token",
@@ -702,7 +701,7 @@ async fn xsuaa_tokens_are_checked_by_scope() {
 #[tokio::test]
 async fn the_card_declares_the_scheme_and_the_extended_card_needs_a_token() {
     let keys = KeyServer::start().await;
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     let card: Value = app
         .client
         .get(format!("{}/.well-known/agent-card.json", app.address))
@@ -780,19 +779,22 @@ fn skill<'a>(skills: &'a [Value], id: &str) -> &'a Value {
 #[tokio::test]
 async fn the_extended_card_names_the_approvers_of_the_rule_book_in_force() {
     let keys = KeyServer::start().await;
-    let mut settings = auth_settings(&keys);
-    // The credit manager no longer approves disputes, a viewer does; the
-    // delivery specialist proposes nothing any more.
-    let rules = &mut settings.rules;
-    rules.roles.insert(
-        "credit_manager".into(),
-        vec!["request_credit_review".into()],
-    );
-    rules
-        .roles
-        .insert("viewer".into(), vec!["open_dispute_case".into()]);
-    rules.proposals.insert("delivery".into(), Vec::new());
-    let app = spawn_app_with(settings).await;
+    let app = authenticated(&keys)
+        .settings(|settings| {
+            // The credit manager no longer approves disputes, a viewer does; the
+            // delivery specialist proposes nothing any more.
+            let rules = &mut settings.rules;
+            rules.roles.insert(
+                "credit_manager".into(),
+                vec!["request_credit_review".into()],
+            );
+            rules
+                .roles
+                .insert("viewer".into(), vec!["open_dispute_case".into()]);
+            rules.proposals.insert("delivery".into(), Vec::new());
+        })
+        .spawn()
+        .await;
     let skills = extended_skills(&app).await;
 
     let pricing = skill(&skills, "pricing")["description"].as_str().unwrap();
@@ -849,7 +851,7 @@ async fn the_extended_card_names_the_approvers_of_the_rule_book_in_force() {
 
 #[tokio::test]
 async fn with_authentication_off_health_warns_and_the_extended_card_is_not_configured() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let health = app.get_json("/health").await;
     assert_eq!(health["authentication"], "off");
     assert!(health["warning"].as_str().unwrap().contains("anonymous"));
@@ -862,9 +864,12 @@ async fn with_authentication_off_health_warns_and_the_extended_card_is_not_confi
 #[tokio::test]
 async fn a_protected_card_needs_a_token() {
     let keys = KeyServer::start().await;
-    let mut settings = auth_settings(&keys);
-    settings.auth.protect_card = true;
-    let app = spawn_app_with(settings).await;
+    let app = authenticated(&keys)
+        .settings(|settings| {
+            settings.auth.protect_card = true;
+        })
+        .spawn()
+        .await;
     let url = format!("{}/.well-known/agent-card.json", app.address);
     let response = app.client.get(&url).send().await.unwrap();
     assert_eq!(response.status().as_u16(), 401);
@@ -881,9 +886,12 @@ async fn a_protected_card_needs_a_token() {
 #[tokio::test]
 async fn cached_keys_are_refreshed_in_the_background_and_expire() {
     let keys = KeyServer::start().await;
-    let mut settings = auth_settings(&keys);
-    settings.auth.key_cache_ttl_secs = 2;
-    let app = spawn_app_with(settings).await;
+    let app = authenticated(&keys)
+        .settings(|settings| {
+            settings.auth.key_cache_ttl_secs = 2;
+        })
+        .spawn()
+        .await;
     assert_valid(&bearer(&app, &token(&user_claims())).await, "cold");
     assert_eq!(keys.jwks_calls(), 1);
     // Past half the lifetime: served from the cache, refreshed behind it.
@@ -891,12 +899,7 @@ async fn cached_keys_are_refreshed_in_the_background_and_expire() {
     // A new token (another jti): verified tokens are remembered, keys are not asked.
     let second = with(user_claims(), "jti", json!("jti-refresh"));
     assert_valid(&bearer(&app, &token(&second)).await, "refresh window");
-    for _ in 0..50 {
-        if keys.jwks_calls() == 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_until(Duration::from_secs(1), async || keys.jwks_calls() == 2).await;
     assert_eq!(keys.jwks_calls(), 2, "one background refresh");
     // A failing refresh keeps serving; past the hard expiry it must refetch.
     keys.set(|b| b.jwks_status = 500);
@@ -913,7 +916,7 @@ async fn cached_keys_are_refreshed_in_the_background_and_expire() {
 #[tokio::test]
 async fn a_remembered_token_is_still_refused_once_it_expires() {
     let keys = KeyServer::start().await;
-    let app = spawn(&keys).await;
+    let app = authenticated(&keys).spawn().await;
     // Valid for about 4 more seconds (exp + 60 s leeway).
     let almost_expired = token(&with(user_claims(), "exp", json!(now() - 56)));
     assert_valid(&bearer(&app, &almost_expired).await, "within the leeway");

@@ -4,10 +4,11 @@
 //! that are not the settings' fault (a port in use) stay exit code 1. An
 //! empty `AGENT__…` variable counts as unset.
 
-use crate::key_server::*;
-use crate::process::start_binary;
+use crate::helpers::binary::start_binary;
+use crate::helpers::key_server::*;
+use crate::helpers::wait_until;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 struct Exit {
     code: Option<i32>,
@@ -42,17 +43,16 @@ async fn serve_exit(envs: &[(&str, &str)], toml: Option<&str>) -> Exit {
         command.env(name, value);
     }
     let mut child = command.spawn().expect("the binary starts");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait works") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the binary started despite bad settings: {envs:?} {toml:?}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut exited = None;
+    wait_until(Duration::from_secs(30), async || {
+        exited = child.try_wait().expect("wait works");
+        exited.is_some()
+    })
+    .await;
+    let Some(status) = exited else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the binary started despite bad settings: {envs:?} {toml:?}");
     };
     if let Some(path) = &file {
         let _ = std::fs::remove_file(path);

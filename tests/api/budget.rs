@@ -3,64 +3,31 @@
 //! running turn; slow backends are real (latency and timeout settings).
 
 use crate::helpers::{
-    TestApp, spawn_app_with, spawn_app_with_settings_and_agent, state, status_text, test_settings,
-    user_message,
+    STILL_WORKING, ScriptedAgent, TestApp, state, status_text, user_message, wait_until,
 };
-use async_trait::async_trait;
-use order_exception_agent::agent::{Agent, Outcome, Reply, Skill, Turn};
 use serde_json::{Value, json};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
-
-/// Answers after `delay`; counts the turns that got to the end.
-struct Slow {
-    delay: Duration,
-    finished: AtomicUsize,
-}
-
-#[async_trait]
-impl Agent for Slow {
-    fn skills(&self) -> Vec<&'static Skill> {
-        Vec::new()
-    }
-
-    async fn respond(&self, turn: Turn) -> Reply {
-        tokio::time::sleep(self.delay).await;
-        self.finished.fetch_add(1, Ordering::SeqCst);
-        Reply::new(Outcome::Completed, format!("done: {}", turn.text))
-    }
-}
-
-fn slow(delay_ms: u64) -> Arc<Slow> {
-    Arc::new(Slow {
-        delay: Duration::from_millis(delay_ms),
-        finished: AtomicUsize::new(0),
-    })
-}
-
-async fn spawn_slow(agent: Arc<Slow>, budget_ms: u64) -> TestApp {
-    let mut settings = test_settings();
-    settings.tasks.budget_ms = budget_ms;
-    spawn_app_with_settings_and_agent(settings, agent).await
-}
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 /// Poll `tasks/get` until the task leaves `working` (at most 10 s).
 async fn settled(app: &TestApp, task: &Value) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let current = app.rpc("tasks/get", json!({ "id": task["id"] })).await["result"].clone();
-        if state(&current) != "working" || Instant::now() > deadline {
-            return current;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    let mut current = Value::Null;
+    wait_until(Duration::from_secs(10), async || {
+        current = app.rpc("tasks/get", json!({ "id": task["id"] })).await["result"].clone();
+        state(&current) != "working"
+    })
+    .await;
+    current
 }
 
 #[tokio::test]
 async fn a_turn_longer_than_the_budget_answers_working_and_completes_later() {
-    let agent = slow(800);
-    let app = spawn_slow(Arc::clone(&agent), 150).await;
+    let agent = ScriptedAgent::slow(800);
+    let app = TestApp::builder()
+        .agent(agent.clone())
+        .budget_ms(150)
+        .spawn()
+        .await;
     let task = app.send_text("take your time").await;
     assert_eq!(state(&task), "working", "answered at the budget: {task}");
     assert_eq!(
@@ -92,24 +59,20 @@ fn assert_still_working_note(task: &Value) {
     assert_eq!(message["role"], "agent", "{task}");
     assert_eq!(message["taskId"], task["id"], "{task}");
     assert_eq!(message["contextId"], task["contextId"], "{task}");
-    assert_eq!(
-        status_text(task),
-        order_exception_agent::tasks::STILL_WORKING,
-        "{task}"
-    );
+    assert_eq!(status_text(task), STILL_WORKING, "{task}");
 }
 
 #[tokio::test]
 async fn the_working_answer_at_the_budget_says_so_and_the_real_answer_replaces_it() {
     // Without a webhook (the task is stored at the budget) and with one
     // and `blocking: true` (stored from the start).
-    let mut settings = test_settings();
-    settings.tasks.budget_ms = 150;
-    settings.push.allowed_hosts = vec!["127.0.0.1".into()];
-    settings.push.allow_loopback_http = true;
-    settings.push.allow_private_addresses = true;
-    settings.push.max_attempts = 1;
-    let app = spawn_app_with_settings_and_agent(settings, slow(600)).await;
+    let app = TestApp::builder()
+        .agent(ScriptedAgent::slow(600))
+        .budget_ms(150)
+        .loopback_webhooks(&["127.0.0.1"])
+        .settings(|settings| settings.push.max_attempts = 1)
+        .spawn()
+        .await;
     // Nothing listens on port 9: deliveries fail, the answers do not care.
     let configurations = [
         json!({ "blocking": true }),
@@ -137,15 +100,23 @@ async fn the_working_answer_at_the_budget_says_so_and_the_real_answer_replaces_i
 
 #[tokio::test]
 async fn a_turn_within_the_budget_answers_the_final_state() {
-    let app = spawn_slow(slow(100), 5_000).await;
+    let app = TestApp::builder()
+        .agent(ScriptedAgent::slow(100))
+        .budget_ms(5_000)
+        .spawn()
+        .await;
     let task = app.send_text("quick").await;
     assert_eq!(state(&task), "completed");
 }
 
 #[tokio::test]
 async fn blocking_false_answers_at_once() {
-    let agent = slow(500);
-    let app = spawn_slow(Arc::clone(&agent), 55_000).await;
+    let agent = ScriptedAgent::slow(500);
+    let app = TestApp::builder()
+        .agent(agent.clone())
+        .budget_ms(55_000)
+        .spawn()
+        .await;
     let body = app
         .rpc(
             "message/send",
@@ -163,8 +134,12 @@ async fn blocking_false_answers_at_once() {
 
 #[tokio::test]
 async fn cancel_stops_a_running_turn() {
-    let agent = slow(700);
-    let app = spawn_slow(Arc::clone(&agent), 55_000).await;
+    let agent = ScriptedAgent::slow(700);
+    let app = TestApp::builder()
+        .agent(agent.clone())
+        .budget_ms(55_000)
+        .spawn()
+        .await;
     let body = app
         .rpc(
             "message/send",
@@ -186,7 +161,11 @@ async fn cancel_stops_a_running_turn() {
 
 #[tokio::test]
 async fn a_follow_up_on_a_working_task_starts_no_second_turn() {
-    let app = spawn_slow(slow(2_000), 55_000).await;
+    let app = TestApp::builder()
+        .agent(ScriptedAgent::slow(2_000))
+        .budget_ms(55_000)
+        .spawn()
+        .await;
     let task = app
         .rpc(
             "message/send",
@@ -206,10 +185,13 @@ async fn a_follow_up_on_a_working_task_starts_no_second_turn() {
 
 #[tokio::test]
 async fn a_slow_backend_goes_async_and_still_answers() {
-    let mut settings = test_settings();
-    settings.backend.latency_ms = 150;
-    settings.tasks.budget_ms = 100;
-    let app = spawn_app_with(settings).await;
+    let app = TestApp::builder()
+        .settings(|settings| {
+            settings.backend.latency_ms = 150;
+            settings.tasks.budget_ms = 100;
+        })
+        .spawn()
+        .await;
     let task = app.send_text("why is order 4711 blocked by credit").await;
     assert_eq!(state(&task), "working");
     let done = settled(&app, &task).await;
@@ -219,10 +201,13 @@ async fn a_slow_backend_goes_async_and_still_answers() {
 
 #[tokio::test]
 async fn a_backend_slower_than_its_timeout_fails_the_task_clearly() {
-    let mut settings = test_settings();
-    settings.backend.latency_ms = 400;
-    settings.backend.timeout_ms = 100;
-    let app = spawn_app_with(settings).await;
+    let app = TestApp::builder()
+        .settings(|settings| {
+            settings.backend.latency_ms = 400;
+            settings.backend.timeout_ms = 100;
+        })
+        .spawn()
+        .await;
     let task = app.send_text("why is order 4711 blocked by credit").await;
     assert_eq!(state(&task), "failed");
     assert!(

@@ -1,8 +1,8 @@
-use crate::helpers::{assert_schema, spawn_app};
+use crate::helpers::{TestApp, assert_schema};
 
 #[tokio::test]
 async fn the_card_is_served_at_both_well_known_paths_and_is_schema_valid() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let mut cards = Vec::new();
     for path in ["/.well-known/agent-card.json", "/.well-known/agent.json"] {
         let response = app
@@ -52,7 +52,7 @@ async fn the_card_is_served_at_both_well_known_paths_and_is_schema_valid() {
 
 #[tokio::test]
 async fn if_none_match_with_the_etag_gives_304() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let url = format!("{}/.well-known/agent-card.json", app.address);
     let first = app.client.get(&url).send().await.unwrap();
     let etag = first.headers()["etag"].to_str().unwrap().to_string();
@@ -89,7 +89,7 @@ async fn if_none_match_with_the_etag_gives_304() {
 
 #[tokio::test]
 async fn health_answers_200() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let response = app
         .client
         .get(format!("{}/health", app.address))

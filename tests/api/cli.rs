@@ -4,8 +4,8 @@
 //! unreachable port, endpoints that are not A2A, 401, JSON-RPC errors) as
 //! one line on stderr with a non-zero exit and no panic.
 
-use crate::helpers::{TestApp, assert_schema, spawn_app, spawn_app_with, test_settings};
-use crate::key_server::*;
+use crate::helpers::key_server::*;
+use crate::helpers::{TestApp, assert_schema};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
@@ -186,7 +186,7 @@ fn triage_blocks(stdout: &str) -> Vec<(String, String)> {
 
 #[tokio::test]
 async fn card_prints_name_protocol_endpoint_and_every_skill() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let served = app.get_json("/.well-known/agent-card.json").await;
     let skill_ids: Vec<&str> = served["skills"]
         .as_array()
@@ -270,7 +270,7 @@ async fn ask_in_process_prints_specialist_state_reply_proposal_and_next_step() {
 
 #[tokio::test]
 async fn ask_against_a_server_continues_the_task_with_the_printed_ids() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let first = run(&["ask", "why is it blocked by credit", "--url", &url(&app)]).await;
     first.assert_ok();
     assert_eq!(first.field("state").as_deref(), Some("input-required"));
@@ -458,7 +458,7 @@ async fn triage_in_process_prints_one_block_per_blocked_order() {
 
 #[tokio::test]
 async fn triage_against_a_server_and_its_argument_checks() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let out = run(&[
         "triage",
         "--url",
@@ -496,7 +496,7 @@ async fn triage_against_a_server_and_its_argument_checks() {
 /// a credit manager may.
 #[tokio::test]
 async fn triage_approves_in_the_same_task_once_then_reports_already_filed() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let first = run(&["triage", "--url", &url(&app), "--approve", "4725"]).await;
     first.assert_ok();
     let blocks = triage_blocks(&first.stdout);
@@ -594,7 +594,7 @@ async fn eval_in_process_routes_the_shipped_set_and_writes_the_report() {
 
 #[tokio::test]
 async fn eval_fails_below_the_threshold_on_a_wrong_expectation() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let mut cases = shipped_cases();
     // The ninth case shares "delivery" with the delivery card; it belongs to masterdata.
     assert_eq!(cases[8]["expected"], "masterdata");
@@ -729,7 +729,7 @@ async fn endpoints_that_are_not_a2a_are_named_as_such() {
         "is not an A2A endpoint: its answer is JSON but not a JSON-RPC 2.0 response",
     );
 
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     run(&["ask", "hello", "--url", &format!("{}/health", app.address)])
         .await
         .assert_error(3, "answered HTTP 405: POST /health is not allowed");
@@ -737,7 +737,7 @@ async fn endpoints_that_are_not_a2a_are_named_as_such() {
 
 #[tokio::test]
 async fn json_rpc_errors_are_one_line_with_the_code() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     run(&["ask", "   ", "--url", &url(&app)])
         .await
         .assert_error(
@@ -749,13 +749,7 @@ async fn json_rpc_errors_are_one_line_with_the_code() {
 #[tokio::test]
 async fn with_authentication_on_a_missing_or_bad_token_is_401_and_a_valid_one_works() {
     let keys = KeyServer::start().await;
-    let mut settings = test_settings();
-    settings.auth.client_id = Some(CLIENT_ID.into());
-    settings.auth.domains = vec![DOMAIN.into()];
-    settings.auth.app_tid = Some(APP_TID.into());
-    settings.auth.url = Some(ISSUER.into());
-    settings.auth.test_key_server = Some(keys.url.clone());
-    let app = spawn_app_with(settings).await;
+    let app = TestApp::builder().auth(&keys).spawn().await;
     let endpoint = url(&app);
 
     run(&[

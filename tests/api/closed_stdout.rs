@@ -3,9 +3,10 @@
 //! ends quietly with exit code 141, as a Unix tool that SIGPIPE ended, with
 //! no panic and no error line.
 
+use crate::helpers::wait_until;
 use std::io::Read;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 struct Ended {
     code: Option<i32>,
@@ -32,17 +33,16 @@ async fn run_with_closed_stdout(args: &[&str]) -> Ended {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary starts");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait works") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{args:?} did not end within 60 s of its stdout closing");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut exited = None;
+    wait_until(Duration::from_secs(60), async || {
+        exited = child.try_wait().expect("wait works");
+        exited.is_some()
+    })
+    .await;
+    let Some(status) = exited else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{args:?} did not end within 60 s of its stdout closing");
     };
     let mut stderr = String::new();
     if let Some(mut pipe) = child.stderr.take() {

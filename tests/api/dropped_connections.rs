@@ -3,7 +3,7 @@
 //! served on fresh connections without the caller noticing. Only this test's
 //! backends are ended: they carry an `application_name` of their own.
 
-use crate::helpers::{approval, postgres_settings, postgres_url, spawn_app_with, state};
+use crate::helpers::{Store, TestApp, approval, postgres_url, state, wait_until};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -35,24 +35,18 @@ async fn terminate_backends(admin: &sqlx::AnyPool, application: &str) -> usize {
             .await
             .expect("the backend is terminated");
     }
-    let deadline = Instant::now() + Duration::from_secs(10);
     for pid in &pids {
-        loop {
+        let gone = wait_until(Duration::from_secs(10), async || {
             let alive: i64 =
                 sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE pid = $1")
                     .bind(*pid)
                     .fetch_one(admin)
                     .await
                     .expect("pg_stat_activity is readable");
-            if alive == 0 {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "backend {pid} outlived pg_terminate_backend"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+            alive == 0
+        })
+        .await;
+        assert!(gone, "backend {pid} outlived pg_terminate_backend");
     }
     pids.len()
 }
@@ -64,11 +58,15 @@ async fn calls_after_postgres_ended_the_pools_connections_succeed() {
     };
     sqlx::any::install_default_drivers();
     let application = format!("oea_drop_{}", uuid::Uuid::new_v4().simple());
-    let mut settings = postgres_settings(&format!("{url}&application_name={application}"));
-    // Two connections: one task writer, which keeps its connection between
-    // writes (the default pool has five, each taking one on its first write).
-    settings.store.max_connections = 2;
-    let app = spawn_app_with(settings).await;
+    let app = TestApp::builder()
+        .store(Store::Postgres(format!(
+            "{url}&application_name={application}"
+        )))
+        // Two connections: one task writer, which keeps its connection between
+        // writes (the default pool has five, each taking one on its first write).
+        .settings(|settings| settings.store.max_connections = 2)
+        .spawn()
+        .await;
     let admin = admin_pool().await;
     let clerk = app.as_role("ar_clerk");
     let asked = clerk

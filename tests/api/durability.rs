@@ -3,21 +3,12 @@
 //! one PostgreSQL; a turn whose instance dies ends `failed` after its lease;
 //! a database that goes away gives a clear -32603 and the service recovers.
 
+use crate::helpers::binary::start_binary;
 use crate::helpers::{
-    TestApp, approval, http_client, postgres_settings, postgres_url, spawn_app_with, state,
-    status_text, user_message,
+    Store, TestApp, approval, postgres_url, state, status_text, user_message, wait_until,
 };
-use crate::process::start_binary;
 use serde_json::{Value, json};
-use std::time::{Duration, Instant};
-
-fn binary_app(port: u16) -> TestApp {
-    TestApp {
-        address: format!("http://127.0.0.1:{port}"),
-        port,
-        client: http_client(),
-    }
-}
+use std::time::Duration;
 
 const PUSH_FOR_TESTS: [(&str, &str); 3] = [
     ("AGENT__PUSH__ALLOWED_HOSTS", "127.0.0.1"),
@@ -29,7 +20,7 @@ const PUSH_FOR_TESTS: [(&str, &str); 3] = [
 async fn survives_a_restart(store_env: &[(&str, &str)]) {
     let envs: Vec<(&str, &str)> = store_env.iter().chain(&PUSH_FOR_TESTS).copied().collect();
     let first = start_binary(&envs).await;
-    let app = binary_app(first.port);
+    let app = first.app();
     let clerk = app.as_role("ar_clerk");
     let asked = clerk
         .send_text("Order 4725: Pricing: customer disputes the price.")
@@ -55,7 +46,7 @@ async fn survives_a_restart(store_env: &[(&str, &str)]) {
     );
 
     let second = start_binary(&envs).await;
-    let app = binary_app(second.port);
+    let app = second.app();
     let task = app.rpc("tasks/get", json!({"id": asked["id"]})).await["result"].clone();
     assert_eq!(state(&task), "input-required", "{task}");
     assert_eq!(
@@ -152,8 +143,11 @@ async fn two_instances_on_one_postgres_share_tasks_and_the_ledger() {
     let Some(url) = postgres_url("two_instances_on_one_postgres").await else {
         return;
     };
-    let one = spawn_app_with(postgres_settings(&url)).await;
-    let two = spawn_app_with(postgres_settings(&url)).await;
+    let one = TestApp::builder()
+        .store(Store::Postgres(url.clone()))
+        .spawn()
+        .await;
+    let two = TestApp::builder().store(Store::Postgres(url)).spawn().await;
     let asked = one
         .as_role("ar_clerk")
         .send_text("the customer disputes the price on 4725")
@@ -188,7 +182,7 @@ async fn a_killed_instance_leaves_no_task_working(
         ("AGENT__STORE__SWEEP_INTERVAL_SECS", "1"),
     ]);
     let mut doomed = start_binary(&envs).await;
-    let app = binary_app(doomed.port);
+    let app = doomed.app();
     let started = app
         .rpc(
             "message/send",
@@ -204,17 +198,15 @@ async fn a_killed_instance_leaves_no_task_working(
     let _ = doomed.child.wait();
 
     let survivor = observer().await;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let task = loop {
-        let task = survivor
+    let mut task = Value::Null;
+    wait_until(Duration::from_secs(20), async || {
+        task = survivor
             .rpc("tasks/get", json!({"id": started["id"]}))
             .await["result"]
             .clone();
-        if state(&task) != "working" || Instant::now() > deadline {
-            break task;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+        state(&task) != "working"
+    })
+    .await;
     assert_eq!(state(&task), "failed", "{task}");
     assert!(status_text(&task).contains("its lease ran out"), "{task}");
 }
@@ -227,10 +219,14 @@ async fn a_turn_of_a_killed_instance_ends_failed_after_the_lease_with_postgres()
     let store_env = [("AGENT__STORE__DATABASE_URL", url.as_str())];
     a_killed_instance_leaves_no_task_working(&store_env, async || {
         // The other instance, already running in real life; here started now.
-        let mut settings = postgres_settings(&url);
-        settings.store.lease_secs = 1;
-        settings.store.sweep_interval_secs = 1;
-        spawn_app_with(settings).await
+        TestApp::builder()
+            .store(Store::Postgres(url.clone()))
+            .settings(|settings| {
+                settings.store.lease_secs = 1;
+                settings.store.sweep_interval_secs = 1;
+            })
+            .spawn()
+            .await
     })
     .await;
 }
@@ -245,12 +241,17 @@ async fn a_turn_of_a_killed_instance_ends_failed_after_a_restart_with_sqlite() {
         ("AGENT__STORE__SQLITE_FILE", "agent.sqlite3"),
     ];
     a_killed_instance_leaves_no_task_working(&store_env, async || {
-        let mut settings = crate::helpers::test_settings();
-        settings.store.data_dir = dir.clone();
-        settings.store.sqlite_file = "agent.sqlite3".into();
-        settings.store.lease_secs = 1;
-        settings.store.sweep_interval_secs = 1;
-        spawn_app_with(settings).await
+        TestApp::builder()
+            .store(Store::SqliteFile {
+                dir: dir.clone(),
+                file: "agent.sqlite3".into(),
+            })
+            .settings(|settings| {
+                settings.store.lease_secs = 1;
+                settings.store.sweep_interval_secs = 1;
+            })
+            .spawn()
+            .await
     })
     .await;
     let _ = std::fs::remove_dir_all(&dir);
@@ -283,7 +284,7 @@ async fn a_database_that_goes_away_gives_a_clear_error_and_the_service_recovers(
         Some(slash) => format!("{}/{name}", &base[..slash]),
         None => panic!("TEST_DATABASE_URL has no database path: {base}"),
     };
-    let app = spawn_app_with(postgres_settings(&url)).await;
+    let app = TestApp::builder().store(Store::Postgres(url)).spawn().await;
     let clerk = app.as_role("ar_clerk");
     let asked = clerk
         .send_text("the customer disputes the price on 4725")
@@ -328,10 +329,13 @@ async fn a_database_that_goes_away_gives_a_clear_error_and_the_service_recovers(
 
 #[tokio::test]
 async fn finished_tasks_go_after_the_retention_and_the_ledger_stays() {
-    let mut settings = crate::helpers::test_settings();
-    settings.store.retention_days = 0;
-    settings.store.sweep_interval_secs = 1;
-    let app = spawn_app_with(settings).await;
+    let app = TestApp::builder()
+        .settings(|settings| {
+            settings.store.retention_days = 0;
+            settings.store.sweep_interval_secs = 1;
+        })
+        .spawn()
+        .await;
     let clerk = app.as_role("ar_clerk");
     let asked = clerk
         .send_text("the customer disputes the price on 4725")
@@ -341,14 +345,12 @@ async fn finished_tasks_go_after_the_retention_and_the_ledger_stays() {
     let open = clerk.send_text("why is it blocked by credit").await;
     assert_eq!(state(&open), "input-required");
 
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let gone = loop {
-        let answer = app.rpc("tasks/get", json!({"id": filed["id"]})).await;
-        if answer.get("error").is_some() || Instant::now() > deadline {
-            break answer;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let mut gone = Value::Null;
+    wait_until(Duration::from_secs(10), async || {
+        gone = app.rpc("tasks/get", json!({"id": filed["id"]})).await;
+        gone.get("error").is_some()
+    })
+    .await;
     assert_eq!(
         gone["error"]["code"], -32001,
         "the finished task was deleted: {gone}"

@@ -5,7 +5,7 @@
 //! (see tests/interop/requirements.txt). Without one the test says it is
 //! skipped, unless `A2A_INTEROP_REQUIRED=1` (set by .ci/run) makes that a failure.
 
-use crate::helpers::spawn_app;
+use crate::helpers::TestApp;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -31,7 +31,7 @@ async fn the_official_python_client_resolves_sends_gets_and_cancels() {
         );
         return;
     };
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/a2a_client.py");
     let base_url = format!("{}/", app.address);
     for (mode, expected) in [

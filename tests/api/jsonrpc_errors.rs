@@ -1,6 +1,6 @@
 //! Every JSON-RPC error case of the core issue, over HTTP, schema-checked.
 
-use crate::helpers::{assert_schema, routed_to, spawn_app, state, status_text, user_message};
+use crate::helpers::{TestApp, assert_schema, routed_to, state, status_text, user_message};
 use serde_json::{Value, json};
 
 async fn raw(app: &crate::helpers::TestApp, body: &str) -> Value {
@@ -14,7 +14,7 @@ async fn raw(app: &crate::helpers::TestApp, body: &str) -> Value {
 
 #[tokio::test]
 async fn unparsable_json_is_32700_with_null_id() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let body = raw(&app, r#"{"jsonrpc":"2.0","id":1,"method":"#).await;
     assert_eq!(body["error"]["code"], -32700);
     assert_eq!(body["id"], Value::Null);
@@ -22,7 +22,7 @@ async fn unparsable_json_is_32700_with_null_id() {
 
 #[tokio::test]
 async fn envelope_errors_are_32600_and_echo_a_readable_id() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let cases = [
         (
             r#"{"jsonrpc":"1.0","id":"a","method":"tasks/get","params":{}}"#,
@@ -59,7 +59,7 @@ async fn envelope_errors_are_32600_and_echo_a_readable_id() {
 
 #[tokio::test]
 async fn unknown_methods_are_32601_before_params_are_checked() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let body = raw(
         &app,
         r#"{"jsonrpc":"2.0","id":"u1","method":"tasks/explode","params":{}}"#,
@@ -77,7 +77,7 @@ async fn unknown_methods_are_32601_before_params_are_checked() {
 
 #[tokio::test]
 async fn bad_params_are_32602_naming_the_field() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let mut no_message_id = user_message("why is order 4711 blocked by credit");
     no_message_id.as_object_mut().unwrap().remove("messageId");
     let mut parts_a_string = user_message("x");
@@ -139,7 +139,7 @@ async fn bad_params_are_32602_naming_the_field() {
 
 #[tokio::test]
 async fn unknown_tasks_are_32001_and_finished_ones_not_cancelable_32002() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let error = app
         .rpc_error("tasks/get", json!({ "id": "no-such-task" }))
         .await;
@@ -163,7 +163,7 @@ async fn unknown_tasks_are_32001_and_finished_ones_not_cancelable_32002() {
 
 #[tokio::test]
 async fn push_config_methods_and_the_extended_card_answer_precise_errors() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     // Push config methods on an unknown task, or with params missing.
     for (method, params, code) in [
         (
@@ -203,7 +203,7 @@ async fn push_config_methods_and_the_extended_card_answer_precise_errors() {
 
 #[tokio::test]
 async fn file_parts_are_32005_naming_the_part() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let mut file = user_message("x");
     file["parts"] = json!([
         { "kind": "text", "text": "order 4711" },
@@ -225,7 +225,7 @@ async fn file_parts_are_32005_naming_the_part() {
 /// Item 6 of issue 13: structured input from a calling agent.
 #[tokio::test]
 async fn a_data_part_alone_with_a_sales_order_gets_the_answer_for_that_order() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let by_text = app.send_text("why is order 4711 blocked").await;
     for data in [
         json!({ "salesOrder": "4711" }),
@@ -261,7 +261,7 @@ async fn a_data_part_alone_with_a_sales_order_gets_the_answer_for_that_order() {
 
 #[tokio::test]
 async fn a_follow_up_may_name_the_order_in_a_data_part() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let question = app.send_text("why is it blocked by credit").await;
     assert_eq!(state(&question), "input-required", "{question}");
     let mut message = user_message("here it is");
@@ -282,7 +282,7 @@ async fn a_follow_up_may_name_the_order_in_a_data_part() {
 /// refuses it (every A2A request type requires an id).
 #[tokio::test]
 async fn requests_without_an_id_get_the_usual_checks_and_a_null_id() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let valid = json!({ "message": user_message("why is order 4711 blocked by credit") });
     for id in [None, Some(Value::Null)] {
         let request = |method: &str, params: Value| {
@@ -339,7 +339,7 @@ fn assert_json_terms(message: &str) {
 /// Item 5 of issue 13: every object of the schema is an object on the wire.
 #[tokio::test]
 async fn arrays_where_a2a_says_object_are_32602_naming_the_field() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let text = "why is order 4711 blocked by credit";
     let mut positional_parts = user_message(text);
     positional_parts["parts"] = json!([["text", text]]);
@@ -424,7 +424,7 @@ async fn arrays_where_a2a_says_object_are_32602_naming_the_field() {
 /// set by `tasks/pushNotificationConfig/set` or inline with the message.
 #[tokio::test]
 async fn a_refused_webhook_url_is_named_by_its_field_path_either_way() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let task = app.send_text("why is order 4711 blocked by credit").await;
     let url = "http://sapdas.eu10.sapdas.cloud.sap/cb";
     let set = app
@@ -457,7 +457,7 @@ async fn a_refused_webhook_url_is_named_by_its_field_path_either_way() {
 /// field, and the answer does not repeat it.
 #[tokio::test]
 async fn ids_longer_than_256_bytes_are_32602_naming_the_field() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let long = "x".repeat(257);
     let huge = "c".repeat(1_000_000);
     let with = |field: &str, value: Value| {
@@ -547,7 +547,7 @@ async fn ids_longer_than_256_bytes_are_32602_naming_the_field() {
 }
 #[tokio::test]
 async fn a_repeated_request_id_still_gets_a_normal_answer() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let request = json!({
         "jsonrpc": "2.0", "id": 42, "method": "message/send",
         "params": { "message": user_message("why is order 4711 blocked by credit") }

@@ -7,7 +7,7 @@
 //! envelope calls for, the id echoed (`null` where the id itself was
 //! broken or missing), and no Rust type names in the message.
 
-use crate::helpers::{TestApp, spawn_app_with, test_settings, user_message};
+use crate::helpers::{TestApp, user_message};
 use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -467,15 +467,16 @@ async fn send(app: &TestApp, index: usize, body: Vec<u8>) -> i64 {
 
 #[tokio::test]
 async fn mutated_requests_get_a_json_rpc_answer_of_the_right_class() {
-    let mut settings = test_settings();
     // Webhooks only to a closed loopback port, tried once.
-    settings.push.allowed_hosts = vec!["127.0.0.1".into()];
-    settings.push.allow_loopback_http = true;
-    settings.push.allow_private_addresses = true;
-    settings.push.max_attempts = 1;
-    settings.push.timeout_ms = 200;
-    settings.push.heartbeat_ms = 0;
-    let app = spawn_app_with(settings).await;
+    let app = TestApp::builder()
+        .loopback_webhooks(&["127.0.0.1"])
+        .settings(|settings| {
+            settings.push.max_attempts = 1;
+            settings.push.timeout_ms = 200;
+            settings.push.heartbeat_ms = 0;
+        })
+        .spawn()
+        .await;
     let task = app.send_text("why is order 4711 blocked by credit").await;
     let task_id = task["id"].as_str().expect("a task id").to_string();
     let seeds = seeds(&task_id);

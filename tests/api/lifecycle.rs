@@ -1,19 +1,14 @@
 //! Task lifecycle over HTTP: clarification turns, continuing, cancel, stale
 //! and empty ids, strict mode, history length, eviction, failing agents.
 
-use crate::helpers::{
-    routed_to, spawn_app, spawn_app_with, spawn_app_with_agent, state, status_text, test_settings,
-    user_message,
-};
-use async_trait::async_trait;
-use order_exception_agent::agent::{Agent, Outcome, Reply, Skill, Turn};
+use crate::helpers::{ScriptedAgent, Store, TestApp, routed_to, state, status_text, user_message};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 
 #[tokio::test]
 async fn a_question_is_answered_in_the_same_task() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let first = app.send_text("why is it blocked by credit").await;
     assert_eq!(state(&first), "input-required");
 
@@ -48,7 +43,7 @@ async fn a_question_is_answered_in_the_same_task() {
 
 #[tokio::test]
 async fn no_specialist_is_not_a_dead_end_the_next_message_is_routed_with_what_was_said() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let first = app.send_text("book a meeting room for tomorrow").await;
     assert_eq!(state(&first), "input-required");
     assert_eq!(routed_to(&first), None);
@@ -73,7 +68,7 @@ async fn no_specialist_is_not_a_dead_end_the_next_message_is_routed_with_what_wa
 
 #[tokio::test]
 async fn cancel_ends_an_open_task_and_it_never_changes_again() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let task = app.send_text("why is it blocked by credit").await;
     let canceled = app.rpc("tasks/cancel", json!({ "id": task["id"] })).await["result"].clone();
     assert_eq!(state(&canceled), "canceled");
@@ -111,7 +106,7 @@ fn reference_ids(task: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn a_finished_task_id_opens_a_new_task_in_the_same_context_with_a_reference() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let finished = app.send_text("why is order 4711 blocked by credit").await;
     assert_eq!(state(&finished), "completed");
 
@@ -136,7 +131,7 @@ async fn a_finished_task_id_opens_a_new_task_in_the_same_context_with_a_referenc
 
 #[tokio::test]
 async fn unknown_and_empty_ids_start_new_tasks() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let mut message = user_message("why is order 4711 blocked by credit");
     message["taskId"] = json!("forgotten-after-a-restart");
     message["contextId"] = json!("ctx-from-joule");
@@ -168,9 +163,10 @@ async fn unknown_and_empty_ids_start_new_tasks() {
 
 #[tokio::test]
 async fn strict_mode_answers_32004_for_finished_and_32001_for_unknown_tasks() {
-    let mut settings = test_settings();
-    settings.tasks.strict_task_ids = true;
-    let app = spawn_app_with(settings).await;
+    let app = TestApp::builder()
+        .settings(|settings| settings.tasks.strict_task_ids = true)
+        .spawn()
+        .await;
     let finished = app.send_text("why is order 4711 blocked by credit").await;
     let mut message = user_message("again");
     message["taskId"] = finished["id"].clone();
@@ -189,7 +185,7 @@ async fn strict_mode_answers_32004_for_finished_and_32001_for_unknown_tasks() {
 
 #[tokio::test]
 async fn history_length_zero_some_all_and_negative() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let first = app.send_text("why is it blocked by credit").await;
     app.reply(&first, "4711").await;
     let get = |length: Value| {
@@ -227,11 +223,12 @@ async fn history_length_zero_some_all_and_negative() {
 
 #[tokio::test]
 async fn finished_tasks_beyond_the_cap_are_evicted_open_ones_kept() {
-    let mut settings = test_settings();
     // The caps are the memory store's; SQL stores keep tasks for days.
-    settings.store.backend = Some(order_exception_agent::db::StoreBackend::Memory);
-    settings.tasks.max_finished = 2;
-    let app = spawn_app_with(settings).await;
+    let app = TestApp::builder()
+        .store(Store::Memory)
+        .settings(|settings| settings.tasks.max_finished = 2)
+        .spawn()
+        .await;
     let open = app.send_text("why is it blocked by credit").await;
     let mut finished = Vec::new();
     for _ in 0..3 {
@@ -250,7 +247,7 @@ async fn finished_tasks_beyond_the_cap_are_evicted_open_ones_kept() {
 
 #[tokio::test]
 async fn legacy_tasks_send_is_mapped_onto_message_send() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let body = app
         .rpc(
             "tasks/send",
@@ -268,38 +265,21 @@ async fn legacy_tasks_send_is_mapped_onto_message_send() {
     assert!(status_text(task).contains("50700"));
 }
 
-/// A scripted agent: answers after a delay, or panics.
-struct Scripted {
-    delay: Duration,
-    panic: bool,
-}
-
-#[async_trait]
-impl Agent for Scripted {
-    fn skills(&self) -> Vec<&'static Skill> {
-        Vec::new()
-    }
-
-    async fn respond(&self, turn: Turn) -> Reply {
-        tokio::time::sleep(self.delay).await;
-        if self.panic || turn.text.contains("panic") {
-            panic!("scripted failure");
-        }
-        if turn.earlier.is_empty() {
-            Reply::new(Outcome::InputRequired, "Which one?")
-        } else {
-            Reply::new(Outcome::Completed, format!("done: {}", turn.text))
-        }
-    }
+/// Asks back on a task's first turn, answers the follow-ups, and panics on
+/// the word "panic"; each turn takes `delay`.
+fn scripted(delay: Duration) -> Arc<ScriptedAgent> {
+    ScriptedAgent::answering_after(delay)
+        .asking_first()
+        .panicking_on("panic")
+        .shared()
 }
 
 #[tokio::test]
 async fn a_panicking_turn_fails_its_task_and_the_server_keeps_serving() {
-    let app = spawn_app_with_agent(Arc::new(Scripted {
-        delay: Duration::ZERO,
-        panic: false,
-    }))
-    .await;
+    let app = TestApp::builder()
+        .agent(scripted(Duration::ZERO))
+        .spawn()
+        .await;
     let task = app.send_text("please panic").await;
     assert_eq!(state(&task), "failed");
     assert!(
@@ -313,11 +293,10 @@ async fn a_panicking_turn_fails_its_task_and_the_server_keeps_serving() {
 
 #[tokio::test]
 async fn two_follow_ups_at_once_run_one_turn() {
-    let app = spawn_app_with_agent(Arc::new(Scripted {
-        delay: Duration::from_millis(300),
-        panic: false,
-    }))
-    .await;
+    let app = TestApp::builder()
+        .agent(scripted(Duration::from_millis(300)))
+        .spawn()
+        .await;
     let first = app.send_text("start").await;
     assert_eq!(state(&first), "input-required");
     let (a, b) = tokio::join!(app.reply(&first, "answer A"), app.reply(&first, "answer B"));
@@ -342,11 +321,10 @@ async fn two_follow_ups_at_once_run_one_turn() {
 
 #[tokio::test]
 async fn cancel_while_a_turn_runs_wins_over_the_turn() {
-    let app = spawn_app_with_agent(Arc::new(Scripted {
-        delay: Duration::from_millis(300),
-        panic: false,
-    }))
-    .await;
+    let app = TestApp::builder()
+        .agent(scripted(Duration::from_millis(300)))
+        .spawn()
+        .await;
     let first = app.send_text("start").await;
     let (answer, canceled) = tokio::join!(app.reply(&first, "go on"), async {
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -17,7 +17,6 @@ mod helpers;
 mod interop;
 mod jsonrpc_errors;
 mod jsonrpc_fuzz;
-mod key_server;
 mod lifecycle;
 mod otlp;
 mod process;

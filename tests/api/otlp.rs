@@ -6,16 +6,6 @@ use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, ExtendedKeyUsagePurpose, IsCa, KeyPair,
 };
-use std::time::{Duration, Instant};
-
-/// Poll `done` every 50 ms for at most `limit`; the caller asserts what
-/// it waited for, with the detail it has.
-pub async fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !done() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
 
 /// Trace and span ids as W3C hex.
 pub fn hex(bytes: &[u8]) -> String {

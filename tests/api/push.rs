@@ -2,137 +2,33 @@
 //! real webhook receiver on loopback (A2A format, retries, order, no
 //! head-of-line blocking between tasks).
 
+use crate::helpers::destination::DestinationStub;
+use crate::helpers::webhook::WebhookReceiver as Receiver;
 use crate::helpers::{
-    SlowAgent, TestApp, spawn_app, spawn_app_with_settings_and_agent, state, test_settings,
-    user_message,
+    GuardSettings, STILL_WORKING, ScriptedAgent, TestApp, TestAppBuilder, delivery_client,
+    refused_resolution, state, user_message, wait_until,
 };
-use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use serde_json::{Value, json};
-use std::collections::HashMap;
-use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-#[derive(Clone, Debug)]
-struct Received {
-    path: String,
-    headers: HashMap<String, String>,
-    body: Value,
-}
-
-/// A webhook receiver: records every POST; answers 500 for the first
-/// `failures` calls per path, or hangs on paths starting with /hang.
-struct Receiver {
-    url: String,
-    received: Arc<Mutex<Vec<Received>>>,
-    failures: Arc<Mutex<HashMap<String, usize>>>,
-}
-
-async fn hook(
-    request: HttpRequest,
-    body: web::Bytes,
-    received: web::Data<Arc<Mutex<Vec<Received>>>>,
-    failures: web::Data<Arc<Mutex<HashMap<String, usize>>>>,
-) -> HttpResponse {
-    let path = request.path().to_string();
-    received.lock().unwrap().push(Received {
-        path: path.clone(),
-        headers: request
-            .headers()
-            .iter()
-            .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
-            .collect(),
-        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
-    });
-    if path.starts_with("/hang") {
-        tokio::time::sleep(Duration::from_secs(30)).await;
-    }
-    let mut failures = failures.lock().unwrap();
-    let left = failures.entry(path).or_insert(0);
-    if *left > 0 {
-        *left -= 1;
-        return HttpResponse::InternalServerError().finish();
-    }
-    HttpResponse::Ok().finish()
-}
-
-impl Receiver {
-    async fn start() -> Receiver {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-        let received = Arc::new(Mutex::new(Vec::new()));
-        let failures = Arc::new(Mutex::new(HashMap::new()));
-        let (r, f) = (received.clone(), failures.clone());
-        let server = HttpServer::new(move || {
-            App::new()
-                .app_data(web::Data::new(r.clone()))
-                .app_data(web::Data::new(f.clone()))
-                .default_service(web::post().to(hook))
+/// Loopback webhooks allowed, as only tests may; quick retries.
+fn push_app(delay_ms: u64) -> TestAppBuilder {
+    TestApp::builder()
+        .budget_ms(100)
+        .loopback_webhooks(&["127.0.0.1"])
+        .settings(|settings| {
+            settings.push.retry_base_ms = 50;
+            settings.push.max_attempts = 3;
+            settings.push.timeout_ms = 500;
         })
-        .workers(2)
-        .disable_signals()
-        .listen(listener)
-        .unwrap()
-        .run();
-        tokio::spawn(server);
-        Receiver {
-            url,
-            received,
-            failures,
-        }
-    }
-
-    fn fail(&self, path: &str, times: usize) {
-        self.failures
-            .lock()
-            .unwrap()
-            .insert(path.to_string(), times);
-    }
-
-    fn at(&self, path: &str) -> Vec<Received> {
-        self.received
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|r| r.path == path)
-            .cloned()
-            .collect()
-    }
-
-    /// Wait until `path` got `count` calls (at most 10 s).
-    async fn wait_for(&self, path: &str, count: usize) -> Vec<Received> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let got = self.at(path);
-            if got.len() >= count || Instant::now() > deadline {
-                return got;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-}
-
-/// Loopback webhooks allowed, as only tests may.
-async fn spawn_push_app(delay_ms: u64) -> TestApp {
-    let mut settings = test_settings();
-    settings.tasks.budget_ms = 100;
-    settings.push.allowed_hosts = vec!["127.0.0.1".into()];
-    settings.push.allow_loopback_http = true;
-    settings.push.allow_private_addresses = true;
-    settings.push.retry_base_ms = 50;
-    settings.push.max_attempts = 3;
-    settings.push.timeout_ms = 500;
-    spawn_app_with_settings_and_agent(
-        settings,
-        Arc::new(SlowAgent(Duration::from_millis(delay_ms))),
-    )
-    .await
+        .agent(ScriptedAgent::slow(delay_ms))
 }
 
 #[tokio::test]
 async fn a_turn_past_the_budget_is_pushed_once_in_a2a_format() {
     let receiver = Receiver::start().await;
-    let app = spawn_push_app(300).await;
+    let app = push_app(300).spawn().await;
     let body = app
         .rpc(
             "message/send",
@@ -171,16 +67,12 @@ async fn a_turn_past_the_budget_is_pushed_once_in_a2a_format() {
 #[tokio::test]
 async fn with_a_webhook_blocking_defaults_to_false_but_an_explicit_true_waits() {
     let receiver = Receiver::start().await;
-    let mut settings = test_settings();
-    settings.tasks.budget_ms = 5_000;
-    settings.push.allowed_hosts = vec!["127.0.0.1".into()];
-    settings.push.allow_loopback_http = true;
-    settings.push.allow_private_addresses = true;
-    let app = spawn_app_with_settings_and_agent(
-        settings,
-        Arc::new(SlowAgent(Duration::from_millis(200))),
-    )
-    .await;
+    let app = TestApp::builder()
+        .budget_ms(5_000)
+        .loopback_webhooks(&["127.0.0.1"])
+        .agent(ScriptedAgent::slow(200))
+        .spawn()
+        .await;
     let hook = json!({ "url": format!("{}/async", receiver.url) });
     let at_once = app
         .rpc("message/send", json!({ "message": user_message("a"), "configuration": { "pushNotificationConfig": hook } }))
@@ -202,7 +94,7 @@ async fn with_a_webhook_blocking_defaults_to_false_but_an_explicit_true_waits() 
 #[tokio::test]
 async fn config_methods_set_get_list_delete() {
     let receiver = Receiver::start().await;
-    let app = spawn_push_app(0).await;
+    let app = push_app(0).spawn().await;
     let task = app
         .rpc(
             "message/send",
@@ -264,7 +156,7 @@ async fn config_methods_set_get_list_delete() {
 
 #[tokio::test]
 async fn the_guard_refuses_unsafe_webhooks_with_a_reason() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let task = app.send_text("why is it blocked by credit").await;
     for (url, reason) in [
         ("http://sapdas.eu10.sapdas.cloud.sap/cb", "https"),
@@ -289,9 +181,12 @@ async fn the_guard_refuses_unsafe_webhooks_with_a_reason() {
         );
     }
     // Allowed by name but resolving to loopback: refused without the test allowance.
-    let mut settings = test_settings();
-    settings.push.allowed_hosts = vec!["localhost".into(), "*.sapdas.cloud.sap".into()];
-    let app = crate::helpers::spawn_app_with(settings).await;
+    let app = TestApp::builder()
+        .settings(|settings| {
+            settings.push.allowed_hosts = vec!["localhost".into(), "*.sapdas.cloud.sap".into()];
+        })
+        .spawn()
+        .await;
     let error = app
         .rpc_error(
             "message/send",
@@ -323,7 +218,7 @@ async fn failed_deliveries_retry_and_stop_at_the_bound() {
     let receiver = Receiver::start().await;
     receiver.fail("/flaky", 2);
     receiver.fail("/down", 100);
-    let app = spawn_push_app(0).await;
+    let app = push_app(0).spawn().await;
     for path in ["/flaky", "/down"] {
         app.rpc(
             "message/send",
@@ -346,7 +241,7 @@ async fn failed_deliveries_retry_and_stop_at_the_bound() {
 #[tokio::test]
 async fn a_hanging_receiver_does_not_hold_up_other_tasks() {
     let receiver = Receiver::start().await;
-    let app = spawn_push_app(0).await;
+    let app = push_app(0).spawn().await;
     for path in ["/hang-1", "/quick"] {
         app.rpc(
             "message/send",
@@ -359,84 +254,19 @@ async fn a_hanging_receiver_does_not_hold_up_other_tasks() {
     assert_eq!(quick[0].body["status"]["state"], "completed");
 }
 
-#[derive(Default)]
-struct DestinationCalls {
-    token_requests: usize,
-    user_tokens: Vec<String>,
-    bearer: Vec<String>,
-}
-
-/// A stub BTP Destination service: a client-credentials token, and the
-/// JOULE_ASYNC_API destination that exchanges the user token.
-async fn destination_stub() -> (String, Arc<Mutex<DestinationCalls>>) {
-    let calls = Arc::new(Mutex::new(DestinationCalls::default()));
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let shared = calls.clone();
-    let server = HttpServer::new(move || {
-        let token_calls = shared.clone();
-        let lookup_calls = shared.clone();
-        App::new()
-            .route(
-                "/oauth/token",
-                web::post().to(move |request: HttpRequest| {
-                    let calls = token_calls.clone();
-                    async move {
-                        assert!(request.headers().get("authorization").is_some(), "client credentials sent");
-                        calls.lock().unwrap().token_requests += 1;
-                        HttpResponse::Ok().json(json!({ "access_token": "dest-access", "expires_in": 3600 }))
-                    }
-                }),
-            )
-            .route(
-                "/destination-configuration/v1/destinations/JOULE_ASYNC_API",
-                web::get().to(move |request: HttpRequest| {
-                    let calls = lookup_calls.clone();
-                    async move {
-                        let header = |name: &str| {
-                            request.headers().get(name).map(|v| v.to_str().unwrap().to_string()).unwrap_or_default()
-                        };
-                        let mut calls = calls.lock().unwrap();
-                        calls.user_tokens.push(header("x-user-token"));
-                        calls.bearer.push(header("authorization"));
-                        HttpResponse::Ok().json(json!({
-                            "destinationConfiguration": { "Name": "JOULE_ASYNC_API" },
-                            "authTokens": [{ "type": "Bearer", "value": "joule-api-token", "expires_in": "3600",
-                                "http_header": { "key": "Authorization", "value": "Bearer joule-api-token" } }]
-                        }))
-                    }
-                }),
-            )
-    })
-    .workers(1)
-    .disable_signals()
-    .listen(listener)
-    .unwrap()
-    .run();
-    tokio::spawn(server);
-    (url, calls)
-}
-
 #[tokio::test]
 async fn joule_callbacks_get_the_envelope_the_correlation_headers_and_an_exchanged_token() {
     let receiver = Receiver::start().await;
-    let (destination, calls) = destination_stub().await;
-    let mut settings = test_settings();
-    settings.tasks.budget_ms = 100;
-    settings.push.allowed_hosts = vec!["127.0.0.1".into(), "localhost".into()];
-    settings.push.joule_hosts = vec!["localhost".into()];
-    settings.push.allow_loopback_http = true;
-    settings.push.allow_private_addresses = true;
-    settings.push.heartbeat_ms = 0;
-    settings.push.destination.token_url = Some(destination.clone());
-    settings.push.destination.uri = Some(destination);
-    settings.push.destination.client_id = Some("sb-destination-client".into());
-    settings.push.destination.client_secret = Some("secret".into());
-    let app = spawn_app_with_settings_and_agent(
-        settings,
-        Arc::new(SlowAgent(Duration::from_millis(300))),
-    )
-    .await;
+    let destination = DestinationStub::start("JOULE_ASYNC_API").await;
+    let calls = &destination.calls;
+    let app = TestApp::builder()
+        .budget_ms(100)
+        .loopback_webhooks(&["127.0.0.1", "localhost"])
+        .joule_callbacks(&destination)
+        .settings(|settings| settings.push.heartbeat_ms = 0)
+        .agent(ScriptedAgent::slow(300))
+        .spawn()
+        .await;
     let joule_url = receiver.url.replace("127.0.0.1", "localhost") + "/api/agent/v1/callback/a2a";
     let response = app
         .client
@@ -512,31 +342,20 @@ async fn joule_callbacks_get_the_envelope_the_correlation_headers_and_an_exchang
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lowercase_bearer_token_is_validated_and_exchanged_for_the_joule_callback() {
-    use crate::key_server::*;
+    use crate::helpers::key_server::*;
     let keys = KeyServer::start().await;
     let receiver = Receiver::start().await;
-    let (destination, calls) = destination_stub().await;
-    let mut settings = test_settings();
-    settings.auth.client_id = Some(CLIENT_ID.into());
-    settings.auth.domains = vec![DOMAIN.into()];
-    settings.auth.app_tid = Some(APP_TID.into());
-    settings.auth.url = Some(ISSUER.into());
-    settings.auth.test_key_server = Some(keys.url.clone());
-    settings.tasks.budget_ms = 100;
-    settings.push.allowed_hosts = vec!["localhost".into()];
-    settings.push.joule_hosts = vec!["localhost".into()];
-    settings.push.allow_loopback_http = true;
-    settings.push.allow_private_addresses = true;
-    settings.push.heartbeat_ms = 0;
-    settings.push.destination.token_url = Some(destination.clone());
-    settings.push.destination.uri = Some(destination);
-    settings.push.destination.client_id = Some("sb-destination-client".into());
-    settings.push.destination.client_secret = Some("secret".into());
-    let app = spawn_app_with_settings_and_agent(
-        settings,
-        Arc::new(SlowAgent(Duration::from_millis(300))),
-    )
-    .await;
+    let destination = DestinationStub::start("JOULE_ASYNC_API").await;
+    let calls = &destination.calls;
+    let app = TestApp::builder()
+        .auth(&keys)
+        .budget_ms(100)
+        .loopback_webhooks(&["localhost"])
+        .joule_callbacks(&destination)
+        .settings(|settings| settings.push.heartbeat_ms = 0)
+        .agent(ScriptedAgent::slow(300))
+        .spawn()
+        .await;
     let user_token = token(&user_claims());
     let joule_url = receiver.url.replace("127.0.0.1", "localhost") + "/api/agent/v1/callback/a2a";
     // The scheme in lower case, as RFC 7235 allows: one parse decides both
@@ -575,34 +394,26 @@ async fn a_lowercase_bearer_token_is_validated_and_exchanged_for_the_joule_callb
 #[tokio::test]
 async fn working_heartbeats_arrive_while_the_turn_works_then_the_result() {
     let receiver = Receiver::start().await;
-    let mut settings = test_settings();
-    settings.tasks.budget_ms = 50;
-    settings.push.allowed_hosts = vec!["127.0.0.1".into()];
-    settings.push.allow_loopback_http = true;
-    settings.push.allow_private_addresses = true;
-    settings.push.heartbeat_ms = 100;
-    let app = spawn_app_with_settings_and_agent(
-        settings,
-        Arc::new(SlowAgent(Duration::from_millis(450))),
-    )
-    .await;
+    let app = TestApp::builder()
+        .budget_ms(50)
+        .loopback_webhooks(&["127.0.0.1"])
+        .settings(|settings| settings.push.heartbeat_ms = 100)
+        .agent(ScriptedAgent::slow(450))
+        .spawn()
+        .await;
     app.rpc(
         "message/send",
         json!({ "message": user_message("slow job"), "configuration": { "pushNotificationConfig": { "url": format!("{}/beats", receiver.url) } } }),
     )
     .await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let calls = loop {
-        let calls = receiver.at("/beats");
-        if calls
+    let mut calls = Vec::new();
+    wait_until(Duration::from_secs(10), async || {
+        calls = receiver.at("/beats");
+        calls
             .last()
             .is_some_and(|c| c.body["status"]["state"] == "completed")
-            || Instant::now() > deadline
-        {
-            break calls;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    })
+    .await;
     let states: Vec<&str> = calls
         .iter()
         .map(|c| c.body["status"]["state"].as_str().unwrap_or("?"))
@@ -613,7 +424,7 @@ async fn working_heartbeats_arrive_while_the_turn_works_then_the_result() {
     assert!(beats.iter().all(|s| *s == "working"), "{states:?}");
     assert_eq!(
         calls[0].body["status"]["message"]["parts"][0]["text"],
-        order_exception_agent::tasks::STILL_WORKING
+        STILL_WORKING
     );
 }
 
@@ -648,7 +459,7 @@ impl ConnectionCounter {
 async fn a_backslash_url_is_judged_by_the_host_the_client_would_reach() {
     // Default settings: only *.sapdas.cloud.sap. WHATWG ends the host of an
     // https URL at the backslash, so this is 169.254.169.254 (metadata).
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let url = r"https://169.254.169.254\.a.sapdas.cloud.sap/cb";
     let task = app.send_text("why is it blocked by credit").await;
     let error = app
@@ -695,15 +506,13 @@ async fn a_url_read_two_ways_reaches_no_one_and_what_is_stored_is_the_parse() {
     // port 443; the client reads host 127.0.0.1, port <port>.
     let counter = ConnectionCounter::start().await;
     let receiver = Receiver::start().await;
-    let mut settings = test_settings();
-    settings.tasks.budget_ms = 100;
-    settings.push.allowed_hosts = vec!["*.example.com".into(), "localhost".into()];
-    settings.push.allow_loopback_http = true;
-    settings.push.allow_private_addresses = true;
-    settings.push.heartbeat_ms = 0;
-    let app =
-        spawn_app_with_settings_and_agent(settings, Arc::new(SlowAgent(Duration::from_millis(0))))
-            .await;
+    let app = TestApp::builder()
+        .budget_ms(100)
+        .loopback_webhooks(&["*.example.com", "localhost"])
+        .settings(|settings| settings.push.heartbeat_ms = 0)
+        .agent(ScriptedAgent::slow(0))
+        .spawn()
+        .await;
     let two_ways = format!(
         r"https://127.0.0.1:{}\.x.example.com:443/hook",
         counter.port
@@ -768,7 +577,6 @@ async fn a_url_read_two_ways_reaches_no_one_and_what_is_stored_is_the_parse() {
 
 #[tokio::test]
 async fn the_delivery_client_connects_only_to_addresses_the_guard_allows() {
-    use order_exception_agent::push::guard::{GuardSettings, delivery_client, refused_resolution};
     let _ = rustls::crypto::ring::default_provider().install_default();
     let counter = ConnectionCounter::start().await;
     let testing_http_only = GuardSettings {
@@ -846,15 +654,17 @@ async fn a_name_that_resolves_to_loopback_is_never_connected_to_at_delivery() {
         return;
     };
     let counter = ConnectionCounter::start().await;
-    let mut settings = test_settings();
-    settings.push.allowed_hosts = vec![name.clone()];
-    settings.push.allow_loopback_http = true;
-    settings.push.allow_private_addresses = false;
-    settings.push.heartbeat_ms = 0;
-    settings.telemetry.metrics_endpoint = true;
-    let app =
-        spawn_app_with_settings_and_agent(settings, Arc::new(SlowAgent(Duration::from_millis(0))))
-            .await;
+    let app = TestApp::builder()
+        .settings(|settings| {
+            settings.push.allowed_hosts = vec![name.clone()];
+            settings.push.allow_loopback_http = true;
+            settings.push.allow_private_addresses = false;
+            settings.push.heartbeat_ms = 0;
+            settings.telemetry.metrics_endpoint = true;
+        })
+        .agent(ScriptedAgent::slow(0))
+        .spawn()
+        .await;
     let before = refused_pushes(&app).await;
     // A name is not judged by its letters: set time accepts it.
     let url = format!("https://{name}:{}/hook", counter.port);
@@ -865,10 +675,10 @@ async fn a_name_that_resolves_to_loopback_is_never_connected_to_at_delivery() {
         )
         .await;
     assert!(sent.get("result").is_some(), "{sent}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while refused_pushes(&app).await == before && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_until(Duration::from_secs(10), async || {
+        refused_pushes(&app).await != before
+    })
+    .await;
     assert!(
         refused_pushes(&app).await > before,
         "the delivery was refused"

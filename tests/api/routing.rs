@@ -2,7 +2,7 @@
 //! end to end: the router's decision is read from the message metadata, not
 //! from reply text.
 
-use crate::helpers::{routed_to, spawn_app};
+use crate::helpers::{TestApp, routed_to};
 
 #[derive(serde::Deserialize)]
 struct Case {
@@ -15,7 +15,7 @@ async fn the_twelve_walkthrough_requests_route_right() {
     let cases: Vec<Case> = serde_json::from_str(include_str!("../../data/routing_eval.json"))
         .expect("the set is JSON");
     assert_eq!(cases.len(), 12);
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let mut misses = Vec::new();
     for case in &cases {
         let task = app.send_text(&case.text).await;
@@ -34,7 +34,7 @@ async fn the_twelve_walkthrough_requests_route_right() {
 
 #[tokio::test]
 async fn a_tie_asks_between_the_tied_specialists() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let task = app
         .send_text("the customer refuses to pay the invoice")
         .await;

@@ -4,7 +4,7 @@
 //! `server.body_bytes_in_flight` (the excess gets 503 with `Retry-After`),
 //! and a normal request is served all the while.
 
-use crate::helpers::{spawn_app_with, test_settings, user_message};
+use crate::helpers::{TestApp, user_message};
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -59,9 +59,10 @@ async fn connect(port: u16) -> TcpStream {
 
 #[tokio::test]
 async fn a_request_that_stalls_gets_408_and_its_connection_is_closed() {
-    let mut settings = test_settings();
-    settings.server.request_timeout_ms = 500;
-    let app = spawn_app_with(settings).await;
+    let app = TestApp::builder()
+        .settings(|settings| settings.server.request_timeout_ms = 500)
+        .spawn()
+        .await;
 
     // Headers and the start of the body, declared and chunked; then nothing.
     for head in [
@@ -113,10 +114,13 @@ async fn large_bodies_in_flight_are_capped_and_normal_requests_still_pass() {
     const BUDGET: usize = 512 * 1024;
     const SENT: usize = 200 * 1024;
     const STALLED: usize = 8;
-    let mut settings = test_settings();
-    settings.server.body_bytes_in_flight = BUDGET;
-    settings.server.request_timeout_ms = 3_000;
-    let app = spawn_app_with(settings).await;
+    let app = TestApp::builder()
+        .settings(|settings| {
+            settings.server.body_bytes_in_flight = BUDGET;
+            settings.server.request_timeout_ms = 3_000;
+        })
+        .spawn()
+        .await;
 
     // Each declares 900 kB (under the 1 MiB limit), sends 200 KiB, stops.
     let head = "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\

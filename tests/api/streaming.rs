@@ -1,13 +1,9 @@
 //! SSE: `message/stream` and `tasks/resubscribe` over real HTTP; every event
 //! is a JSON-RPC response checked against the A2A schema.
 
-use crate::helpers::{
-    SlowAgent, TestApp, assert_schema, spawn_app, spawn_app_with_settings_and_agent, state,
-    test_settings, user_message,
-};
+use crate::helpers::{ScriptedAgent, TestApp, assert_schema, state, user_message};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// POST a streaming request and collect every SSE event until the server
@@ -74,7 +70,7 @@ fn kinds(events: &[Value]) -> Vec<String> {
 
 #[tokio::test]
 async fn a_completed_task_streams_submitted_working_artifacts_and_a_final_status() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let events = stream(
         &app,
         "message/stream",
@@ -113,7 +109,7 @@ async fn a_completed_task_streams_submitted_working_artifacts_and_a_final_status
 
 #[tokio::test]
 async fn input_required_ends_a_stream_and_a_follow_up_streams_the_rest() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let events = stream(
         &app,
         "message/stream",
@@ -139,17 +135,12 @@ async fn input_required_ends_a_stream_and_a_follow_up_streams_the_rest() {
     );
 }
 
-async fn spawn_slow(delay_ms: u64) -> TestApp {
-    spawn_app_with_settings_and_agent(
-        test_settings(),
-        Arc::new(SlowAgent(Duration::from_millis(delay_ms))),
-    )
-    .await
-}
-
 #[tokio::test]
 async fn resubscribe_mid_turn_gets_the_rest_and_a_finished_task_its_final_state() {
-    let app = spawn_slow(400).await;
+    let app = TestApp::builder()
+        .agent(ScriptedAgent::slow(400))
+        .spawn()
+        .await;
     let task = app
         .rpc(
             "message/send",
@@ -173,7 +164,10 @@ async fn resubscribe_mid_turn_gets_the_rest_and_a_finished_task_its_final_state(
 
 #[tokio::test]
 async fn a_client_that_disconnects_mid_stream_leaves_the_task_running() {
-    let app = spawn_slow(400).await;
+    let app = TestApp::builder()
+        .agent(ScriptedAgent::slow(400))
+        .spawn()
+        .await;
     let response = open(
         &app,
         "message/stream",
@@ -192,7 +186,7 @@ async fn a_client_that_disconnects_mid_stream_leaves_the_task_running() {
 
 #[tokio::test]
 async fn a_stream_that_cannot_start_sends_one_error_event() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     for (method, params, code) in [
         ("message/stream", json!({ "message": 5 }), -32602),
         ("tasks/resubscribe", json!({ "id": "no-such-task" }), -32001),
@@ -208,13 +202,11 @@ async fn a_stream_that_cannot_start_sends_one_error_event() {
 
 #[tokio::test]
 async fn quiet_streams_get_keep_alive_comments() {
-    let mut settings = test_settings();
-    settings.server.sse_keep_alive_ms = 100;
-    let app = spawn_app_with_settings_and_agent(
-        settings,
-        Arc::new(SlowAgent(Duration::from_millis(450))),
-    )
-    .await;
+    let app = TestApp::builder()
+        .settings(|settings| settings.server.sse_keep_alive_ms = 100)
+        .agent(ScriptedAgent::slow(450))
+        .spawn()
+        .await;
     let response = open(
         &app,
         "message/stream",

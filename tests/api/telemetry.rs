@@ -5,9 +5,11 @@
 //! same trace ids, a flush at shutdown (also of a full queue behind a slow
 //! collector), and a bounded, counted queue when the collector is down.
 
-use crate::otlp::{PemFiles, Pki, hex, int, prometheus_value, string, text, wait_until};
-use crate::process::start_binary;
-use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use crate::helpers::binary::start_binary;
+use crate::helpers::wait_until;
+use crate::helpers::webhook::WebhookReceiver;
+use crate::otlp::{PemFiles, Pki, hex, int, prometheus_value, string, text};
+use actix_web::{App, HttpResponse, HttpServer, web};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::trace::v1::Span;
@@ -24,10 +26,6 @@ const PARENT_ID: &str = "00f067aa0ba902b7";
 #[derive(Default)]
 struct Seen {
     spans: Vec<Span>,
-    /// Each webhook call's `traceparent`.
-    hooks: Vec<Option<String>>,
-    /// Each webhook call's `tracestate` header, when it had one.
-    tracestates: Vec<Option<String>>,
     /// Names of the metrics received.
     metrics: Vec<String>,
     /// Trace exports that arrived (also those still held).
@@ -77,21 +75,7 @@ async fn metrics(body: web::Bytes, seen: Shared) -> HttpResponse {
     HttpResponse::Ok().finish()
 }
 
-async fn hook(request: HttpRequest, seen: Shared) -> HttpResponse {
-    let header = |name: &str| {
-        request
-            .headers()
-            .get(name)
-            .map(|v| v.to_str().unwrap_or("(not text)").to_string())
-    };
-    let mut seen = seen.lock().unwrap();
-    seen.hooks.push(header("traceparent"));
-    seen.tracestates.push(header("tracestate"));
-    HttpResponse::Ok().finish()
-}
-
-/// An OTLP/HTTP collector (`/v1/traces`, `/v1/metrics`) and a webhook
-/// (`/hook`) on loopback.
+/// An OTLP/HTTP collector (`/v1/traces`, `/v1/metrics`) on loopback.
 async fn receiver() -> (String, Arc<Mutex<Seen>>) {
     receiver_over(None).await
 }
@@ -107,7 +91,6 @@ async fn receiver_over(tls: Option<rustls::ServerConfig>) -> (String, Arc<Mutex<
             .app_data(data.clone())
             .route("/v1/traces", web::post().to(traces))
             .route("/v1/metrics", web::post().to(metrics))
-            .route("/hook", web::post().to(hook))
     })
     .workers(1);
     let (scheme, server) = match tls {
@@ -186,6 +169,7 @@ fn message_send(text: &str, hook: Option<String>) -> Value {
 #[tokio::test]
 async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushed_at_shutdown() {
     let (url, seen) = receiver().await;
+    let webhook = WebhookReceiver::start().await;
     // A long batch delay (and the default 60 s metric interval): spans and
     // metrics can only arrive through the flush at shutdown.
     let running = start_binary(&[
@@ -202,7 +186,7 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
     // A string id, and a traceparent without tracestate.
     let mut request = message_send(
         "why is order 4711 blocked by credit",
-        Some(format!("{url}/hook")),
+        Some(format!("{}/hook", webhook.url)),
     );
     request["id"] = json!("req-1");
     let reply = send(
@@ -212,8 +196,8 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
     )
     .await;
     assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
-    wait_until(Duration::from_secs(10), || {
-        !seen.lock().unwrap().hooks.is_empty()
+    wait_until(Duration::from_secs(10), async || {
+        !webhook.at("/hook").is_empty()
     })
     .await;
     assert!(
@@ -308,17 +292,22 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
             push.attributes
         );
     }
+    // Each webhook call's `traceparent` and `tracestate`, when it had one.
+    let calls = webhook.at("/hook");
+    let header = |name: &str| -> Vec<Option<String>> {
+        calls
+            .iter()
+            .map(|call| call.headers.get(name).cloned())
+            .collect()
+    };
+    let (hooks, tracestates) = (header("traceparent"), header("tracestate"));
     assert!(
-        seen.tracestates.iter().all(Option::is_none),
+        tracestates.iter().all(Option::is_none),
         "no tracestate header when the request had none: {:?}",
-        seen.tracestates
+        tracestates
     );
-    let sent: Vec<String> = seen.hooks.iter().flatten().cloned().collect();
-    assert_eq!(
-        sent.len(),
-        seen.hooks.len(),
-        "every push carries traceparent"
-    );
+    let sent: Vec<String> = hooks.iter().flatten().cloned().collect();
+    assert_eq!(sent.len(), hooks.len(), "every push carries traceparent");
     for traceparent in &sent {
         let parts: Vec<&str> = traceparent.split('-').collect();
         assert_eq!(parts[1], TRACE_ID, "{traceparent}");
@@ -463,7 +452,7 @@ async fn spans_queued_behind_a_slow_collector_are_flushed_at_shutdown() {
         dropped >= REQUESTS * 3 - 16,
         "the queue filled behind the held export: {dropped} spans counted as dropped"
     );
-    wait_until(Duration::from_secs(10), || {
+    wait_until(Duration::from_secs(10), async || {
         seen.lock().unwrap().trace_exports > 0
     })
     .await;
@@ -545,7 +534,7 @@ async fn a_request_record_names_the_id_itself_and_the_json_rpc_error_code_only_f
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn authentication_is_a_child_span_with_issuer_client_and_outcome_never_the_token() {
-    use crate::key_server::*;
+    use crate::helpers::key_server::*;
     let keys = KeyServer::start().await;
     let (url, seen) = receiver().await;
     let running = start_binary(&[
@@ -582,7 +571,7 @@ async fn authentication_is_a_child_span_with_issuer_client_and_outcome_never_the
             .filter(|s| s.name == name)
             .count()
     };
-    wait_until(Duration::from_secs(10), || count("authenticate") >= 3).await;
+    wait_until(Duration::from_secs(10), async || count("authenticate") >= 3).await;
     let rejections = prometheus_value(
         running.port,
         "a2a_token_rejections_total{reason=\"invalid\"}",
@@ -685,7 +674,7 @@ async fn an_approval_and_its_ledger_write_are_traced() {
     assert_eq!(filed["result"]["status"]["state"], "completed", "{filed}");
     // Exported by the batch delay, before any shutdown.
     let has = |name: &str| seen.lock().unwrap().spans.iter().any(|s| s.name == name);
-    wait_until(Duration::from_secs(10), || {
+    wait_until(Duration::from_secs(10), async || {
         has("approval") && has("ledger.write") && has("rulebook.decision")
     })
     .await;
@@ -731,7 +720,7 @@ async fn an_approval_and_its_ledger_write_are_traced() {
 
 #[tokio::test]
 async fn metrics_are_served_as_prometheus_text_only_when_asked() {
-    let off = crate::helpers::spawn_app().await;
+    let off = crate::helpers::TestApp::spawn().await;
     let status = crate::helpers::http_client()
         .get(format!("{}/metrics", off.address))
         .send()
@@ -802,7 +791,7 @@ async fn a_budget_expiry_is_an_event_of_the_request_span_and_counted() {
             .iter()
             .any(|span| span.name == "a2a.turn")
     };
-    wait_until(Duration::from_secs(10), turn_done).await;
+    wait_until(Duration::from_secs(10), async || turn_done()).await;
     {
         let seen = seen.lock().unwrap();
         let request = named(&seen.spans, "jsonrpc");
@@ -863,7 +852,7 @@ async fn otel_certificate_variables_give_http_mutual_tls() {
             .iter()
             .any(|s| s.name == "jsonrpc")
     };
-    wait_until(Duration::from_secs(10), has_request).await;
+    wait_until(Duration::from_secs(10), async || has_request()).await;
     let log = running.terminate().await.join("\n");
     let seen = seen.lock().unwrap();
     let request = named(&seen.spans, "jsonrpc");

@@ -5,8 +5,9 @@
 //! client certificate the collector does not trust gets nothing through,
 //! and the drop counter says so.
 
-use crate::otlp::{PemFiles, Pki, hex, prometheus_value, text, wait_until};
-use crate::process::{Running, start_binary};
+use crate::helpers::binary::{Running, start_binary};
+use crate::helpers::wait_until;
+use crate::otlp::{PemFiles, Pki, hex, prometheus_value, text};
 use opentelemetry_proto::tonic::collector::metrics::v1::metrics_service_server::{
     MetricsService, MetricsServiceServer,
 };
@@ -26,7 +27,7 @@ use opentelemetry_proto::tonic::trace::v1::Span;
 use rcgen::ExtendedKeyUsagePurpose;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tonic::codec::CompressionEncoding;
 use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
@@ -160,8 +161,8 @@ fn point(received: &Received, name: &str, with: &[(&str, &str)]) -> Option<f64> 
 }
 
 async fn wait_for(what: &str, seconds: u64, mut done: impl FnMut() -> bool) {
-    wait_until(Duration::from_secs(seconds), &mut done).await;
-    assert!(done(), "timed out waiting for {what}");
+    let arrived = wait_until(Duration::from_secs(seconds), async || done()).await;
+    assert!(arrived, "timed out waiting for {what}");
 }
 
 async fn ask(port: u16) -> Value {
@@ -464,11 +465,11 @@ async fn a_client_certificate_the_collector_does_not_trust_gets_nothing_through_
         "requests are served whatever the collector does: {reply}"
     );
     let series = "a2a_telemetry_spans_dropped_total{reason=\"export_failed\"}";
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while prometheus_value(running.port, series).await.is_none() {
-        assert!(Instant::now() < deadline, "no failed export counted");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let counted = wait_until(Duration::from_secs(30), async || {
+        prometheus_value(running.port, series).await.is_some()
+    })
+    .await;
+    assert!(counted, "no failed export counted");
     assert!(
         collector.0.lock().unwrap().spans.is_empty(),
         "the collector accepted an untrusted client"

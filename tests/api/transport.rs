@@ -1,7 +1,7 @@
 //! HTTP-level guards: content type, body size, paths and methods. Each gives
 //! a clear JSON error with the right status, never a panic.
 
-use crate::helpers::{spawn_app, user_message};
+use crate::helpers::{TestApp, user_message};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -15,7 +15,7 @@ fn send_request(text: &str) -> String {
 
 #[tokio::test]
 async fn non_json_content_types_get_415_with_a_json_reason() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     for content_type in [
         "text/plain",
         "application/x-www-form-urlencoded",
@@ -37,7 +37,7 @@ async fn non_json_content_types_get_415_with_a_json_reason() {
 
 #[tokio::test]
 async fn json_content_types_and_a_missing_header_are_accepted() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     for content_type in [Some("application/json; charset=utf-8"), None] {
         let (status, body) = app
             .post_raw(
@@ -52,7 +52,7 @@ async fn json_content_types_and_a_missing_header_are_accepted() {
 
 #[tokio::test]
 async fn bodies_over_one_mebibyte_get_413_and_the_server_keeps_serving() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let huge = send_request(&"x".repeat(1024 * 1024 + 10));
     let (status, body) = app.post_raw(huge, Some("application/json")).await;
     assert_eq!(status, 413);
@@ -97,7 +97,7 @@ async fn bodies_over_one_mebibyte_get_413_and_the_server_keeps_serving() {
 
 #[tokio::test]
 async fn wrong_paths_and_methods_get_json_404_and_405() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let response = app
         .client
         .get(format!("{}/", app.address))

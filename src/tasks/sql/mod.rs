@@ -331,125 +331,19 @@ impl TaskStore for SqlTaskStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::a2a::{TaskKind, TaskStatus};
     use crate::db::test_support;
+    use crate::tasks::contract::{Expect, behaves_like_a_task_store, task};
 
-    fn task(id: &str, state: TaskState) -> Task {
-        Task {
-            kind: TaskKind::Value,
-            id: id.into(),
-            context_id: "c".into(),
-            status: TaskStatus {
-                state,
-                message: None,
-                timestamp: None,
-            },
-            history: None,
-            artifacts: None,
-            metadata: None,
-        }
-    }
+    const LEASE: Duration = Duration::from_secs(1);
 
     fn store(db: Database) -> SqlTaskStore {
-        SqlTaskStore::new(db, "instance-a".into(), Duration::from_secs(1), 4, true)
-    }
-
-    /// The behaviour the engine relies on, for either database.
-    async fn behaves_like_a_task_store(store: SqlTaskStore) {
-        let created = store
-            .create(&task("t", TaskState::Submitted), &[])
-            .await
-            .unwrap();
-        assert_eq!(
-            store.create(&task("t", TaskState::Submitted), &[]).await,
-            Err(StoreError::AlreadyExists("t".into()))
-        );
-        let config = PushNotificationConfig {
-            id: Some("p1".into()),
-            url: "https://hook.example/a".into(),
-            token: None,
-            authentication: None,
-        };
-        store.set_push_config("t", &config).await.unwrap();
-        let working = store
-            .update(&task("t", TaskState::Working), created)
-            .await
-            .unwrap();
-        assert_eq!(working.push_configs, vec![config.clone()]);
-        assert_eq!(
-            store
-                .update(&task("t", TaskState::Completed), created)
-                .await,
-            Err(StoreError::Conflict("t".into()))
-        );
-        assert_eq!(
-            store.update(&task("nope", TaskState::Completed), 1).await,
-            Err(StoreError::NotFound("nope".into()))
-        );
-        let done = store
-            .update(&task("t", TaskState::Completed), working.version)
-            .await
-            .unwrap();
-        assert_eq!(
-            store
-                .update(&task("t", TaskState::Working), done.version)
-                .await,
-            Err(StoreError::Terminal("t".into()))
-        );
-        assert!(store.delete_push_config("t", "p1").await.unwrap());
-        assert!(!store.delete_push_config("t", "p1").await.unwrap());
-        assert_eq!(
-            store.set_push_config("nope", &config).await,
-            Err(StoreError::NotFound("nope".into()))
-        );
-
-        // A working task whose lease runs out is reported; renewals keep it.
-        store
-            .create(&task("w", TaskState::Working), &[])
-            .await
-            .unwrap();
-        assert!(store.expired_leases().await.unwrap().is_empty());
-        tokio::time::sleep(Duration::from_millis(1_100)).await;
-        store.renew_leases(&["w".to_string()]).await.unwrap();
-        assert!(store.expired_leases().await.unwrap().is_empty());
-        tokio::time::sleep(Duration::from_millis(1_100)).await;
-        assert_eq!(store.expired_leases().await.unwrap(), vec!["w".to_string()]);
-
-        // Two writers race on one version (same batch or not): one wins.
-        let open = store
-            .create(&task("race", TaskState::Working), &[])
-            .await
-            .unwrap();
-        let (completed, canceled) = (
-            task("race", TaskState::Completed),
-            task("race", TaskState::Canceled),
-        );
-        let (a, b) = tokio::join!(
-            store.update(&completed, open),
-            store.update(&canceled, open)
-        );
-        assert!(a.is_ok() != b.is_ok(), "exactly one wins: {a:?} {b:?}");
-        // Many at once, each its own result.
-        let creates = (0..40).map(|i| {
-            let store = &store;
-            async move {
-                store
-                    .create(&task(&format!("bulk-{i}"), TaskState::Working), &[])
-                    .await
-            }
-        });
-        let created = futures_util::future::join_all(creates).await;
-        assert!(created.iter().all(|result| result == &Ok(1)), "{created:?}");
-
-        // Only finished tasks are purged.
-        assert_eq!(store.purge_finished(now_ms() + 1).await.unwrap(), 2);
-        assert!(store.get("t").await.unwrap().is_none());
-        assert!(store.get("w").await.unwrap().is_some());
+        SqlTaskStore::new(db, "instance-a".into(), LEASE, 4, true)
     }
 
     #[tokio::test]
     async fn sqlite_behaves_like_a_task_store() {
-        behaves_like_a_task_store(store(test_support::sqlite().await)).await;
+        let store = store(test_support::sqlite().await);
+        behaves_like_a_task_store(&store, Expect::shared(LEASE)).await;
     }
 
     /// A row that does not decode is corrupt (not worth a retry); a store
@@ -486,6 +380,6 @@ mod tests {
         let Some(db) = test_support::postgres("postgres_behaves_like_a_task_store").await else {
             return;
         };
-        behaves_like_a_task_store(store(db)).await;
+        behaves_like_a_task_store(&store(db), Expect::shared(LEASE)).await;
     }
 }

@@ -5,9 +5,7 @@ use super::support::{
     DEPLOY_GUIDE, file_stem, files_in, json_file, placeholders, read, repo, setting_exists, text,
     yaml_file,
 };
-use order_exception_agent::auth::AuthSettings;
-use order_exception_agent::config::Settings;
-use order_exception_agent::roles::Role;
+use crate::helpers::{AuthSettings, Role, Settings};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -7,15 +7,11 @@
 
 use super::spel::{self, Scope};
 use super::support::{json_file, text, yaml_file};
-use crate::helpers::{
-    SlowAgent, TestApp, assert_schema, spawn_app, spawn_app_with,
-    spawn_app_with_settings_and_agent, state, test_settings,
-};
-use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use crate::helpers::destination::DestinationStub;
+use crate::helpers::webhook::WebhookReceiver;
+use crate::helpers::{ScriptedAgent, TestApp, assert_schema, state, wait_until};
 use serde_json::{Map, Value, json};
-use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const SCENARIOS: &str = "joule/order_exception/scenarios";
 const SYNC_FUNCTION: &str = "joule/order_exception/functions";
@@ -339,7 +335,7 @@ fn cleared(value: &Value) -> bool {
 
 #[tokio::test]
 async fn a_clarification_continues_with_the_task_id_joule_keeps_and_a_completed_task_clears_it() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let mut joule = Joule::new(&app, "credit_block", SYNC_FUNCTION);
 
     let question = joule.say("why is it blocked by credit").await;
@@ -387,7 +383,7 @@ async fn a_clarification_continues_with_the_task_id_joule_keeps_and_a_completed_
 
 #[tokio::test]
 async fn an_approval_asked_and_given_in_joule_shows_the_question_then_what_was_filed() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let clerk = app.as_role("ar_clerk");
     let mut joule = Joule::new(&clerk, "price_dispute", SYNC_FUNCTION);
 
@@ -432,7 +428,7 @@ async fn an_approval_asked_and_given_in_joule_shows_the_question_then_what_was_f
 
 #[tokio::test]
 async fn a_stale_task_id_starts_a_new_task_in_the_same_conversation() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let mut joule = Joule::new(&app, "credit_block", SYNC_FUNCTION);
     let done = joule.say("why is order 4711 blocked by credit").await;
     assert_eq!(state(&done.task), "completed");
@@ -464,7 +460,7 @@ async fn a_stale_task_id_starts_a_new_task_in_the_same_conversation() {
 
 #[tokio::test]
 async fn refusals_and_failures_show_the_agents_reason_and_end_the_task() {
-    let app = spawn_app().await;
+    let app = TestApp::spawn().await;
     let mut joule = Joule::new(&app, "credit_block", SYNC_FUNCTION);
     for (utterance, expected) in [
         ("check credit on order 4725", "rejected"),
@@ -482,9 +478,10 @@ async fn refusals_and_failures_show_the_agents_reason_and_end_the_task() {
 
 #[tokio::test]
 async fn a_json_rpc_error_still_shows_a_message() {
-    let mut settings = test_settings();
-    settings.tasks.strict_task_ids = true;
-    let app = spawn_app_with(settings).await;
+    let app = TestApp::builder()
+        .settings(|settings| settings.tasks.strict_task_ids = true)
+        .spawn()
+        .await;
     let mut joule = Joule::new(&app, "incomplete_order", SYNC_FUNCTION);
     joule.set_context("agent_task_id", json!(uuid::Uuid::new_v4().to_string()));
     let turn = joule
@@ -502,11 +499,11 @@ async fn a_json_rpc_error_still_shows_a_message() {
 
 #[tokio::test]
 async fn a_turn_past_the_budget_says_so_and_keeps_the_task() {
-    let mut settings = test_settings();
-    settings.tasks.budget_ms = 100;
-    let app =
-        spawn_app_with_settings_and_agent(settings, Arc::new(SlowAgent(Duration::from_secs(2))))
-            .await;
+    let app = TestApp::builder()
+        .budget_ms(100)
+        .agent(ScriptedAgent::slow(2_000))
+        .spawn()
+        .await;
     let mut joule = Joule::new(&app, "delivery_block", SYNC_FUNCTION);
     let first = joule
         .say("customer wants a later delivery date on 4740")
@@ -525,11 +522,12 @@ async fn a_turn_past_the_budget_says_so_and_keeps_the_task() {
 
 /// Joule's callback endpoint and a Destination service on loopback: the
 /// agent mints the callback token through the shipped JOULE_ASYNC_API
-/// destination's name and posts the Task envelopes here.
+/// destination's name and posts the Task envelopes to the path of its URL.
 struct JouleBackend {
+    callback_path: String,
     callback_url: String,
-    destination_url: String,
-    envelopes: Arc<Mutex<Vec<Value>>>,
+    receiver: WebhookReceiver,
+    destination: DestinationStub,
 }
 
 impl JouleBackend {
@@ -537,103 +535,52 @@ impl JouleBackend {
         let destination = json_file("destinations/JOULE_ASYNC_API.json");
         let name = text(&destination, "Name", "JOULE_ASYNC_API").to_string();
         let url = text(&destination, "URL", "JOULE_ASYNC_API");
-        let path = format!("/{}", url.splitn(4, '/').nth(3).unwrap_or_default());
-        let envelopes = Arc::new(Mutex::new(Vec::new()));
-        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-        let port = listener.local_addr().expect("bound").port();
-        let received = envelopes.clone();
-        let (callback_path, lookup) = (
-            path.clone(),
-            format!("/destination-configuration/v1/destinations/{name}"),
-        );
-        let server = HttpServer::new(move || {
-            let received = received.clone();
-            App::new()
-                .route(
-                    "/oauth/token",
-                    web::post().to(|| async {
-                        HttpResponse::Ok().json(json!({ "access_token": "dest", "expires_in": 3600 }))
-                    }),
-                )
-                .route(
-                    &lookup,
-                    web::get().to(|request: HttpRequest| async move {
-                        let user = request.headers().contains_key("x-user-token");
-                        HttpResponse::Ok().json(json!({
-                            "authTokens": [if user {
-                                json!({ "type": "Bearer", "value": "joule-api", "expires_in": "3600",
-                                        "http_header": { "key": "Authorization", "value": "Bearer joule-api" } })
-                            } else {
-                                json!({ "error": "no X-user-token" })
-                            }]
-                        }))
-                    }),
-                )
-                .route(
-                    &callback_path,
-                    web::post().to(move |body: web::Json<Value>| {
-                        let received = received.clone();
-                        async move {
-                            received.lock().expect("lock").push(body.into_inner());
-                            HttpResponse::Ok().finish()
-                        }
-                    }),
-                )
-        })
-        .workers(1)
-        .disable_signals()
-        .listen(listener)
-        .expect("listens")
-        .run();
-        tokio::spawn(server);
+        let callback_path = format!("/{}", url.splitn(4, '/').nth(3).unwrap_or_default());
+        let receiver = WebhookReceiver::start().await;
         JouleBackend {
-            callback_url: format!("http://localhost:{port}{path}"),
-            destination_url: format!("http://127.0.0.1:{port}"),
-            envelopes,
+            callback_url: receiver.url.replace("127.0.0.1", "localhost") + &callback_path,
+            callback_path,
+            receiver,
+            destination: DestinationStub::start(&name).await,
         }
     }
 
     /// The pushed Task of `task_id` once it reached a state Joule shows.
     async fn pushed(&self, task_id: &str, seen: usize) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let found = self
-                .envelopes
-                .lock()
-                .expect("lock")
-                .iter()
+        let mut found = None;
+        wait_until(Duration::from_secs(10), async || {
+            found = self
+                .receiver
+                .at(&self.callback_path)
+                .into_iter()
+                .map(|call| call.body)
                 .filter(|envelope| envelope["result"]["id"] == task_id)
                 .filter(|envelope| {
                     ["input-required", "completed", "failed", "rejected"]
                         .contains(&envelope["result"]["status"]["state"].as_str().unwrap_or(""))
                 })
-                .nth(seen)
-                .cloned();
-            if let Some(envelope) = found {
-                assert_eq!(envelope["jsonrpc"], "2.0");
-                assert_schema("Task", &envelope["result"]);
-                return envelope["result"].clone();
-            }
-            assert!(Instant::now() < deadline, "no callback for task {task_id}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+                .nth(seen);
+            found.is_some()
+        })
+        .await;
+        let Some(envelope) = found else {
+            panic!("no callback for task {task_id}");
+        };
+        assert_eq!(envelope["jsonrpc"], "2.0");
+        assert_schema("Task", &envelope["result"]);
+        envelope["result"].clone()
     }
 }
 
 #[tokio::test]
 async fn the_async_variant_answers_at_once_and_the_pushed_tasks_continue_the_conversation() {
     let backend = JouleBackend::start().await;
-    let mut settings = test_settings();
-    settings.push.allowed_hosts = vec!["localhost".into()];
-    settings.push.joule_hosts = vec!["localhost".into()];
-    settings.push.allow_loopback_http = true;
-    settings.push.allow_private_addresses = true;
-    settings.push.heartbeat_ms = 0;
-    settings.push.destination.token_url = Some(backend.destination_url.clone());
-    settings.push.destination.uri = Some(backend.destination_url.clone());
-    settings.push.destination.client_id = Some("destination-client".into());
-    settings.push.destination.client_secret = Some("destination-secret".into());
-    let app = spawn_app_with(settings).await;
+    let app = TestApp::builder()
+        .loopback_webhooks(&["localhost"])
+        .joule_callbacks(&backend.destination)
+        .settings(|settings| settings.push.heartbeat_ms = 0)
+        .spawn()
+        .await;
     let mut joule = Joule::new(&app, "credit_block", ASYNC_FUNCTION);
     joule.callback_url = Some(backend.callback_url.clone());
 

@@ -1,7 +1,7 @@
 //! Reading the repository's deployment files: paths, YAML (as JSON values),
 //! JSON, and the settings the code knows.
 
-use order_exception_agent::config::Settings;
+use crate::helpers::Settings;
 use serde_json::{Map, Number, Value};
 use std::path::{Path, PathBuf};
 use yaml_rust2::{Yaml, YamlLoader};

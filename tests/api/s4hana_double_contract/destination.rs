@@ -6,7 +6,7 @@
 
 use super::support::{SALES, client, send};
 use crate::destination_double::{self, Destination, DestinationDouble, JWKS_URI};
-use crate::key_server;
+use crate::helpers::key_server;
 use crate::s4hana_double::users::known::{CLERK, COMM_USER};
 use crate::s4hana_double::users::{S4_OAUTH_ISSUER, decode_unverified};
 use crate::s4hana_double::{S4Double, Step};

@@ -3,7 +3,7 @@
 //! token per user", "no call was made").
 
 use super::support::{SALES, client, field, get, results, s4_token, send};
-use crate::key_server;
+use crate::helpers::key_server;
 use crate::s4hana_double::users::known::{CLERK, COMM_USER, CREDIT_MANAGER, SANDBOX};
 use crate::s4hana_double::users::{S4_OAUTH_ISSUER, mint_token};
 use crate::s4hana_double::{Access, Denial, S4Double, Scope, User};

@@ -7,7 +7,7 @@
 use super::support::{Answer, SALES, client, send};
 use crate::connectivity_proxy::{ConnectivityProxy, Outcome, ProxySetup};
 use crate::destination_double::{Destination, DestinationDouble};
-use crate::key_server;
+use crate::helpers::key_server;
 use crate::s4hana_double::S4Double;
 use crate::s4hana_double::users::known::{CLERK, COMM_USER};
 use crate::s4hana_double::users::{CLOUD_CONNECTOR_ISSUER, decode_unverified};

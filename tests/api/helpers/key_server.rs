@@ -20,7 +20,8 @@ pub const XS_CLIENT_ID: &str = "sb-order-agent!t7";
 pub const XSAPPNAME: &str = "order-agent!t7";
 
 pub static KEYS: LazyLock<Value> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("../fixtures/test-keys.json")).expect("fixture keys are JSON")
+    serde_json::from_str(include_str!("../../fixtures/test-keys.json"))
+        .expect("fixture keys are JSON")
 });
 
 pub fn jwk(kid: &str) -> Value {

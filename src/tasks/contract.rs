@@ -1,0 +1,173 @@
+//! The `TaskStore` contract (test code only): what the engine relies on from
+//! any place tasks live in, written once and run against every store —
+//! memory, SQLite and PostgreSQL — so no store can drift from the others.
+//!
+//! The stores differ in one thing only, and legitimately: what outlives the
+//! process. [`Expect`] names it, so the contract says where a store may
+//! answer differently and why, instead of each store testing its own idea.
+
+use super::store::{StoreError, TaskStore};
+use crate::a2a::{PushNotificationConfig, Task, TaskKind, TaskState, TaskStatus};
+use std::time::Duration;
+
+/// What a store keeps beyond one process.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Expect {
+    /// The lease a store writes for open tasks, or `None` for a store
+    /// without leases. A SQL store is shared by instances: a working task
+    /// whose instance died is found by its lease running out. The memory
+    /// store lives and dies with its one process, and its turns with it:
+    /// nothing to lease, no lease ever runs out.
+    pub lease: Option<Duration>,
+    /// Whether `purge_finished` deletes finished tasks. The memory store
+    /// forgets finished tasks by its own retention and count cap instead
+    /// (see `MemoryStoreLimits`); its purge deletes nothing.
+    pub purges: bool,
+}
+
+impl Expect {
+    /// A SQL store (SQLite or PostgreSQL) with a lease of `lease`.
+    pub(crate) fn shared(lease: Duration) -> Expect {
+        Expect {
+            lease: Some(lease),
+            purges: true,
+        }
+    }
+
+    /// The in-memory store.
+    pub(crate) fn in_process() -> Expect {
+        Expect {
+            lease: None,
+            purges: false,
+        }
+    }
+}
+
+/// A bare task in `state`.
+pub(crate) fn task(id: &str, state: TaskState) -> Task {
+    Task {
+        kind: TaskKind::Value,
+        id: id.into(),
+        context_id: "c".into(),
+        status: TaskStatus {
+            state,
+            message: None,
+            timestamp: None,
+        },
+        history: None,
+        artifacts: None,
+        metadata: None,
+    }
+}
+
+fn now_ms() -> i64 {
+    let now = time::OffsetDateTime::now_utc();
+    (now.unix_timestamp_nanos() / 1_000_000) as i64
+}
+
+/// The behaviour the engine relies on, for any store.
+pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Expect) {
+    let created = store
+        .create(&task("t", TaskState::Submitted), &[])
+        .await
+        .unwrap();
+    assert_eq!(
+        store.create(&task("t", TaskState::Submitted), &[]).await,
+        Err(StoreError::AlreadyExists("t".into()))
+    );
+    let config = PushNotificationConfig {
+        id: Some("p1".into()),
+        url: "https://hook.example/a".into(),
+        token: None,
+        authentication: None,
+    };
+    store.set_push_config("t", &config).await.unwrap();
+    let working = store
+        .update(&task("t", TaskState::Working), created)
+        .await
+        .unwrap();
+    assert_eq!(working.push_configs, vec![config.clone()]);
+    assert_eq!(
+        store
+            .update(&task("t", TaskState::Completed), created)
+            .await,
+        Err(StoreError::Conflict("t".into()))
+    );
+    assert_eq!(
+        store.update(&task("nope", TaskState::Completed), 1).await,
+        Err(StoreError::NotFound("nope".into()))
+    );
+    let done = store
+        .update(&task("t", TaskState::Completed), working.version)
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .update(&task("t", TaskState::Working), done.version)
+            .await,
+        Err(StoreError::Terminal("t".into()))
+    );
+    let stored = store.get("t").await.unwrap().unwrap();
+    assert_eq!(stored.task.status.state, TaskState::Completed);
+    assert_eq!(stored.version, done.version);
+    assert!(store.delete_push_config("t", "p1").await.unwrap());
+    assert!(!store.delete_push_config("t", "p1").await.unwrap());
+    assert_eq!(
+        store.set_push_config("nope", &config).await,
+        Err(StoreError::NotFound("nope".into()))
+    );
+
+    // A working task whose lease runs out is reported; renewals keep it.
+    store
+        .create(&task("w", TaskState::Working), &[])
+        .await
+        .unwrap();
+    assert!(store.expired_leases().await.unwrap().is_empty());
+    match expect.lease {
+        Some(lease) => {
+            let past_the_lease = lease + Duration::from_millis(100);
+            tokio::time::sleep(past_the_lease).await;
+            store.renew_leases(&["w".to_string()]).await.unwrap();
+            assert!(store.expired_leases().await.unwrap().is_empty());
+            tokio::time::sleep(past_the_lease).await;
+            assert_eq!(store.expired_leases().await.unwrap(), vec!["w".to_string()]);
+        }
+        None => {
+            store.renew_leases(&["w".to_string()]).await.unwrap();
+            assert!(store.expired_leases().await.unwrap().is_empty());
+        }
+    }
+
+    // Two writers race on one version (same batch or not): one wins.
+    let open = store
+        .create(&task("race", TaskState::Working), &[])
+        .await
+        .unwrap();
+    let (completed, canceled) = (
+        task("race", TaskState::Completed),
+        task("race", TaskState::Canceled),
+    );
+    let (a, b) = tokio::join!(
+        store.update(&completed, open),
+        store.update(&canceled, open)
+    );
+    assert!(a.is_ok() != b.is_ok(), "exactly one wins: {a:?} {b:?}");
+    // Many at once, each its own result.
+    let creates = (0..40).map(|i| async move {
+        store
+            .create(&task(&format!("bulk-{i}"), TaskState::Working), &[])
+            .await
+    });
+    let created = futures_util::future::join_all(creates).await;
+    assert!(created.iter().all(|result| result == &Ok(1)), "{created:?}");
+
+    // Only finished tasks are purged.
+    if expect.purges {
+        assert_eq!(store.purge_finished(now_ms() + 1).await.unwrap(), 2);
+        assert!(store.get("t").await.unwrap().is_none());
+    } else {
+        assert_eq!(store.purge_finished(now_ms() + 1).await.unwrap(), 0);
+        assert!(store.get("t").await.unwrap().is_some());
+    }
+    assert!(store.get("w").await.unwrap().is_some());
+}

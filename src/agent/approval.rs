@@ -317,7 +317,8 @@ impl Approvals {
                 };
             }
         };
-        match self.orders.sales_order(&pending.sales_order).await {
+        let orders = Arc::clone(&self.orders).as_user(caller.user_token.as_ref());
+        match orders.sales_order(&pending.sales_order).await {
             Ok(Some(_)) => {}
             Ok(None) => {
                 return Reply::new(

@@ -100,7 +100,7 @@ impl DbError {
     /// database URL), as opposed to a database or disk that fails.
     pub fn is_bad_settings(&self) -> bool {
         match self {
-            DbError::Vcap(_) | DbError::Binding(_) => true,
+            DbError::Vcap(_) | DbError::Binding(_) | DbError::BindingField { .. } => true,
             DbError::Connect { source, .. } => matches!(source, sqlx::Error::Configuration(_)),
             DbError::DataDir { .. } | DbError::RootCert { .. } | DbError::Migrate { .. } => false,
         }

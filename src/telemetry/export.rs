@@ -1,6 +1,7 @@
 //! The OTLP exporters for traces and metrics, over HTTP/protobuf (reqwest)
 //! or gRPC (tonic, rustls): spans behind a bounded, counted batch queue,
-//! metrics on a periodic reader (`OTEL_METRIC_EXPORT_INTERVAL`, 60 s).
+//! metrics on a periodic reader (`OTEL_METRIC_EXPORT_INTERVAL`, 60 s), which
+//! `metrics::install` makes the meter provider's one reader.
 
 use super::cf::CfApplication;
 use super::span_queue::{self, BoundedSpanProcessor};
@@ -13,7 +14,6 @@ use opentelemetry_otlp::{
     WithTonicConfig,
 };
 use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::metrics::periodic_reader_with_async_runtime::PeriodicReader;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use std::time::Duration;
@@ -31,10 +31,10 @@ pub enum ExportError {
     Exporter(#[from] opentelemetry_otlp::ExporterBuildError),
 }
 
-/// The providers of what is exported; `None` for a signal not configured.
+/// What is exported; `None` for a signal not configured.
 pub struct Providers {
     pub traces: Option<SdkTracerProvider>,
-    pub metrics: Option<SdkMeterProvider>,
+    pub metrics: Option<PeriodicReader<MetricExporter>>,
     /// One line for the start-up log: where and how.
     pub description: String,
     pub notes: Vec<String>,
@@ -57,26 +57,17 @@ pub fn providers(
             Some(
                 SdkTracerProvider::builder()
                     .with_span_processor(processor)
-                    .with_resource(resource.clone())
+                    .with_resource(resource)
                     .build(),
             )
         }
         None => None,
     };
     let metrics = match &targets.metrics {
-        Some(target) => {
-            let reader = PeriodicReader::builder(
-                metric_exporter(target)?,
-                opentelemetry_sdk::runtime::Tokio,
-            )
-            .build();
-            Some(
-                SdkMeterProvider::builder()
-                    .with_reader(reader)
-                    .with_resource(resource)
-                    .build(),
-            )
-        }
+        Some(target) => Some(
+            PeriodicReader::builder(metric_exporter(target)?, opentelemetry_sdk::runtime::Tokio)
+                .build(),
+        ),
         None => None,
     };
     let describe = |signal: &str, target: &Option<Target>| match target {

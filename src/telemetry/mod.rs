@@ -127,7 +127,7 @@ pub fn init_service(settings: &TelemetrySettings, env: &dyn EnvSource) -> Teleme
         format == LogFormat::Json,
         std::sync::atomic::Ordering::Relaxed,
     );
-    let (provider, meter_provider, export_note) =
+    let (provider, metrics_export, export_note) =
         match export::providers(settings, env, cf.as_ref()) {
             Ok(built) => (
                 built.traces,
@@ -176,10 +176,15 @@ pub fn init_service(settings: &TelemetrySettings, env: &dyn EnvSource) -> Teleme
             metrics: None,
         };
     }
-    if let Some(meter_provider) = &meter_provider {
-        use opentelemetry::metrics::MeterProvider as _;
-        metrics::export_with(&meter_provider.meter("order-exception-agent"));
-    }
+    // One meter provider counts for /metrics and, when exporting, OTLP.
+    let exporting_metrics = metrics_export.is_some();
+    let meter_provider = match metrics::install(metrics_export, export::resource(cf.as_ref())) {
+        Ok(meter_provider) => exporting_metrics.then_some(meter_provider),
+        Err(error) => {
+            tracing::warn!(%error, "OpenTelemetry metrics are not exported");
+            None
+        }
+    };
     match export_note {
         Ok((description, notes)) => {
             for note in notes {

@@ -275,6 +275,50 @@ async fn otel_variables_with_grpc_export_traces_and_metrics_to_a_collector() {
     );
 }
 
+#[tokio::test]
+async fn the_export_and_metrics_endpoint_read_the_same_cumulative_figures() {
+    let (port, collector) = collector(None).await;
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let running = export_one_request(
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+            // One reader serves both: a delta reading by either would take
+            // the counts away from the other, so delta is not honoured.
+            ("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE", "delta"),
+            ("AGENT__TELEMETRY__METRICS_ENDPOINT", "true"),
+        ],
+        &collector,
+    )
+    .await;
+    let received = &collector.0;
+    // Several exports ran; /metrics still sees everything they saw.
+    let exports = || received.lock().unwrap().points.len();
+    let seen = exports();
+    wait_for("a later export", 15, || exports() > seen).await;
+    for (series, metric, attributes) in [
+        (
+            "a2a_requests_total{method=\"message/send\",outcome=\"ok\"}",
+            "a2a.requests",
+            &[("rpc.method", "message/send"), ("outcome", "ok")][..],
+        ),
+        (
+            "a2a_request_duration_seconds_count{method=\"message/send\"}",
+            "a2a.request.duration",
+            &[("rpc.method", "message/send")][..],
+        ),
+    ] {
+        assert_eq!(
+            prometheus_value(running.port, series).await,
+            Some(1),
+            "{series}"
+        );
+        let exported = point(&received.lock().unwrap(), metric, attributes);
+        assert_eq!(exported, Some(1.0), "{metric} as exported");
+    }
+    running.terminate().await;
+}
+
 /// A collector that demands a client certificate from `clients`.
 async fn mutual_tls_collector(server: &Pki, clients: &Pki) -> (u16, Collector) {
     let (cert, key) = server.leaf(&["127.0.0.1"], ExtendedKeyUsagePurpose::ServerAuth);

@@ -1,0 +1,261 @@
+//! Process-wide figures, each counted in exactly one place and read by both
+//! outputs: `GET /metrics` (Prometheus text, off unless
+//! `telemetry.metrics_endpoint`) and the OTLP metrics export.
+//!
+//! - Counters are lock-free atomics of our own (`counts`), indexed by label
+//!   values from small fixed sets (methods, task states, results, reasons)
+//!   or from small tables filled on first use (error codes, specialists) —
+//!   never by what a caller sends. OpenTelemetry reads them through
+//!   *observable* counters whenever a reading is taken (`pipeline`).
+//! - The latency histogram cannot be observed, so it is recorded once, on
+//!   one OpenTelemetry histogram bound per method (`pipeline`).
+//! - The meter provider has exactly one reader — the periodic OTLP reader
+//!   when metrics are exported, a manual one otherwise — and `/metrics`
+//!   writes a reading of that same reader as Prometheus text (`prometheus`).
+//!
+//! No lock is taken on the request path but the SDK's per-series lock of
+//! the histogram (a few instructions); `bench/README.md` ("Counting") has
+//! what a recording costs.
+
+mod counts;
+mod pipeline;
+mod prometheus;
+
+use counts::{Claimed, Counts, position};
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::metrics::reader::MetricReader;
+use std::sync::Arc;
+
+pub use pipeline::AlreadyCounting;
+
+/// The label of values outside a family's set (and of a full table).
+const OTHER: &str = "other";
+
+/// The methods the service serves (the A2A 0.3 methods and the legacy
+/// `tasks/send`, as `rpc.rs` dispatches them), `-` for a request whose method
+/// could not be read, and `other` for any name the service does not serve:
+/// the caller chooses that name, so it never becomes a label.
+const METHODS: [&str; 13] = [
+    "message/send",
+    "message/stream",
+    "tasks/get",
+    "tasks/cancel",
+    "tasks/resubscribe",
+    "tasks/pushNotificationConfig/set",
+    "tasks/pushNotificationConfig/get",
+    "tasks/pushNotificationConfig/list",
+    "tasks/pushNotificationConfig/delete",
+    "agent/getAuthenticatedExtendedCard",
+    "tasks/send",
+    "-",
+    OTHER,
+];
+
+/// The A2A task states (`TaskState::as_str`).
+const TASK_STATES: [&str; 10] = [
+    "submitted",
+    "working",
+    "input-required",
+    "completed",
+    "canceled",
+    "failed",
+    "rejected",
+    "auth-required",
+    "unknown",
+    OTHER,
+];
+
+const PUSH_RESULTS: [&str; 4] = ["delivered", "failed", "refused", OTHER];
+const REJECTION_REASONS: [&str; 5] = ["missing", "invalid", "forbidden", "unavailable", OTHER];
+const DROP_REASONS: [&str; 3] = ["queue_full", "export_failed", OTHER];
+
+/// Outcome slots of a request: `ok`, then the error codes met so far.
+const OUTCOMES: usize = 1 + CODE_SLOTS;
+const CODE_SLOTS: usize = 16;
+const SPECIALIST_SLOTS: usize = 32;
+
+// ---- the figures ----------------------------------------------------------
+
+static REQUESTS: [Counts<OUTCOMES>; METHODS.len()] = [const { Counts::new() }; METHODS.len()];
+static ERROR_CODES: Claimed<i64, CODE_SLOTS> = Claimed::new();
+static TASKS: [Counts<SPECIALIST_SLOTS>; TASK_STATES.len()] =
+    [const { Counts::new() }; TASK_STATES.len()];
+static SPECIALISTS: Claimed<String, SPECIALIST_SLOTS> = Claimed::new();
+static PUSHES: Counts<{ PUSH_RESULTS.len() }> = Counts::new();
+static REJECTIONS: Counts<{ REJECTION_REASONS.len() }> = Counts::new();
+static BUDGET_EXPIRIES: Counts<1> = Counts::new();
+static SPANS_DROPPED: Counts<{ DROP_REASONS.len() }> = Counts::new();
+
+// ---- recording (the request path) -----------------------------------------
+
+/// One JSON-RPC call: its method (`-` when unreadable), `ok` or the error
+/// code, and how long it took.
+pub fn request(method: &str, error_code: Option<i64>, seconds: f64) {
+    let method = position(&METHODS, method);
+    let outcome = error_code.map_or(0, |code| 1 + ERROR_CODES.index(&code));
+    REQUESTS[method].add(outcome, 1);
+    pipeline::figures().latency(method).record(seconds);
+}
+
+/// A turn ended in `state`, answered by `specialist` (`-` when none).
+pub fn task_outcome(task_state: &str, specialist: &str) {
+    TASKS[position(&TASK_STATES, task_state)].add(SPECIALISTS.index(specialist), 1);
+}
+
+/// One push attempt: `delivered`, `failed` (a non-2xx answer or no
+/// answer) or `refused` (guard, no token).
+pub fn push(result: &str) {
+    PUSHES.add(position(&PUSH_RESULTS, result), 1);
+}
+
+/// A request refused by authentication, by reason (`missing`, `invalid`,
+/// `forbidden`, `unavailable`).
+pub fn token_rejected(reason: &str) {
+    REJECTIONS.add(position(&REJECTION_REASONS, reason), 1);
+}
+
+/// A blocking `message/send` answered `working` because its budget ran out.
+pub fn budget_expired() {
+    BUDGET_EXPIRIES.add(0, 1);
+}
+
+/// Spans that will never reach the collector, by reason (`queue_full`,
+/// `export_failed`).
+pub fn spans_dropped(reason: &str, spans: usize) {
+    SPANS_DROPPED.add(position(&DROP_REASONS, reason), spans as u64);
+}
+
+/// Every span dropped so far, whatever the reason. Read from the figures
+/// themselves: it is asked for at shutdown, after the last reading.
+pub fn spans_dropped_total() -> u64 {
+    SPANS_DROPPED.counted().map(|(_, count)| count).sum()
+}
+
+// ---- set-up and reading ----------------------------------------------------
+
+/// Set up the meter provider with `export` (the periodic OTLP reader) as
+/// its one reader, or a manual reader for `/metrics` only. Returns the
+/// provider, whose `shutdown` takes the last reading. Must run before the
+/// first recording; after one, the figures already have a provider without
+/// export, and keep it.
+pub fn install(
+    export: Option<impl MetricReader>,
+    resource: Resource,
+) -> Result<SdkMeterProvider, AlreadyCounting> {
+    pipeline::install(
+        export.map(|reader| Arc::new(reader) as Arc<dyn MetricReader>),
+        resource,
+    )
+}
+
+/// Everything in the Prometheus text format (0.0.4), from one reading of
+/// the reader the OTLP export uses.
+pub fn render() -> String {
+    prometheus::render(&pipeline::figures().reading())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_buckets_render_as_prometheus_text() {
+        request("tasks/pushNotificationConfig/list", None, 0.02);
+        request("tasks/pushNotificationConfig/list", Some(-32099), 2.0);
+        task_outcome("completed", "unit-specialist");
+        push("refused");
+        token_rejected("forbidden");
+        spans_dropped("export_failed", 3);
+        let text = render();
+        let has = |series: &str| {
+            text.lines().any(|line| {
+                line.strip_prefix(series)
+                    .and_then(|rest| rest.trim().parse::<u64>().ok())
+                    .is_some_and(|count| count >= 1)
+            })
+        };
+        let method = "method=\"tasks/pushNotificationConfig/list\"";
+        assert!(
+            has(&format!("a2a_requests_total{{{method},outcome=\"ok\"}}")),
+            "{text}"
+        );
+        assert!(
+            has(&format!(
+                "a2a_requests_total{{{method},outcome=\"-32099\"}}"
+            )),
+            "{text}"
+        );
+        assert!(has(&format!(
+            "a2a_request_duration_seconds_bucket{{{method},le=\"0.025\"}}"
+        )));
+        assert!(
+            text.contains(&format!(
+                "a2a_request_duration_seconds_bucket{{{method},le=\"5\"}} 2"
+            )),
+            "{text}"
+        );
+        assert!(text.contains(&format!(
+            "a2a_request_duration_seconds_bucket{{{method},le=\"+Inf\"}} 2"
+        )));
+        assert!(text.contains(&format!("a2a_request_duration_seconds_count{{{method}}} 2")));
+        let sum: Option<f64> = text.lines().find_map(|line| {
+            line.strip_prefix(&format!("a2a_request_duration_seconds_sum{{{method}}} "))?
+                .parse()
+                .ok()
+        });
+        assert!(sum.is_some_and(|sum| (sum - 2.02).abs() < 1e-9), "{sum:?}");
+        assert!(has(
+            "a2a_task_outcomes_total{state=\"completed\",specialist=\"unit-specialist\"}"
+        ));
+        assert!(has("a2a_push_deliveries_total{result=\"refused\"}"));
+        assert!(has("a2a_token_rejections_total{reason=\"forbidden\"}"));
+        assert!(text.contains("# TYPE a2a_budget_expiries_total counter"));
+        assert!(text.contains("\na2a_budget_expiries_total "));
+        assert!(has(
+            "a2a_telemetry_spans_dropped_total{reason=\"export_failed\"}"
+        ));
+        assert!(spans_dropped_total() >= 3);
+    }
+
+    #[test]
+    fn a_method_the_service_does_not_serve_is_counted_as_other_never_by_its_name() {
+        request("no/such-method-from-a-caller", Some(-32601), 0.001);
+        request("-", Some(-32700), 0.001);
+        let text = render();
+        assert!(!text.contains("no/such-method-from-a-caller"), "{text}");
+        assert!(
+            text.contains("a2a_requests_total{method=\"other\",outcome=\"-32601\"}"),
+            "{text}"
+        );
+        assert!(text.contains("a2a_requests_total{method=\"-\",outcome=\"-32700\"}"));
+        assert!(text.contains("a2a_request_duration_seconds_count{method=\"other\"}"));
+    }
+
+    /// What one JSON-RPC call costs to count (`request` and `task_outcome`),
+    /// on one and two threads. A measurement, not a check: run it on a quiet
+    /// machine with
+    /// `cargo test --release --lib recording_cost -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement"]
+    fn recording_cost() {
+        const CALLS: u32 = 1_000_000;
+        for threads in [1u32, 2] {
+            let started = std::time::Instant::now();
+            std::thread::scope(|scope| {
+                for _ in 0..threads {
+                    scope.spawn(|| {
+                        for i in 0..CALLS {
+                            request("message/send", None, f64::from(i % 100) / 1000.0);
+                            task_outcome("completed", "credit");
+                        }
+                    });
+                }
+            });
+            eprintln!(
+                "{threads} thread(s): {} ns per call on each thread",
+                started.elapsed().as_nanos() / u128::from(CALLS)
+            );
+        }
+    }
+}

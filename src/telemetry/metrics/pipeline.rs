@@ -1,0 +1,233 @@
+//! The meter provider and its one reader: the periodic OTLP reader when
+//! metrics are exported, a manual reader otherwise. `/metrics` takes its
+//! readings from the same reader, so there is one pipeline, one aggregation
+//! of the latency histogram, and one callback per counter family that
+//! reads the atomics whenever anyone takes a reading.
+
+use super::{
+    BUDGET_EXPIRIES, DROP_REASONS, ERROR_CODES, METHODS, OTHER, PUSH_RESULTS, PUSHES,
+    REJECTION_REASONS, REJECTIONS, REQUESTS, SPANS_DROPPED, SPECIALISTS, TASK_STATES, TASKS,
+    counts::Counts,
+};
+use opentelemetry::metrics::{AsyncInstrument, BoundHistogram, Histogram, Meter, MeterProvider};
+use opentelemetry::{KeyValue, Value};
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::metrics::data::ResourceMetrics;
+use opentelemetry_sdk::metrics::reader::MetricReader;
+use opentelemetry_sdk::metrics::{
+    InstrumentKind, ManualReader, Pipeline, SdkMeterProvider, Temporality,
+};
+use std::sync::{Arc, OnceLock, Weak};
+use std::time::Duration;
+
+/// Upper bounds of the request latency buckets, in seconds.
+const BUCKETS: [f64; 10] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0, 60.0];
+
+/// The provider's only reader, shared with `/metrics`. Always cumulative:
+/// a delta reading by `/metrics` would take counts away from the export,
+/// and the other way round (so `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE`
+/// is not honoured).
+#[derive(Debug, Clone)]
+struct SharedReader(Arc<dyn MetricReader>);
+
+impl MetricReader for SharedReader {
+    fn register_pipeline(&self, pipeline: Weak<Pipeline>) {
+        self.0.register_pipeline(pipeline);
+    }
+
+    fn collect(&self, reading: &mut ResourceMetrics) -> OTelSdkResult {
+        self.0.collect(reading)
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        self.0.force_flush()
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        self.0.shutdown_with_timeout(timeout)
+    }
+
+    fn temporality(&self, _kind: InstrumentKind) -> Temporality {
+        Temporality::Cumulative
+    }
+}
+
+/// The meter provider, its reader and the latency histogram.
+pub(super) struct Figures {
+    reader: SharedReader,
+    /// The provider when nothing else holds it (no export). When exporting,
+    /// the `Telemetry` guard holds it: dropping the guard stops the export.
+    _kept: Option<SdkMeterProvider>,
+    duration: Histogram<f64>,
+    /// The histogram bound to each method on its first call (so a method's
+    /// series appears with its first observation): no attribute look-up
+    /// per call.
+    latency: [OnceLock<BoundHistogram<f64>>; METHODS.len()],
+}
+
+static FIGURES: OnceLock<Figures> = OnceLock::new();
+
+#[derive(Debug, thiserror::Error)]
+#[error("metrics were recorded before telemetry was set up: they are not exported")]
+pub struct AlreadyCounting;
+
+/// See `metrics::install`.
+pub(super) fn install(
+    export: Option<Arc<dyn MetricReader>>,
+    resource: Resource,
+) -> Result<SdkMeterProvider, AlreadyCounting> {
+    let exporting = export.is_some();
+    let reader = export.unwrap_or_else(|| Arc::new(ManualReader::builder().build()));
+    let (mut figures, provider) = Figures::new(reader, resource);
+    if !exporting {
+        figures._kept = Some(provider.clone());
+    }
+    FIGURES.set(figures).map_err(|_| AlreadyCounting)?;
+    Ok(provider)
+}
+
+/// The installed figures, or (unit tests, client commands, a recording
+/// before `install`) a provider with a manual reader only.
+pub(super) fn figures() -> &'static Figures {
+    FIGURES.get_or_init(|| {
+        let manual = Arc::new(ManualReader::builder().build());
+        let (mut figures, provider) = Figures::new(manual, Resource::builder_empty().build());
+        figures._kept = Some(provider);
+        figures
+    })
+}
+
+impl Figures {
+    /// The figures (not yet holding the provider) and the provider.
+    fn new(reader: Arc<dyn MetricReader>, resource: Resource) -> (Figures, SdkMeterProvider) {
+        let reader = SharedReader(reader);
+        let provider = SdkMeterProvider::builder()
+            .with_reader(reader.clone())
+            .with_resource(resource)
+            .build();
+        let meter = provider.meter("order-exception-agent");
+        observe(&meter);
+        let figures = Figures {
+            reader,
+            duration: meter
+                .f64_histogram("a2a.request.duration")
+                .with_description("JSON-RPC call latency by method")
+                .with_unit("s")
+                .with_boundaries(BUCKETS.to_vec())
+                .build(),
+            latency: [const { OnceLock::new() }; METHODS.len()],
+            _kept: None,
+        };
+        (figures, provider)
+    }
+
+    /// The latency histogram of the method in slot `method` of `METHODS`.
+    pub(super) fn latency(&self, method: usize) -> &BoundHistogram<f64> {
+        self.latency[method].get_or_init(|| {
+            self.duration
+                .bind(&[KeyValue::new("rpc.method", METHODS[method])])
+        })
+    }
+
+    /// A reading of everything; empty after shutdown.
+    pub(super) fn reading(&self) -> ResourceMetrics {
+        let mut reading = ResourceMetrics::default();
+        if let Err(error) = self.reader.collect(&mut reading) {
+            tracing::debug!(%error, "no metrics reading");
+        }
+        reading
+    }
+}
+
+/// The counters as OpenTelemetry observable counters: a reading reads the
+/// atomics; a series appears once it counted something.
+fn observe(meter: &Meter) {
+    let counter = |name: &'static str, description: &'static str| {
+        meter
+            .u64_observable_counter(name)
+            .with_description(description)
+    };
+    counter(
+        "a2a.requests",
+        "JSON-RPC calls by method and outcome (ok or error code)",
+    )
+    .with_callback(|observer| {
+        for (method, counts) in REQUESTS.iter().enumerate() {
+            for (outcome, count) in counts.counted() {
+                let outcome = match outcome {
+                    0 => Value::from("ok"),
+                    code => ERROR_CODES
+                        .value(code - 1)
+                        .map_or(Value::from(OTHER), |code| Value::from(code.to_string())),
+                };
+                observer.observe(
+                    count,
+                    &[
+                        KeyValue::new("rpc.method", METHODS[method]),
+                        KeyValue::new("outcome", outcome),
+                    ],
+                );
+            }
+        }
+    })
+    .build();
+    counter(
+        "a2a.task.outcomes",
+        "Turns ended, by task state and specialist",
+    )
+    .with_callback(|observer| {
+        for (state, counts) in TASKS.iter().enumerate() {
+            for (specialist, count) in counts.counted() {
+                let specialist = SPECIALISTS
+                    .value(specialist)
+                    .map_or(Value::from(OTHER), |name| Value::from(name.clone()));
+                observer.observe(
+                    count,
+                    &[
+                        KeyValue::new("a2a.task.state", TASK_STATES[state]),
+                        KeyValue::new("a2a.specialist", specialist),
+                    ],
+                );
+            }
+        }
+    })
+    .build();
+    counter("a2a.push.deliveries", "Push attempts by result")
+        .with_callback(|observer| by_label(observer, &PUSHES, "result", &PUSH_RESULTS))
+        .build();
+    counter(
+        "a2a.token.rejections",
+        "Requests refused by authentication, by reason",
+    )
+    .with_callback(|observer| by_label(observer, &REJECTIONS, "reason", &REJECTION_REASONS))
+    .build();
+    counter(
+        "a2a.budget.expiries",
+        "Blocking sends answered `working` when the budget ran out",
+    )
+    .with_callback(|observer| {
+        for (_, count) in BUDGET_EXPIRIES.counted() {
+            observer.observe(count, &[]);
+        }
+    })
+    .build();
+    counter(
+        "a2a.telemetry.spans.dropped",
+        "Spans not exported: queue full or export failed",
+    )
+    .with_callback(|observer| by_label(observer, &SPANS_DROPPED, "reason", &DROP_REASONS))
+    .build();
+}
+
+/// Observe a family with one label from a fixed set.
+fn by_label<const N: usize>(
+    observer: &dyn AsyncInstrument<u64>,
+    counts: &Counts<N>,
+    key: &'static str,
+    values: &[&'static str; N],
+) {
+    for (slot, count) in counts.counted() {
+        observer.observe(count, &[KeyValue::new(key, values[slot])]);
+    }
+}

@@ -26,6 +26,7 @@ mod routing;
 mod s4hana_double;
 mod s4hana_double_contract;
 mod slow_bodies;
+mod sources;
 mod specialists;
 mod streaming;
 mod telemetry;

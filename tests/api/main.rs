@@ -25,6 +25,7 @@ mod push;
 mod routing;
 mod s4hana_double;
 mod s4hana_double_contract;
+mod s4hana_source;
 mod slow_bodies;
 mod sources;
 mod specialists;

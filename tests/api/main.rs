@@ -11,6 +11,7 @@ mod closed_stdout;
 mod connectivity_proxy;
 mod deploy;
 mod destination_double;
+mod diagnose;
 mod dropped_connections;
 mod durability;
 mod helpers;

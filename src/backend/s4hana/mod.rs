@@ -12,6 +12,7 @@
 
 pub mod connectivity;
 pub mod destination;
+pub mod diagnose;
 mod odata;
 mod reads;
 pub mod setup;

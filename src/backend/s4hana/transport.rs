@@ -321,6 +321,27 @@ impl Transport {
     }
 }
 
+impl Transport {
+    /// One GET whose status is all that matters (`$metadata` for
+    /// `diagnose`): the status, or why there was none.
+    pub async fn probe(&self, target: &Target, service: &str, path: &str) -> Result<u16, String> {
+        let mut request = self.client(target).get(Self::url(target, service, path));
+        for (name, value) in &target.headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        request
+            .send()
+            .await
+            .map(|response| response.status().as_u16())
+            .map_err(|error| without_url(&error))
+    }
+
+    /// The base URL of a target (for `diagnose`).
+    pub fn base_of(target: &Target) -> &reqwest::Url {
+        &target.base
+    }
+}
+
 /// `Retry-After` in seconds (the HTTP-date form is not used by S/4).
 fn retry_after(response: &reqwest::Response) -> Option<Duration> {
     response

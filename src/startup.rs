@@ -172,9 +172,11 @@ pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, Backend
         Some(dir) => EmbeddedOrders::from_dir(dir)?,
         None => EmbeddedOrders::demo()?,
     };
-    Ok(Arc::new(orders.with_rules(&settings.backend.blocks).with_latency(Duration::from_millis(
-        settings.backend.latency_ms,
-    ))))
+    Ok(Arc::new(
+        orders
+            .with_rules(&settings.backend.blocks)
+            .with_latency(Duration::from_millis(settings.backend.latency_ms)),
+    ))
 }
 
 /// The Destination service client: explicit settings, else the first

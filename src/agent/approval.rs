@@ -442,6 +442,7 @@ mod tests {
             caller: Caller {
                 user_id: Some("u1".into()),
                 roles: roles.iter().copied().collect::<BTreeSet<_>>(),
+                user_token: None,
             },
             task_id: "t1".into(),
             context_id: "c1".into(),

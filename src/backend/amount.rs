@@ -114,7 +114,10 @@ mod tests {
         assert_eq!(Amount::parse("-3").unwrap().to_string(), "-3.00");
         assert!(Amount::parse("1.234").is_err());
         assert!(Amount::parse("abc").is_err());
-        assert_eq!(Amount::parse_decimal("3900.000000000").unwrap().cents(), 390000);
+        assert_eq!(
+            Amount::parse_decimal("3900.000000000").unwrap().cents(),
+            390000
+        );
         assert_eq!(Amount::parse_decimal("20000.00").unwrap().cents(), 2000000);
         assert!(Amount::parse_decimal("1.005").is_err());
     }

@@ -5,10 +5,10 @@ use super::{
     BackendError, BlockRules, CreditAccount, Incompletion, OrderSource, PriceCondition, SalesOrder,
     UserToken,
 };
-use std::sync::Arc;
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use std::path::Path;
+use std::sync::Arc;
 
 const ORDERS: &str = include_str!("../../data/orders.json");
 const CREDIT: &str = include_str!("../../data/credit.json");

@@ -203,11 +203,15 @@ impl BackendError {
             ),
             BackendError::Settings(reason) => (
                 Refusal::Failed,
-                format!("The S/4HANA connection is not set up right ({reason}). Please tell your administrator."),
+                format!(
+                    "The S/4HANA connection is not set up right ({reason}). Please tell your administrator."
+                ),
             ),
             BackendError::Unavailable(_) | BackendError::InvalidData { .. } => (
                 Refusal::Failed,
-                format!("The order data could not be read right now ({self}). Please try again later."),
+                format!(
+                    "The order data could not be read right now ({self}). Please try again later."
+                ),
             ),
         }
     }

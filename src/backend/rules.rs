@@ -46,7 +46,10 @@ impl Default for BlockRules {
             delivery_block_codes: Vec::new(),
             price_dispute_billing_blocks: strings(&["ZP"]),
             block_texts: BTreeMap::from([
-                ("ZL".to_string(), "customer asked for a later date".to_string()),
+                (
+                    "ZL".to_string(),
+                    "customer asked for a later date".to_string(),
+                ),
                 ("ZP".to_string(), "customer disputes the price".to_string()),
             ]),
             required_address_fields: strings(&["StreetName", "PostalCode", "CityName", "Country"]),
@@ -69,11 +72,13 @@ impl BlockRules {
                 && self.credit_blocked_statuses.iter().any(|s| s == status),
             price_dispute: self
                 .price_dispute_billing_blocks
-                .iter()
-                .any(|code| *code == order.header_billing_block_reason),
+                .contains(&order.header_billing_block_reason),
             delivery: !delivery.is_empty()
                 && (self.delivery_block_codes.is_empty()
-                    || self.delivery_block_codes.iter().any(|code| code == delivery)),
+                    || self
+                        .delivery_block_codes
+                        .iter()
+                        .any(|code| code == delivery)),
         };
     }
 
@@ -131,7 +136,13 @@ mod tests {
     #[test]
     fn the_default_rules_follow_the_reference() {
         let rules = BlockRules::default();
-        for (status, credit) in [("", false), ("A", false), ("B", true), ("C", true), ("D", false)] {
+        for (status, credit) in [
+            ("", false),
+            ("A", false),
+            ("B", true),
+            ("C", true),
+            ("D", false),
+        ] {
             let mut o = order(status, "", "");
             rules.classify(&mut o);
             assert_eq!(o.blocks.credit, credit, "{status}");

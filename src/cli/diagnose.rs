@@ -21,7 +21,12 @@ Examples:
 pub struct DiagnoseArgs {
     /// A user's IAS (or XSUAA) token: the token exchange and the reads are
     /// made as this user, as for a request from Joule.
-    #[arg(long, env = "DIAGNOSE_USER_TOKEN", hide_env_values = true, value_name = "TOKEN")]
+    #[arg(
+        long,
+        env = "DIAGNOSE_USER_TOKEN",
+        hide_env_values = true,
+        value_name = "TOKEN"
+    )]
     pub user_token: Option<String>,
     /// The sales order of the sample read (else the list of blocked orders).
     #[arg(long, value_name = "NUMBER")]
@@ -44,7 +49,11 @@ pub async fn run(config: Option<PathBuf>, args: DiagnoseArgs) -> ExitCode {
         );
         return ExitCode::from(EXIT_BAD_SETTINGS);
     }
-    let source = match s4hana::build(&settings.backend.s4hana, settings.backend.blocks.clone(), &ProcessEnv) {
+    let source = match s4hana::build(
+        &settings.backend.s4hana,
+        settings.backend.blocks.clone(),
+        &ProcessEnv,
+    ) {
         Ok(source) => Arc::new(source),
         Err(error) => {
             let _ = writeln!(out, "FAIL settings: {error}");

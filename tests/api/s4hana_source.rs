@@ -25,7 +25,11 @@ struct World {
     _keys: KeyServer,
 }
 
-fn settings(keys: &KeyServer, destinations: &DestinationDouble, proxy: Option<&ConnectivityProxy>) -> Settings {
+fn settings(
+    keys: &KeyServer,
+    destinations: &DestinationDouble,
+    proxy: Option<&ConnectivityProxy>,
+) -> Settings {
     let mut settings = crate::helpers::test_settings();
     settings.auth.client_id = Some(key_server::CLIENT_ID.into());
     settings.auth.domains = vec![key_server::DOMAIN.into()];
@@ -112,7 +116,10 @@ async fn ask(app: &TestApp, token: &str, text: &str) -> Value {
 fn assert_credit_answer(task: &Value) {
     assert_eq!(state(task), "completed", "{task}");
     let text = status_text(task);
-    assert!(text.contains("50700") && text.contains("1.4 percent over"), "{text}");
+    assert!(
+        text.contains("50700") && text.contains("1.4 percent over"),
+        "{text}"
+    );
 }
 
 /// The S/4 users the double resolved, one per request.
@@ -133,7 +140,11 @@ async fn saml_bearer_reads_as_the_user_with_the_token_the_service_returns() {
     assert!(users.iter().all(|user| user == CLERK.0), "{users:?}");
     let finds = world.destinations.finds();
     assert_eq!(finds.len(), 1, "one lookup per user, cached");
-    assert_eq!(finds[0].user_email.as_deref(), Some(CLERK.1), "X-user-token is the caller's");
+    assert_eq!(
+        finds[0].user_email.as_deref(),
+        Some(CLERK.1),
+        "X-user-token is the caller's"
+    );
     // The IAS token itself never reaches S/4; the exchanged one does.
     let ias = clerk_token();
     for request in world.s4.requests() {
@@ -142,8 +153,22 @@ async fn saml_bearer_reads_as_the_user_with_the_token_the_service_returns() {
     }
     // As few round trips as the APIs allow: the order (one $expand), one
     // address (sold-to and ship-to share it), credit limit and open items.
-    assert_eq!(world.s4.requests().len(), 4, "{:#?}", world.s4.requests().iter().map(|r| r.target.clone()).collect::<Vec<_>>());
-    assert!(world.s4.requests()[0].target.contains("$expand=to_Item,to_Text,to_Partner"));
+    assert_eq!(
+        world.s4.requests().len(),
+        4,
+        "{:#?}",
+        world
+            .s4
+            .requests()
+            .iter()
+            .map(|r| r.target.clone())
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        world.s4.requests()[0]
+            .target
+            .contains("$expand=to_Item,to_Text,to_Partner")
+    );
 }
 
 #[tokio::test]
@@ -165,18 +190,34 @@ async fn principal_propagation_goes_through_the_connectivity_proxy_with_both_hea
     let calls = world.proxy.as_ref().expect("the proxy").calls();
     assert!(!calls.is_empty());
     for call in &calls {
-        assert!(call.target.starts_with("http://s4h-virtual:44300/sap/opu/odata/sap/"), "{}", call.target);
-        assert!(call.header("proxy-authorization").is_some_and(|v| v.starts_with("Bearer ")));
-        assert_eq!(call.header("sap-connectivity-scc-location_id"), Some("LOC1"));
+        assert!(
+            call.target
+                .starts_with("http://s4h-virtual:44300/sap/opu/odata/sap/"),
+            "{}",
+            call.target
+        );
+        assert!(
+            call.header("proxy-authorization")
+                .is_some_and(|v| v.starts_with("Bearer "))
+        );
+        assert_eq!(
+            call.header("sap-connectivity-scc-location_id"),
+            Some("LOC1")
+        );
         assert_eq!(call.principal.as_deref(), Some(CLERK.1));
     }
     assert!(s4_users(&world.s4).iter().all(|user| user == CLERK.0));
-    assert_eq!(world.proxy.as_ref().unwrap().token_calls(), 1, "the proxy token is cached");
+    assert_eq!(
+        world.proxy.as_ref().unwrap().token_calls(),
+        1,
+        "the proxy token is cached"
+    );
 }
 
 #[tokio::test]
 async fn basic_authentication_reads_as_the_destination_s_technical_user() {
-    let world = world(|url| Destination::basic("S4HANA_ORDERS", url, COMM_USER.0, COMM_USER.1)).await;
+    let world =
+        world(|url| Destination::basic("S4HANA_ORDERS", url, COMM_USER.0, COMM_USER.1)).await;
     assert_credit_answer(&ask(&world.app, &clerk_token(), CREDIT_4711).await);
     assert!(s4_users(&world.s4).iter().all(|user| user == COMM_USER.0));
 }
@@ -186,7 +227,11 @@ async fn no_authentication_sends_no_credentials_and_s4_s_401_is_an_identity_fail
     let world = world(|url| Destination::no_authentication("S4HANA_ORDERS", url)).await;
     let task = ask(&world.app, &clerk_token(), CREDIT_4711).await;
     assert_eq!(state(&task), "failed", "{task}");
-    assert!(status_text(&task).contains("S/4HANA did not accept your identity"), "{}", status_text(&task));
+    assert!(
+        status_text(&task).contains("S/4HANA did not accept your identity"),
+        "{}",
+        status_text(&task)
+    );
     let requests = world.s4.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].header("authorization"), None);
@@ -195,19 +240,43 @@ async fn no_authentication_sends_no_credentials_and_s4_s_401_is_an_identity_fail
 #[tokio::test]
 async fn each_user_reads_as_themself_and_destination_answers_are_cached_per_user() {
     let world = world(|url| Destination::saml_bearer("S4HANA_ORDERS", url)).await;
-    world.s4.set_access(CLERK.1, Access { read: Scope::only(&["4723"]), ..Access::full() });
+    world.s4.set_access(
+        CLERK.1,
+        Access {
+            read: Scope::only(&["4723"]),
+            ..Access::full()
+        },
+    );
     let clerk = ask(&world.app, &clerk_token(), CREDIT_4711).await;
     let manager = ask(&world.app, &token_for(CREDIT_MANAGER.1), CREDIT_4711).await;
     assert_eq!(state(&clerk), "rejected", "{clerk}");
-    assert_eq!(status_text(&clerk), "S/4HANA does not let you see sales order 4711.");
+    assert_eq!(
+        status_text(&clerk),
+        "S/4HANA does not let you see sales order 4711."
+    );
     assert_credit_answer(&manager);
     let again = ask(&world.app, &token_for(CREDIT_MANAGER.1), CREDIT_4711).await;
     assert_credit_answer(&again);
-    let emails: Vec<Option<String>> = world.destinations.finds().iter().map(|f| f.user_email.clone()).collect();
-    assert_eq!(emails, [Some(CLERK.1.to_string()), Some(CREDIT_MANAGER.1.to_string())], "one find per user");
+    let emails: Vec<Option<String>> = world
+        .destinations
+        .finds()
+        .iter()
+        .map(|f| f.user_email.clone())
+        .collect();
+    assert_eq!(
+        emails,
+        [
+            Some(CLERK.1.to_string()),
+            Some(CREDIT_MANAGER.1.to_string())
+        ],
+        "one find per user"
+    );
     let users = s4_users(&world.s4);
     assert_eq!(users[0], CLERK.0);
-    assert!(users[1..].iter().all(|user| user == CREDIT_MANAGER.0), "{users:?}");
+    assert!(
+        users[1..].iter().all(|user| user == CREDIT_MANAGER.0),
+        "{users:?}"
+    );
 }
 
 #[tokio::test]
@@ -229,9 +298,18 @@ async fn destination_tokens_are_fetched_again_shortly_before_they_expire() {
 #[tokio::test]
 async fn a_technical_caller_is_refused_and_nothing_is_read() {
     let world = world(|url| Destination::saml_bearer("S4HANA_ORDERS", url)).await;
-    let task = ask(&world.app, &key_server::token(&technical_claims()), CREDIT_4711).await;
+    let task = ask(
+        &world.app,
+        &key_server::token(&technical_claims()),
+        CREDIT_4711,
+    )
+    .await;
     assert_eq!(state(&task), "rejected", "{task}");
-    assert!(status_text(&task).contains("no user identity"), "{}", status_text(&task));
+    assert!(
+        status_text(&task).contains("no user identity"),
+        "{}",
+        status_text(&task)
+    );
     assert!(world.s4.requests().is_empty(), "no S/4 call");
     assert!(world.destinations.finds().is_empty(), "no lookup either");
 }
@@ -246,7 +324,11 @@ async fn a_failed_exchange_ends_the_turn_and_never_falls_back() {
     let task = ask(&world.app, &clerk_token(), CREDIT_4711).await;
     assert_eq!(state(&task), "failed", "{task}");
     let text = status_text(&task);
-    assert!(text.contains("S/4HANA did not accept your identity") && text.contains("Retrieval of OAuthToken failed"), "{text}");
+    assert!(
+        text.contains("S/4HANA did not accept your identity")
+            && text.contains("Retrieval of OAuthToken failed"),
+        "{text}"
+    );
     assert!(world.s4.requests().is_empty(), "no S/4 call");
 }
 
@@ -265,39 +347,81 @@ async fn s4_statuses_become_the_user_s_answers() {
     // 404: not found.
     let task = ask(&world.app, &token, "why is order 9999 blocked by credit").await;
     assert_eq!(state(&task), "failed");
-    assert!(status_text(&task).contains("9999 not found"), "{}", status_text(&task));
+    assert!(
+        status_text(&task).contains("9999 not found"),
+        "{}",
+        status_text(&task)
+    );
     // 500: no answer.
-    world.s4.script("A_SalesOrder('4711')", vec![Step::Status(500)]);
+    world
+        .s4
+        .script("A_SalesOrder('4711')", vec![Step::Status(500)]);
     let task = ask(&world.app, &token, CREDIT_4711).await;
     assert_eq!(state(&task), "failed");
-    assert_eq!(status_text(&task), "S/4HANA did not answer in time; please try again.");
+    assert_eq!(
+        status_text(&task),
+        "S/4HANA did not answer in time; please try again."
+    );
     // 429 then success: retried within the budget.
     world.s4.clear_requests();
-    world.s4.script("A_SalesOrder('4711')", vec![Step::StatusRetryAfter(429, 0)]);
+    world
+        .s4
+        .script("A_SalesOrder('4711')", vec![Step::StatusRetryAfter(429, 0)]);
     assert_credit_answer(&ask(&world.app, &token, CREDIT_4711).await);
-    let order_reads = world.s4.requests().iter().filter(|r| r.target.contains("A_SalesOrder('4711')")).count();
+    let order_reads = world
+        .s4
+        .requests()
+        .iter()
+        .filter(|r| r.target.contains("A_SalesOrder('4711')"))
+        .count();
     assert_eq!(order_reads, 2, "one 429, one retry");
     // 503 on every try: retried, then failed.
     world.s4.clear_requests();
     world.s4.script(
         "A_SalesOrder('4711')",
-        vec![Step::StatusRetryAfter(503, 0), Step::StatusRetryAfter(503, 0), Step::StatusRetryAfter(503, 0)],
+        vec![
+            Step::StatusRetryAfter(503, 0),
+            Step::StatusRetryAfter(503, 0),
+            Step::StatusRetryAfter(503, 0),
+        ],
     );
     let task = ask(&world.app, &token, CREDIT_4711).await;
-    assert_eq!(status_text(&task), "S/4HANA did not answer in time; please try again.");
-    let order_reads = world.s4.requests().iter().filter(|r| r.target.contains("A_SalesOrder('4711')")).count();
+    assert_eq!(
+        status_text(&task),
+        "S/4HANA did not answer in time; please try again."
+    );
+    let order_reads = world
+        .s4
+        .requests()
+        .iter()
+        .filter(|r| r.target.contains("A_SalesOrder('4711')"))
+        .count();
     assert_eq!(order_reads, 3, "the first try and max_retries = 2");
     // A hanging S/4: the call times out, and other turns go on meanwhile.
     world.s4.always("A_SalesOrder('4711')", Step::Hang);
     let app = world.app.clone();
     let hanging_token = token.clone();
     let hanging = tokio::spawn(async move { ask(&app, &hanging_token, CREDIT_4711).await });
-    let other = ask(&world.app, &token, "customer wants a later delivery date on 4740").await;
-    assert!(status_text(&other).contains("has a delivery block"), "{other}");
-    assert!(!hanging.is_finished(), "the other turn did not wait for the hanging one");
+    let other = ask(
+        &world.app,
+        &token,
+        "customer wants a later delivery date on 4740",
+    )
+    .await;
+    assert!(
+        status_text(&other).contains("has a delivery block"),
+        "{other}"
+    );
+    assert!(
+        !hanging.is_finished(),
+        "the other turn did not wait for the hanging one"
+    );
     let hung = hanging.await.expect("the turn ends");
     assert_eq!(state(&hung), "failed");
-    assert_eq!(status_text(&hung), "S/4HANA did not answer in time; please try again.");
+    assert_eq!(
+        status_text(&hung),
+        "S/4HANA did not answer in time; please try again."
+    );
 }
 
 #[tokio::test]
@@ -307,13 +431,29 @@ async fn the_block_codes_come_from_the_settings() {
     let mut settings = crate::sources::s4_direct_settings(&s4);
     settings.backend.blocks.delivery_block_codes = vec!["ZL".into()];
     let app = spawn_app_with(settings).await;
-    let task = app.send_text("customer wants a later delivery date on 4740").await;
-    assert_eq!(state(&task), "rejected", "07 is not a configured delivery block: {task}");
+    let task = app
+        .send_text("customer wants a later delivery date on 4740")
+        .await;
+    assert_eq!(
+        state(&task),
+        "rejected",
+        "07 is not a configured delivery block: {task}"
+    );
     let mut settings = crate::sources::s4_direct_settings(&s4);
     settings.backend.blocks.delivery_block_codes = vec!["07".into()];
-    settings.backend.blocks.block_texts.insert("07".into(), "waiting for the customer's dock slot".into());
+    settings
+        .backend
+        .blocks
+        .block_texts
+        .insert("07".into(), "waiting for the customer's dock slot".into());
     let app = spawn_app_with(settings).await;
-    let task = app.send_text("customer wants a later delivery date on 4740").await;
+    let task = app
+        .send_text("customer wants a later delivery date on 4740")
+        .await;
     assert_eq!(state(&task), "completed", "{task}");
-    assert!(status_text(&task).contains("Delivery block: waiting for the customer's dock slot."), "{}", status_text(&task));
+    assert!(
+        status_text(&task).contains("Delivery block: waiting for the customer's dock slot."),
+        "{}",
+        status_text(&task)
+    );
 }

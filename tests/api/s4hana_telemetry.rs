@@ -43,7 +43,10 @@ async fn receiver() -> (String, Spans) {
         App::new()
             .app_data(data.clone())
             .route("/v1/traces", web::post().to(traces))
-            .route("/v1/metrics", web::post().to(|| async { HttpResponse::Ok().finish() }))
+            .route(
+                "/v1/metrics",
+                web::post().to(|| async { HttpResponse::Ok().finish() }),
+            )
     })
     .workers(1)
     .listen(listener)
@@ -71,10 +74,22 @@ async fn every_odata_call_is_a_backend_read_span_without_a_token() {
         ("AGENT__AUTH__TEST_KEY_SERVER", &keys.url),
         ("AGENT__BACKEND__SOURCE", "s4hana"),
         ("AGENT__BACKEND__S4HANA__ALLOW_LOOPBACK_HTTP", "true"),
-        ("AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__TOKEN_URL", &destinations.url),
-        ("AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__URI", &destinations.url),
-        ("AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__CLIENT_ID", destination_double::CLIENT_ID),
-        ("AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__CLIENT_SECRET", destination_double::CLIENT_SECRET),
+        (
+            "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__TOKEN_URL",
+            &destinations.url,
+        ),
+        (
+            "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__URI",
+            &destinations.url,
+        ),
+        (
+            "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__CLIENT_ID",
+            destination_double::CLIENT_ID,
+        ),
+        (
+            "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__CLIENT_SECRET",
+            destination_double::CLIENT_SECRET,
+        ),
     ])
     .await;
     let user_token = key_server::token(&user_claims());
@@ -101,22 +116,39 @@ async fn every_odata_call_is_a_backend_read_span_without_a_token() {
     wait_until(Duration::from_secs(10), || reads().len() >= s4_calls - 1).await;
     let _ = running.terminate().await;
     let reads = reads();
-    assert_eq!(reads.len(), s4_calls - 1, "one span per OData call (the 429 retry is counted in its read)");
+    assert_eq!(
+        reads.len(),
+        s4_calls - 1,
+        "one span per OData call (the 429 retry is counted in its read)"
+    );
     let all = seen.lock().unwrap().clone();
     let order_read = reads
         .iter()
         .find(|span| text(&span.attributes, "odata.entity_set").as_deref() == Some("A_SalesOrder"))
         .expect("the order read");
-    assert_eq!(text(&order_read.attributes, "odata.service").as_deref(), Some("API_SALES_ORDER_SRV"));
-    assert_eq!(text(&order_read.attributes, "sap.sales_order").as_deref(), Some("4711"));
-    assert_eq!(int(&order_read.attributes, "http.response.status_code"), Some(200));
+    assert_eq!(
+        text(&order_read.attributes, "odata.service").as_deref(),
+        Some("API_SALES_ORDER_SRV")
+    );
+    assert_eq!(
+        text(&order_read.attributes, "sap.sales_order").as_deref(),
+        Some("4711")
+    );
+    assert_eq!(
+        int(&order_read.attributes, "http.response.status_code"),
+        Some(200)
+    );
     assert_eq!(int(&order_read.attributes, "backend.retries"), Some(1));
     assert!(int(&order_read.attributes, "backend.latency_ms").is_some());
     let sets: Vec<String> = reads
         .iter()
         .filter_map(|span| text(&span.attributes, "odata.entity_set"))
         .collect();
-    for set in ["A_BusinessPartnerAddress", "CreditManagementAccount", "A_OperationalAcctgDocItemCube"] {
+    for set in [
+        "A_BusinessPartnerAddress",
+        "CreditManagementAccount",
+        "A_OperationalAcctgDocItemCube",
+    ] {
         assert!(sets.iter().any(|s| s == set), "{set} in {sets:?}");
     }
     for span in &reads {
@@ -124,14 +156,21 @@ async fn every_odata_call_is_a_backend_read_span_without_a_token() {
         assert!(!span.parent_span_id.is_empty(), "a child of the turn");
         for attribute in &span.attributes {
             let value = format!("{:?}", attribute.value);
-            assert!(!value.contains("eyJ") && !value.contains("Bearer"), "no token in {value}");
+            assert!(
+                !value.contains("eyJ") && !value.contains("Bearer"),
+                "no token in {value}"
+            );
         }
     }
     // The turn's spans hold no token either.
     for span in &all {
         for attribute in &span.attributes {
             let value = format!("{:?}", attribute.value);
-            assert!(!value.contains(&user_token[..30]), "no user token in {}: {value}", span.name);
+            assert!(
+                !value.contains(&user_token[..30]),
+                "no user token in {}: {value}",
+                span.name
+            );
         }
     }
 }

@@ -76,13 +76,15 @@ pub enum FindError {
     Exchange(String),
 }
 
+/// (destination name, SHA-256 of the user token) → answer, usable until.
+type FoundCache = HashMap<(String, [u8; 32]), (FoundDestination, Instant)>;
+
 pub struct DestinationService {
     binding: ServiceBinding,
     http: reqwest::Client,
     margin: Duration,
     service_token: Mutex<Option<(String, Instant)>>,
-    /// (destination name, SHA-256 of the user token) → answer, usable until.
-    found: Mutex<HashMap<(String, [u8; 32]), (FoundDestination, Instant)>>,
+    found: Mutex<FoundCache>,
 }
 
 /// A client-credentials token from `<token_url>/oauth/token` and its lifetime.
@@ -112,7 +114,10 @@ pub async fn client_credentials(
         .as_str()
         .filter(|token| !token.is_empty())
         .ok_or_else(|| "the token answer has no access_token".to_string())?;
-    Ok((token.to_string(), seconds(&body["expires_in"]).unwrap_or(DEFAULT_LIFETIME)))
+    Ok((
+        token.to_string(),
+        seconds(&body["expires_in"]).unwrap_or(DEFAULT_LIFETIME),
+    ))
 }
 
 /// `base` with `segments` appended, each encoded as one path segment.
@@ -185,7 +190,10 @@ impl DestinationService {
 
     /// Find `name` for the user (`X-user-token`), cached per user.
     pub async fn find(&self, name: &str, user_token: &str) -> Result<FoundDestination, FindError> {
-        let key = (name.to_string(), Sha256::digest(user_token.as_bytes()).into());
+        let key = (
+            name.to_string(),
+            Sha256::digest(user_token.as_bytes()).into(),
+        );
         let now = Instant::now();
         if let Some((found, until)) = self
             .found
@@ -204,7 +212,10 @@ impl DestinationService {
                 cache.clear();
             }
         }
-        cache.insert(key, (found.clone(), now + lifetime.saturating_sub(self.margin)));
+        cache.insert(
+            key,
+            (found.clone(), now + lifetime.saturating_sub(self.margin)),
+        );
         Ok(found)
     }
 
@@ -233,9 +244,10 @@ impl DestinationService {
         if let Some(user_token) = user_token {
             request = request.header("X-user-token", user_token);
         }
-        let response = request.send().await.map_err(|error| {
-            FindError::Service(format!("the lookup {}", without_url(&error)))
-        })?;
+        let response = request
+            .send()
+            .await
+            .map_err(|error| FindError::Service(format!("the lookup {}", without_url(&error))))?;
         match response.status().as_u16() {
             200 => {}
             404 => return Err(FindError::NotFound(name.to_string())),
@@ -322,11 +334,17 @@ mod tests {
             FindError::Exchange("Retrieval of OAuthToken failed".into())
         );
         let body = json!({"destinationConfiguration": {"Name": "S", "URL": "https://s4", "Authentication": "OAuth2JWTBearer"}});
-        assert!(matches!(read_answer("S", &body, false), Err(FindError::Exchange(_))));
+        assert!(matches!(
+            read_answer("S", &body, false),
+            Err(FindError::Exchange(_))
+        ));
         let body = json!({"destinationConfiguration": {"Name": "S", "URL": "https://s4", "Authentication": "OAuth2JWTBearer"},
             "authTokens": [{"type": "Bearer", "value": "t", "http_header": {"key": "Authorization", "value": "Bearer t"}, "expires_in": "120"}]});
         let (found, lifetime) = read_answer("S", &body, false).unwrap();
-        assert_eq!(found.auth_header, Some(("Authorization".into(), "Bearer t".into())));
+        assert_eq!(
+            found.auth_header,
+            Some(("Authorization".into(), "Bearer t".into()))
+        );
         assert_eq!(lifetime, Duration::from_secs(120));
     }
 }

@@ -5,10 +5,10 @@
 //! each service, one sample read. Each step is one line: what works, or
 //! what to fix.
 
+use super::S4HanaSource;
 use super::destination::FindError;
 use super::reads::SERVICES;
 use super::transport::{Connection, Target, Transport};
-use super::S4HanaSource;
 use crate::backend::{BackendError, OrderSource, UserToken};
 use std::sync::Arc;
 
@@ -22,11 +22,19 @@ pub struct Step {
 }
 
 fn pass(name: &str, line: String) -> Step {
-    Step { name: name.into(), ok: true, line }
+    Step {
+        name: name.into(),
+        ok: true,
+        line,
+    }
 }
 
 fn fail(name: &str, line: String) -> Step {
-    Step { name: name.into(), ok: false, line }
+    Step {
+        name: name.into(),
+        ok: false,
+        line,
+    }
 }
 
 /// Plain words for a failed exchange (`authTokens[0].error`).
@@ -35,7 +43,9 @@ pub fn explain_exchange(error: &str) -> String {
     let hint = if lower.contains("unexpected error") {
         "the usual cause is a destination without x_user_token.jwks_uri (the IAS tenant's \
          /oauth2/certs): add it as an additional property"
-    } else if lower.contains("business user") || (lower.contains("no user") && lower.contains("mail")) {
+    } else if lower.contains("business user")
+        || (lower.contains("no user") && lower.contains("mail"))
+    {
         "the user's IAS e-mail has no S/4HANA business user: create one with this e-mail, or fix \
          the user's e-mail in IAS"
     } else if lower.contains("mail attribute") {
@@ -52,7 +62,11 @@ pub fn explain_exchange(error: &str) -> String {
 
 /// Every step, in order; later steps are skipped (not run) after a failure
 /// they depend on.
-pub async fn run(source: &Arc<S4HanaSource>, user_token: Option<&str>, sample_order: Option<&str>) -> Vec<Step> {
+pub async fn run(
+    source: &Arc<S4HanaSource>,
+    user_token: Option<&str>,
+    sample_order: Option<&str>,
+) -> Vec<Step> {
     let shared = source.shared();
     let transport: &Transport = &shared.transport;
     let mut steps = Vec::new();
@@ -129,7 +143,10 @@ pub async fn run(source: &Arc<S4HanaSource>, user_token: Option<&str>, sample_or
     let target: Target = match transport.target(user.as_ref()).await {
         Ok(target) => {
             if matches!(transport.connection, Connection::Destination { .. }) {
-                steps.push(pass("token exchange", "the Destination service accepted the user's token".into()));
+                steps.push(pass(
+                    "token exchange",
+                    "the Destination service accepted the user's token".into(),
+                ));
             }
             target
         }
@@ -170,8 +187,13 @@ pub async fn run(source: &Arc<S4HanaSource>, user_token: Option<&str>, sample_or
             }
             Ok(404) => {
                 metadata_ok = false;
-                steps.push(fail(&name, format!("404: no OData service here: check the URL {base} (it must \
-                    be the system's base URL, without /sap/opu/odata/…)")))
+                steps.push(fail(
+                    &name,
+                    format!(
+                        "404: no OData service here: check the URL {base} (it must \
+                    be the system's base URL, without /sap/opu/odata/…)"
+                    ),
+                ))
             }
             Ok(status) => {
                 metadata_ok = false;
@@ -179,8 +201,13 @@ pub async fn run(source: &Arc<S4HanaSource>, user_token: Option<&str>, sample_or
             }
             Err(reason) => {
                 metadata_ok = false;
-                steps.push(fail(&name, format!("{reason}: check the URL {base} (and, on premise, the Cloud \
-                    Connector's virtual host)")))
+                steps.push(fail(
+                    &name,
+                    format!(
+                        "{reason}: check the URL {base} (and, on premise, the Cloud \
+                    Connector's virtual host)"
+                    ),
+                ))
             }
         }
     }
@@ -191,16 +218,32 @@ pub async fn run(source: &Arc<S4HanaSource>, user_token: Option<&str>, sample_or
     let name = "sample read";
     match sample_order {
         Some(number) => match reader.sales_order(number).await {
-            Ok(Some(order)) => steps.push(pass(name, format!(
-                "sales order {} read: customer {}, {} {}{}",
-                order.sales_order, order.sold_to_party, order.total_net_amount, order.transaction_currency,
-                if order.block_note.is_empty() { String::new() } else { format!(", \"{}\"", order.block_note) }
-            ))),
-            Ok(None) => steps.push(fail(name, format!("sales order {number} not found (or hidden from this user)"))),
+            Ok(Some(order)) => steps.push(pass(
+                name,
+                format!(
+                    "sales order {} read: customer {}, {} {}{}",
+                    order.sales_order,
+                    order.sold_to_party,
+                    order.total_net_amount,
+                    order.transaction_currency,
+                    if order.block_note.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", \"{}\"", order.block_note)
+                    }
+                ),
+            )),
+            Ok(None) => steps.push(fail(
+                name,
+                format!("sales order {number} not found (or hidden from this user)"),
+            )),
             Err(error) => steps.push(fail(name, error.to_string())),
         },
         None => match reader.blocked_orders().await {
-            Ok(orders) => steps.push(pass(name, format!("{} blocked or incomplete open orders listed", orders.len()))),
+            Ok(orders) => steps.push(pass(
+                name,
+                format!("{} blocked or incomplete open orders listed", orders.len()),
+            )),
             Err(error) => steps.push(fail(name, error.to_string())),
         },
     }

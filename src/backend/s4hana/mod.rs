@@ -108,10 +108,12 @@ impl S4Reader {
 #[async_trait]
 impl OrderSource for S4Reader {
     fn as_user(self: Arc<Self>, user: Option<&UserToken>) -> Arc<dyn OrderSource> {
-        Arc::new(S4HanaSource {
-            shared: Arc::clone(&self.shared),
-        }
-        .reader(user))
+        Arc::new(
+            S4HanaSource {
+                shared: Arc::clone(&self.shared),
+            }
+            .reader(user),
+        )
     }
 
     async fn sales_order(&self, sales_order: &str) -> Result<Option<SalesOrder>, BackendError> {
@@ -142,7 +144,13 @@ impl OrderSource for S4Reader {
         // The addresses failed while the order was read: read them again,
         // this time letting the failure speak.
         let target = self.target().await?;
-        reads::gaps(&self.shared, target, &loaded.order, &reads::partners_of(&loaded.order)).await
+        reads::gaps(
+            &self.shared,
+            target,
+            &loaded.order,
+            &reads::partners_of(&loaded.order),
+        )
+        .await
     }
 
     async fn blocked_orders(&self) -> Result<Vec<SalesOrder>, BackendError> {

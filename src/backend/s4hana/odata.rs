@@ -128,7 +128,10 @@ mod tests {
     fn queries_are_encoded_as_s4_expects() {
         assert_eq!(
             query(&[
-                ("$filter", "Customer eq 'O''Neil' and IsCleared eq false".into()),
+                (
+                    "$filter",
+                    "Customer eq 'O''Neil' and IsCleared eq false".into()
+                ),
                 ("$top", "1".into()),
                 ("$skip", String::new()),
             ]),

@@ -73,7 +73,10 @@ pub(crate) async fn sales_order(
             None
         }
     };
-    let incomplete = gaps.as_ref().and_then(|gaps| gaps.first()).map(|gap| object_words(&gap.object));
+    let incomplete = gaps
+        .as_ref()
+        .and_then(|gaps| gaps.first())
+        .map(|gap| object_words(&gap.object));
     order.block_note = shared.rules.block_note(&order, incomplete.as_deref());
     Ok(Some(Loaded { order, gaps }))
 }
@@ -86,7 +89,10 @@ fn object_words(object: &str) -> String {
     }
 }
 
-fn map_order(shared: &S4Shared, row: &Value) -> Result<(SalesOrder, Vec<PartnerAddress>), BackendError> {
+fn map_order(
+    shared: &S4Shared,
+    row: &Value,
+) -> Result<(SalesOrder, Vec<PartnerAddress>), BackendError> {
     let rules = &shared.rules;
     let items = results(&row["to_Item"])
         .iter()
@@ -110,7 +116,8 @@ fn map_order(shared: &S4Shared, row: &Value) -> Result<(SalesOrder, Vec<PartnerA
     let mut order = SalesOrder {
         sales_order: text(row, "SalesOrder"),
         sold_to_party: text(row, "SoldToParty"),
-        total_net_amount: decimal(row, "TotalNetAmount").map_err(|e| unreadable("sales order", e))?,
+        total_net_amount: decimal(row, "TotalNetAmount")
+            .map_err(|e| unreadable("sales order", e))?,
         transaction_currency: text(row, "TransactionCurrency"),
         total_credit_check_status: text(row, "TotalCreditCheckStatus"),
         delivery_block_reason: text(row, "DeliveryBlockReason"),
@@ -124,7 +131,10 @@ fn map_order(shared: &S4Shared, row: &Value) -> Result<(SalesOrder, Vec<PartnerA
     let partners_rows = results(&row["to_Partner"]);
     let mut partners = Vec::new();
     for function in &rules.checked_partner_functions {
-        if let Some(partner) = partners_rows.iter().find(|p| text(p, "PartnerFunction") == *function) {
+        if let Some(partner) = partners_rows
+            .iter()
+            .find(|p| text(p, "PartnerFunction") == *function)
+        {
             let wanted = PartnerAddress {
                 function: function.clone(),
                 partner: text(partner, "Customer"),
@@ -165,7 +175,9 @@ pub(crate) async fn gaps(
             distinct.push(partner);
         }
     }
-    let reads = distinct.iter().map(|partner| address(shared, target, partner, &order.sales_order));
+    let reads = distinct
+        .iter()
+        .map(|partner| address(shared, target, partner, &order.sales_order));
     let mut found = Vec::new();
     for (partner, result) in distinct.iter().zip(join_all(reads).await) {
         let Some(row) = result? else { continue };
@@ -254,7 +266,10 @@ pub(crate) async fn credit_account(
             "CreditManagementAccount{}",
             query(&[
                 ("$filter", filter),
-                ("$select", "BusinessPartner,CreditSegment,CreditLimitAmount,CreditSegmentCurrency".into()),
+                (
+                    "$select",
+                    "BusinessPartner,CreditSegment,CreditLimitAmount,CreditSegmentCurrency".into()
+                ),
                 ("$top", "1".into()),
             ])
         ),
@@ -274,7 +289,10 @@ pub(crate) async fn credit_account(
                         literal_raw(customer)
                     )
                 ),
-                ("$select", "AmountInCompanyCodeCurrency,CompanyCodeCurrency".into()),
+                (
+                    "$select",
+                    "AmountInCompanyCodeCurrency,CompanyCodeCurrency".into()
+                ),
                 ("$top", "5000".into()),
             ])
         ),
@@ -289,9 +307,10 @@ pub(crate) async fn credit_account(
         return Ok(None);
     };
     let mut open_items = Amount::from_cents(0);
-    for row in open.as_ref().map(|set| results(set)).unwrap_or(&[]) {
+    for row in open.as_ref().map(results).unwrap_or(&[]) {
         open_items = open_items
-            + decimal(row, "AmountInCompanyCodeCurrency").map_err(|e| unreadable("journal entry item", e))?;
+            + decimal(row, "AmountInCompanyCodeCurrency")
+                .map_err(|e| unreadable("journal entry item", e))?;
     }
     Ok(Some(CreditAccount {
         business_partner: text(account, "BusinessPartner"),
@@ -328,7 +347,10 @@ pub(crate) async fn list_price(
         filter.push_str(&format!(" and SalesOrganization eq {}", literal_raw(org)));
     }
     if let Some(channel) = &shared.settings.distribution_channel {
-        filter.push_str(&format!(" and DistributionChannel eq {}", literal_raw(channel)));
+        filter.push_str(&format!(
+            " and DistributionChannel eq {}",
+            literal_raw(channel)
+        ));
     }
     let what = format!("the price list of customer {customer}");
     let validity = Read {
@@ -343,7 +365,7 @@ pub(crate) async fn list_price(
     };
     let rows = shared.transport.get(target, validity).await?;
     let mut records: Vec<String> = Vec::new();
-    for row in rows.as_ref().map(|set| results(set)).unwrap_or(&[]) {
+    for row in rows.as_ref().map(results).unwrap_or(&[]) {
         let record = text(row, "ConditionRecord");
         if !record.is_empty() && !records.contains(&record) {
             records.push(record);
@@ -364,7 +386,11 @@ pub(crate) async fn list_price(
             "A_SlsPrcgConditionRecord{}",
             query(&[
                 ("$filter", filter),
-                ("$select", "ConditionRecord,ConditionRateValue,ConditionRateValueUnit,ConditionIsDeleted".into()),
+                (
+                    "$select",
+                    "ConditionRecord,ConditionRateValue,ConditionRateValueUnit,ConditionIsDeleted"
+                        .into()
+                ),
             ])
         ),
         sales_order: None,
@@ -373,7 +399,7 @@ pub(crate) async fn list_price(
     let rows = shared.transport.get(target, read).await?;
     let by_record: HashMap<String, &Value> = rows
         .as_ref()
-        .map(|set| results(set))
+        .map(results)
         .unwrap_or(&[])
         .iter()
         .filter(|row| row["ConditionIsDeleted"] != Value::Bool(true))

@@ -20,7 +20,11 @@ fn bad(reason: impl Into<String>) -> BackendError {
 }
 
 /// A URL that is https, or plain http to loopback when the test setting allows.
-fn checked_url(text: &str, what: &str, allow_loopback_http: bool) -> Result<reqwest::Url, BackendError> {
+fn checked_url(
+    text: &str,
+    what: &str,
+    allow_loopback_http: bool,
+) -> Result<reqwest::Url, BackendError> {
     let url = reqwest::Url::parse(text.trim())
         .map_err(|error| bad(format!("{what} `{text}` does not parse: {error}")))?;
     match url.scheme() {
@@ -60,7 +64,9 @@ fn http(settings: &S4HanaSettings) -> Result<reqwest::Client, BackendError> {
     reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_millis(settings.call_timeout_ms.max(1)))
-        .connect_timeout(Duration::from_millis(settings.call_timeout_ms.clamp(1, 5_000)))
+        .connect_timeout(Duration::from_millis(
+            settings.call_timeout_ms.clamp(1, 5_000),
+        ))
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|error| bad(format!("cannot build the S/4HANA HTTP client: {error}")))
@@ -104,13 +110,17 @@ fn connection(
         let base = checked_url(url, "backend.s4hana.url", allow)?;
         let auth = match (&settings.user, &settings.password, &settings.api_key) {
             (Some(_), _, Some(_)) => {
-                return Err(bad("backend.s4hana: give either user/password or api_key, not both"));
+                return Err(bad(
+                    "backend.s4hana: give either user/password or api_key, not both",
+                ));
             }
             (Some(user), Some(password), None) => DirectAuth::Basic {
                 user: user.clone(),
                 password: password.clone(),
             },
-            (Some(_), None, None) => return Err(bad("backend.s4hana.user needs backend.s4hana.password")),
+            (Some(_), None, None) => {
+                return Err(bad("backend.s4hana.user needs backend.s4hana.password"));
+            }
             (None, _, Some(key)) => DirectAuth::ApiKey(key.clone()),
             (None, _, None) => DirectAuth::None,
         };
@@ -124,10 +134,19 @@ fn connection(
     let destination = binding(env, "destination");
     let given = &settings.destination_service;
     let (Some(token_url), Some(uri), Some(client_id), Some(client_secret)) = (
-        given.token_url.clone().or_else(|| field(&destination, &["url"])),
+        given
+            .token_url
+            .clone()
+            .or_else(|| field(&destination, &["url"])),
         given.uri.clone().or_else(|| field(&destination, &["uri"])),
-        given.client_id.clone().or_else(|| field(&destination, &["clientid"])),
-        given.client_secret.clone().or_else(|| field(&destination, &["clientsecret"])),
+        given
+            .client_id
+            .clone()
+            .or_else(|| field(&destination, &["clientid"])),
+        given
+            .client_secret
+            .clone()
+            .or_else(|| field(&destination, &["clientsecret"])),
     ) else {
         return Err(bad(
             "backend.source = s4hana needs a destination service (bind one, or set \
@@ -152,21 +171,31 @@ fn connection(
             .token_url
             .clone()
             .or_else(|| field(&connectivity, &["token_service_url", "url"])),
-        given.client_id.clone().or_else(|| field(&connectivity, &["clientid"])),
-        given.client_secret.clone().or_else(|| field(&connectivity, &["clientsecret"])),
+        given
+            .client_id
+            .clone()
+            .or_else(|| field(&connectivity, &["clientid"])),
+        given
+            .client_secret
+            .clone()
+            .or_else(|| field(&connectivity, &["clientsecret"])),
         given
             .proxy_host
             .clone()
             .or_else(|| field(&connectivity, &["onpremise_proxy_host"])),
         given.proxy_port.map(|port| port.to_string()).or_else(|| {
-            field(&connectivity, &["onpremise_proxy_http_port", "onpremise_proxy_port"])
+            field(
+                &connectivity,
+                &["onpremise_proxy_http_port", "onpremise_proxy_port"],
+            )
         }),
     ) {
         (Some(token_url), Some(client_id), Some(client_secret), Some(host), Some(port)) => {
-            let port: u16 = port
-                .trim()
-                .parse()
-                .map_err(|_| bad(format!("the connectivity proxy port `{port}` is not a port")))?;
+            let port: u16 = port.trim().parse().map_err(|_| {
+                bad(format!(
+                    "the connectivity proxy port `{port}` is not a port"
+                ))
+            })?;
             let proxy = ConnectivityProxy::new(
                 ConnectivityBinding {
                     token_url: checked_url(&token_url, "the connectivity token URL", allow)?,

@@ -25,7 +25,10 @@ pub enum DirectAuth {
 
 pub enum Connection {
     /// `backend.s4hana.url`: a technical user, for developers.
-    Direct { base: reqwest::Url, auth: DirectAuth },
+    Direct {
+        base: reqwest::Url,
+        auth: DirectAuth,
+    },
     /// A BTP destination, looked up as the user.
     Destination {
         service: Arc<DestinationService>,
@@ -99,13 +102,17 @@ impl Transport {
                 let Some(user) = user else {
                     return Err(BackendError::NoUser);
                 };
-                let found = service.find(name, user.expose()).await.map_err(|error| match error {
-                    FindError::Exchange(reason) => BackendError::Identity(reason),
-                    FindError::NotFound(_) => BackendError::Settings(error.to_string()),
-                    FindError::Service(reason) => {
-                        BackendError::NoAnswer(format!("the Destination service: {reason}"))
-                    }
-                })?;
+                let found =
+                    service
+                        .find(name, user.expose())
+                        .await
+                        .map_err(|error| match error {
+                            FindError::Exchange(reason) => BackendError::Identity(reason),
+                            FindError::NotFound(_) => BackendError::Settings(error.to_string()),
+                            FindError::Service(reason) => {
+                                BackendError::NoAnswer(format!("the Destination service: {reason}"))
+                            }
+                        })?;
                 tracing::debug!(
                     destination = %found.name,
                     authentication = %found.authentication,
@@ -131,7 +138,9 @@ impl Transport {
                 let mut headers = Vec::new();
                 let mut proxied = false;
                 match found.authentication.as_str() {
-                    "OAuth2SAMLBearerAssertion" | "OAuth2JWTBearer" | "OAuth2UserTokenExchange"
+                    "OAuth2SAMLBearerAssertion"
+                    | "OAuth2JWTBearer"
+                    | "OAuth2UserTokenExchange"
                     | "BasicAuthentication" => {
                         if let Some((key, value)) = &found.auth_header {
                             headers.push((key.clone(), value.clone()));
@@ -166,7 +175,8 @@ impl Transport {
                 if on_premise {
                     let Some(proxy) = proxy else {
                         return Err(BackendError::Settings(
-                            "an OnPremise destination needs the connectivity service: bind it".into(),
+                            "an OnPremise destination needs the connectivity service: bind it"
+                                .into(),
                         ));
                     };
                     let authorization = proxy
@@ -193,7 +203,12 @@ impl Transport {
 
     fn client(&self, target: &Target) -> &reqwest::Client {
         match (&self.connection, target.proxied) {
-            (Connection::Destination { proxy: Some(proxy), .. }, true) => proxy.client(),
+            (
+                Connection::Destination {
+                    proxy: Some(proxy), ..
+                },
+                true,
+            ) => proxy.client(),
             _ => &self.http,
         }
     }
@@ -207,7 +222,11 @@ impl Transport {
     }
 
     /// GET and read `{"d": …}`; `None` for 404.
-    pub async fn get(&self, target: &Target, read: Read<'_>) -> Result<Option<Value>, BackendError> {
+    pub async fn get(
+        &self,
+        target: &Target,
+        read: Read<'_>,
+    ) -> Result<Option<Value>, BackendError> {
         let span = tracing::info_span!(
             "backend.read",
             otel.name = "backend.read",
@@ -222,7 +241,11 @@ impl Transport {
             otel.status_code = tracing::field::Empty,
         );
         let started = Instant::now();
-        let result = tracing::Instrument::instrument(self.get_with_retries(target, &read, started), span.clone()).await;
+        let result = tracing::Instrument::instrument(
+            self.get_with_retries(target, &read, started),
+            span.clone(),
+        )
+        .await;
         span.record("backend.latency_ms", started.elapsed().as_millis() as i64);
         match &result {
             Ok((status, retries, _)) => {
@@ -237,7 +260,9 @@ impl Transport {
                 span.record("otel.status_code", "ERROR");
             }
         }
-        result.map(|(_, _, value)| value).map_err(|(_, _, error)| error)
+        result
+            .map(|(_, _, value)| value)
+            .map_err(|(_, _, error)| error)
     }
 
     #[allow(clippy::type_complexity)]
@@ -271,7 +296,13 @@ impl Transport {
                 let wait = retry_after(&response)
                     .unwrap_or_else(|| self.retry_base.saturating_mul(1 << retries.min(10)));
                 if started.elapsed() + wait < self.read_budget {
-                    tracing::info!(service = read.service, entity_set = read.entity_set, status, wait_ms = wait.as_millis() as u64, "S/4HANA asked to retry");
+                    tracing::info!(
+                        service = read.service,
+                        entity_set = read.entity_set,
+                        status,
+                        wait_ms = wait.as_millis() as u64,
+                        "S/4HANA asked to retry"
+                    );
                     retries += 1;
                     tokio::time::sleep(wait).await;
                     continue;
@@ -280,15 +311,27 @@ impl Transport {
             let body = match response.text().await {
                 Ok(body) => body,
                 Err(error) => {
-                    return Err((Some(status), retries, BackendError::NoAnswer(without_url(&error))));
+                    return Err((
+                        Some(status),
+                        retries,
+                        BackendError::NoAnswer(without_url(&error)),
+                    ));
                 }
             };
             if status == 200 {
                 let value: Value = serde_json::from_str(&body).map_err(|_| {
-                    (Some(status), retries, BackendError::Unavailable("S/4HANA answered no OData JSON".into()))
+                    (
+                        Some(status),
+                        retries,
+                        BackendError::Unavailable("S/4HANA answered no OData JSON".into()),
+                    )
                 })?;
                 let Some(payload) = odata::payload(&value) else {
-                    return Err((Some(status), retries, BackendError::Unavailable("S/4HANA answered no `d` envelope".into())));
+                    return Err((
+                        Some(status),
+                        retries,
+                        BackendError::Unavailable("S/4HANA answered no `d` envelope".into()),
+                    ));
                 };
                 return Ok((status, retries, Some(payload.clone())));
             }
@@ -308,12 +351,20 @@ impl Transport {
                 403 => BackendError::Forbidden(read.what.clone()),
                 401 => BackendError::Identity(format!(
                     "S/4HANA answered 401{}",
-                    if error.message.is_empty() { String::new() } else { format!(": {}", error.message) }
+                    if error.message.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", error.message)
+                    }
                 )),
                 500..=599 | 429 => BackendError::NoAnswer(format!("HTTP {status}")),
                 _ => BackendError::Unavailable(format!(
                     "S/4HANA answered {status}{}",
-                    if error.message.is_empty() { String::new() } else { format!(": {}", error.message) }
+                    if error.message.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", error.message)
+                    }
                 )),
             };
             return Err((Some(status), retries, mapped));

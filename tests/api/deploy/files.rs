@@ -285,8 +285,14 @@ fn destinations_have_the_properties_their_authentication_needs() {
         // On premise the URL is the Cloud Connector's virtual host, reached
         // through the connectivity proxy.
         if text(destination, "ProxyType", file) == "OnPremise" {
-            assert_eq!(text(destination, "Authentication", file), "PrincipalPropagation");
-            assert!(text(destination, "URL", file).starts_with("http://"), "{file}");
+            assert_eq!(
+                text(destination, "Authentication", file),
+                "PrincipalPropagation"
+            );
+            assert!(
+                text(destination, "URL", file).starts_with("http://"),
+                "{file}"
+            );
         } else {
             assert_eq!(text(destination, "ProxyType", file), "Internet");
             assert!(

@@ -128,6 +128,12 @@ impl Default for CardSettings {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct BackendSettings {
+    /// `embedded` (the demo data, default) or `s4hana`.
+    pub source: crate::backend::SourceKind,
+    /// How to reach S/4HANA (docs/s4hana.md).
+    pub s4hana: crate::backend::S4HanaSettings,
+    /// What counts as which block (status values, codes, condition type, text id).
+    pub blocks: crate::backend::BlockRules,
     /// A folder with the demo data files; unset = the data built into the binary.
     pub data_dir: Option<PathBuf>,
     /// Added to every read of the embedded data, to demo the async path.
@@ -139,6 +145,9 @@ pub struct BackendSettings {
 impl Default for BackendSettings {
     fn default() -> Self {
         BackendSettings {
+            source: crate::backend::SourceKind::Embedded,
+            s4hana: crate::backend::S4HanaSettings::default(),
+            blocks: crate::backend::BlockRules::default(),
             data_dir: None,
             latency_ms: 0,
             timeout_ms: 120_000,
@@ -214,7 +223,13 @@ impl Settings {
                 .with_list_parse_key("auth.domains")
                 .with_list_parse_key("auth.group_roles")
                 .with_list_parse_key("push.allowed_hosts")
-                .with_list_parse_key("push.joule_hosts"),
+                .with_list_parse_key("push.joule_hosts")
+                .with_list_parse_key("backend.blocks.credit_blocked_statuses")
+                .with_list_parse_key("backend.blocks.credit_released_statuses")
+                .with_list_parse_key("backend.blocks.delivery_block_codes")
+                .with_list_parse_key("backend.blocks.price_dispute_billing_blocks")
+                .with_list_parse_key("backend.blocks.required_address_fields")
+                .with_list_parse_key("backend.blocks.checked_partner_functions"),
         );
         let mut settings: Settings = builder.build()?.try_deserialize()?;
         settings.apply_cloud_foundry(&ProcessEnv)?;

@@ -46,6 +46,12 @@ enum Command {
     #[command(after_help = cli::eval::EXAMPLES)]
     Eval(cli::eval::EvalArgs),
 
+    /// Check the S/4HANA connection step by step (destination, token
+    /// exchange, $metadata of each service, one sample read): one line per
+    /// step, exit 0 when all pass.
+    #[command(after_help = cli::diagnose::EXAMPLES)]
+    Diagnose(cli::diagnose::DiagnoseArgs),
+
     /// List the action ledger (the store the settings name, as `serve` would open it).
     ///
     /// Example: DATABASE_URL=postgres://… order-exception-agent actions --json
@@ -86,6 +92,7 @@ async fn main() -> ExitCode {
         Command::Triage(args) => cli::finish(cli::triage::run(args).await),
         Command::Eval(args) => cli::finish(cli::eval::run(args).await),
         Command::Actions { json } => cli::actions::run(cli.config, json).await,
+        Command::Diagnose(args) => cli::diagnose::run(cli.config, args).await,
     }
 }
 

@@ -150,13 +150,23 @@ fn default_public_url(bound: std::net::SocketAddr) -> String {
 
 /// The order source the settings ask for.
 pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, BackendError> {
+    if settings.backend.source == crate::backend::SourceKind::S4hana {
+        let source = crate::backend::s4hana::build(
+            &settings.backend.s4hana,
+            settings.backend.blocks.clone(),
+            &ProcessEnv,
+        )?;
+        return Ok(Arc::new(source));
+    }
     let orders = match &settings.backend.data_dir {
         Some(dir) => EmbeddedOrders::from_dir(dir)?,
         None => EmbeddedOrders::demo()?,
     };
-    Ok(Arc::new(orders.with_latency(Duration::from_millis(
-        settings.backend.latency_ms,
-    ))))
+    Ok(Arc::new(
+        orders
+            .with_rules(&settings.backend.blocks)
+            .with_latency(Duration::from_millis(settings.backend.latency_ms)),
+    ))
 }
 
 /// The first `destination` binding's `credentials` (`Null` without one).

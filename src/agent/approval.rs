@@ -317,7 +317,8 @@ impl Approvals {
                 };
             }
         };
-        match self.orders.sales_order(&pending.sales_order).await {
+        let orders = Arc::clone(&self.orders).as_user(caller.user_token.as_ref());
+        match orders.sales_order(&pending.sales_order).await {
             Ok(Some(_)) => {}
             Ok(None) => {
                 return Reply::new(
@@ -441,6 +442,7 @@ mod tests {
             caller: Caller {
                 user_id: Some("u1".into()),
                 roles: roles.iter().copied().collect::<BTreeSet<_>>(),
+                user_token: None,
             },
             task_id: "t1".into(),
             context_id: "c1".into(),

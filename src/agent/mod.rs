@@ -31,6 +31,9 @@ pub struct Caller {
     /// The person's user id; `None` for a technical client.
     pub user_id: Option<String>,
     pub roles: BTreeSet<Role>,
+    /// The person's own token, for reads as that person (principal
+    /// propagation to S/4HANA); `None` for a technical client.
+    pub user_token: Option<crate::backend::UserToken>,
 }
 
 impl Caller {

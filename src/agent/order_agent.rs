@@ -75,6 +75,8 @@ impl OrderExceptionAgent {
     }
 
     async fn answer(&self, turn: &Turn) -> Result<Reply, crate::backend::BackendError> {
+        // Every read of this turn is made as the caller.
+        let orders = Arc::clone(&self.orders).as_user(turn.caller.user_token.as_ref());
         let mut said = turn.earlier.clone();
         said.push(UserMessage {
             text: turn.text.clone(),
@@ -108,7 +110,7 @@ impl OrderExceptionAgent {
                     ..Reply::new(Outcome::InputRequired, question)
                 });
             };
-            let Some(order) = self.orders.sales_order(number).await? else {
+            let Some(order) = orders.sales_order(number).await? else {
                 return Ok(Reply {
                     routing: Some(decision),
                     ..specialists::not_found(number)
@@ -154,7 +156,7 @@ impl OrderExceptionAgent {
             routing.basis = decision.basis.as_str(),
         );
         let mut reply = tracing::Instrument::instrument(
-            specialists::handle(specialist, sales_order.as_deref(), self.orders.as_ref()),
+            specialists::handle(specialist, sales_order.as_deref(), orders.as_ref()),
             span,
         )
         .await?;
@@ -203,12 +205,12 @@ impl Agent for OrderExceptionAgent {
             Ok(reply) => self.approvals.offer(reply, &turn.caller),
             Err(error) => {
                 tracing::warn!(%error, "backend read failed");
-                Reply::new(
-                    Outcome::Failed,
-                    format!(
-                        "The order data could not be read right now ({error}). Please try again later."
-                    ),
-                )
+                let (refusal, text) = error.for_the_user();
+                let outcome = match refusal {
+                    crate::backend::Refusal::Rejected => Outcome::Rejected,
+                    crate::backend::Refusal::Failed => Outcome::Failed,
+                };
+                Reply::new(outcome, text)
             }
         }
     }

@@ -47,6 +47,23 @@ impl Amount {
         })
     }
 
+    /// An OData decimal with any scale (`"3900.000000000"`, `"20000.00"`):
+    /// places beyond the second must be zero (a price with fractions of a
+    /// cent is refused, not rounded).
+    pub fn parse_decimal(text: &str) -> Result<Self, AmountError> {
+        let trimmed = text.trim();
+        match trimmed.split_once('.') {
+            Some((whole, fraction)) if fraction.len() > 2 => {
+                let (kept, rest) = fraction.split_at(2);
+                if !rest.bytes().all(|b| b == b'0') {
+                    return Err(AmountError(text.to_string()));
+                }
+                Amount::parse(&format!("{whole}.{kept}"))
+            }
+            _ => Amount::parse(trimmed),
+        }
+    }
+
     /// `self − other` as a percentage of `other`, to one decimal place.
     pub fn percent_over(self, base: Amount) -> Option<f64> {
         if base.cents == 0 {
@@ -54,6 +71,13 @@ impl Amount {
         }
         let percent = (self.cents - base.cents) as f64 / base.cents as f64 * 100.0;
         Some((percent * 10.0).round() / 10.0)
+    }
+}
+
+impl std::ops::Add for Amount {
+    type Output = Amount;
+    fn add(self, other: Amount) -> Amount {
+        Amount::from_cents(self.cents + other.cents)
     }
 }
 
@@ -90,6 +114,12 @@ mod tests {
         assert_eq!(Amount::parse("-3").unwrap().to_string(), "-3.00");
         assert!(Amount::parse("1.234").is_err());
         assert!(Amount::parse("abc").is_err());
+        assert_eq!(
+            Amount::parse_decimal("3900.000000000").unwrap().cents(),
+            390000
+        );
+        assert_eq!(Amount::parse_decimal("20000.00").unwrap().cents(), 2000000);
+        assert!(Amount::parse_decimal("1.005").is_err());
     }
 
     #[test]

@@ -1,10 +1,14 @@
 //! The demo data set from `data/`, compiled into the binary (or read from a
 //! folder with the same files).
 
-use super::{BackendError, CreditAccount, Incompletion, OrderSource, PriceCondition, SalesOrder};
+use super::{
+    BackendError, BlockRules, CreditAccount, Incompletion, OrderSource, PriceCondition, SalesOrder,
+    UserToken,
+};
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use std::path::Path;
+use std::sync::Arc;
 
 const ORDERS: &str = include_str!("../../data/orders.json");
 const CREDIT: &str = include_str!("../../data/credit.json");
@@ -58,6 +62,10 @@ impl EmbeddedOrders {
     ) -> Result<Self, BackendError> {
         let mut orders: Vec<SalesOrder> = parse("orders.json", orders)?;
         orders.sort_by(|a, b| a.sales_order.cmp(&b.sales_order));
+        let rules = BlockRules::default();
+        for order in &mut orders {
+            rules.classify(order);
+        }
         Ok(EmbeddedOrders {
             orders,
             credit: parse("credit.json", credit)?,
@@ -65,6 +73,14 @@ impl EmbeddedOrders {
             incompletion: parse("incompletion.json", incompletion)?,
             latency: std::time::Duration::ZERO,
         })
+    }
+
+    /// Classify the orders' blocks by these rules (`backend.blocks`).
+    pub fn with_rules(mut self, rules: &BlockRules) -> Self {
+        for order in &mut self.orders {
+            rules.classify(order);
+        }
+        self
     }
 
     /// Every read waits this long first, like a slow S/4HANA would.
@@ -92,6 +108,11 @@ impl EmbeddedOrders {
 
 #[async_trait]
 impl OrderSource for EmbeddedOrders {
+    /// The demo data is the same for every user.
+    fn as_user(self: Arc<Self>, _user: Option<&UserToken>) -> Arc<dyn OrderSource> {
+        self
+    }
+
     #[tracing::instrument(name = "backend.read", skip_all, fields(otel.name = "backend.read", backend.object = "sales_order"))]
     async fn sales_order(&self, sales_order: &str) -> Result<Option<SalesOrder>, BackendError> {
         self.delay().await;

@@ -1,11 +1,21 @@
 //! Where the specialists read orders, credit, prices and missing fields.
-//! `OrderSource` is the seam: the embedded demo data today, S/4HANA OData later.
+//! `OrderSource` is the seam: the embedded demo data, or S/4HANA's OData V2
+//! APIs read as the calling user ([`s4hana`]). The specialists read the
+//! normalised types below, never OData; what counts as which block is
+//! [`BlockRules`] (settings), not code.
 
 mod amount;
 mod embedded;
+mod rules;
+pub mod s4hana;
+pub mod settings;
 
 pub use amount::{Amount, AmountError};
 pub use embedded::EmbeddedOrders;
+pub use rules::BlockRules;
+pub use settings::{ConnectivityCredentials, S4HanaSettings, ServiceCredentials, SourceKind};
+
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -31,19 +41,53 @@ pub struct SalesOrder {
     pub customer_note: String,
     #[serde(default)]
     pub items: Vec<SalesOrderItem>,
+    /// What [`BlockRules::classify`] made of the status and block fields.
+    #[serde(skip)]
+    pub blocks: Blocks,
+}
+
+/// The kinds of block an order has, by the configured rules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Blocks {
+    pub credit: bool,
+    pub price_dispute: bool,
+    pub delivery: bool,
 }
 
 impl SalesOrder {
     pub fn credit_blocked(&self) -> bool {
-        self.total_credit_check_status == "B"
+        self.blocks.credit
     }
 
     pub fn price_disputed(&self) -> bool {
-        self.header_billing_block_reason == "ZP"
+        self.blocks.price_dispute
     }
 
     pub fn delivery_blocked(&self) -> bool {
-        !self.delivery_block_reason.is_empty()
+        self.blocks.delivery
+    }
+}
+
+/// The caller's own token, carried to the backend for principal
+/// propagation (the Destination service's `X-user-token`, the connectivity
+/// proxy's `SAP-Connectivity-Authentication`). Never printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct UserToken(Arc<str>);
+
+impl UserToken {
+    pub fn new(token: &str) -> Self {
+        UserToken(Arc::from(token))
+    }
+
+    /// The token itself, for an outbound header; never for a log.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for UserToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UserToken(<redacted>)")
     }
 }
 
@@ -90,21 +134,96 @@ pub enum BackendError {
     Unavailable(String),
     #[error("the demo data file {file} is invalid: {reason}")]
     InvalidData { file: String, reason: String },
+    /// Bad S/4HANA settings (at start, or a destination that cannot work).
+    #[error("the S/4HANA connection is not set up right: {0}")]
+    Settings(String),
+    /// S/4HANA answered 403 for this object (`sales order 4711`).
+    #[error("S/4HANA does not let you see {0}")]
+    Forbidden(String),
+    /// A timeout, a connection failure or a 5xx (after the retries).
+    #[error("S/4HANA did not answer in time ({0})")]
+    NoAnswer(String),
+    /// The caller has no user token: S/4HANA is read only as a person.
+    #[error("no user identity to read S/4HANA with")]
+    NoUser,
+    /// The user's identity was not accepted (a failed exchange,
+    /// `authTokens[0].error`, or S/4HANA's 401).
+    #[error("S/4HANA did not accept your identity: {0}")]
+    Identity(String),
+}
+
+/// How a failed read ends the turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The answer is a refusal (A2A `rejected`).
+    Rejected,
+    /// The answer is a failure (A2A `failed`).
+    Failed,
 }
 
 impl BackendError {
     /// At start: the data folder `backend.data_dir` names is missing a file
-    /// or holds an invalid one (a bad setting, not an outage).
+    /// or holds an invalid one, or the S/4HANA settings cannot work (a bad
+    /// setting, not an outage).
     pub fn is_bad_settings(&self) -> bool {
         match self {
-            BackendError::InvalidData { .. } => true,
-            BackendError::Unavailable(_) => false,
+            BackendError::InvalidData { .. } | BackendError::Settings(_) => true,
+            BackendError::Unavailable(_)
+            | BackendError::Forbidden(_)
+            | BackendError::NoAnswer(_)
+            | BackendError::NoUser
+            | BackendError::Identity(_) => false,
+        }
+    }
+
+    /// What the user is told, and whether it is a refusal or a failure.
+    /// The details (status, transaction id) are in the log and the span.
+    pub fn for_the_user(&self) -> (Refusal, String) {
+        match self {
+            BackendError::Forbidden(what) => (
+                Refusal::Rejected,
+                format!("S/4HANA does not let you see {what}."),
+            ),
+            BackendError::NoAnswer(_) => (
+                Refusal::Failed,
+                "S/4HANA did not answer in time; please try again.".into(),
+            ),
+            BackendError::NoUser => (
+                Refusal::Rejected,
+                "I read S/4HANA only as the person asking, and this request carries no user \
+                 identity (a technical caller). Please ask as a signed-in user."
+                    .into(),
+            ),
+            BackendError::Identity(reason) => (
+                Refusal::Failed,
+                format!(
+                    "S/4HANA did not accept your identity ({reason}). Nothing was read; ask your \
+                     administrator to check the S/4HANA connection (order-exception-agent diagnose)."
+                ),
+            ),
+            BackendError::Settings(reason) => (
+                Refusal::Failed,
+                format!(
+                    "The S/4HANA connection is not set up right ({reason}). Please tell your administrator."
+                ),
+            ),
+            BackendError::Unavailable(_) | BackendError::InvalidData { .. } => (
+                Refusal::Failed,
+                format!(
+                    "The order data could not be read right now ({self}). Please try again later."
+                ),
+            ),
         }
     }
 }
 
 #[async_trait]
 pub trait OrderSource: Send + Sync {
+    /// This source as the calling user sees it: every read of the returned
+    /// source is made with `user`'s identity (the embedded data is the same
+    /// for everyone). Called once per turn.
+    fn as_user(self: Arc<Self>, user: Option<&UserToken>) -> Arc<dyn OrderSource>;
+
     async fn sales_order(&self, sales_order: &str) -> Result<Option<SalesOrder>, BackendError>;
     async fn credit_account(&self, customer: &str) -> Result<Option<CreditAccount>, BackendError>;
     async fn list_price(

@@ -11,6 +11,7 @@ pub mod actions;
 pub mod ask;
 pub mod card;
 pub mod client;
+pub mod diagnose;
 pub mod eval;
 pub mod local;
 pub mod output;

@@ -61,14 +61,18 @@ const LOCAL_USER: &str = "local-user";
 /// the roles of `X-Agent-Role`.
 fn caller(
     principal: Option<&crate::auth::Principal>,
+    token: Option<&crate::auth::BearerToken>,
     authentication_on: bool,
     stated_roles: Option<String>,
 ) -> Result<crate::agent::Caller, String> {
     if let Some(principal) = principal {
+        let person = principal.kind == crate::auth::TokenKind::User;
         return Ok(crate::agent::Caller {
-            user_id: (principal.kind == crate::auth::TokenKind::User)
-                .then(|| principal.user_id.clone()),
+            user_id: person.then(|| principal.user_id.clone()),
             roles: principal.roles.clone(),
+            user_token: token
+                .filter(|_| person)
+                .map(|token| crate::backend::UserToken::new(token.expose())),
         });
     }
     if authentication_on {
@@ -85,6 +89,7 @@ fn caller(
     Ok(crate::agent::Caller {
         user_id: Some(LOCAL_USER.to_string()),
         roles,
+        user_token: None,
     })
 }
 
@@ -178,7 +183,12 @@ async fn json_rpc_in_span(
     };
     facts.request_bytes = Some(body.len());
     let header = |name: &str| header_text(request.headers(), name).map(str::to_string);
-    let caller = match caller(principal.as_ref(), state.auth.is_some(), header(LOCAL_ROLE)) {
+    let caller = match caller(
+        principal.as_ref(),
+        token.as_ref(),
+        state.auth.is_some(),
+        header(LOCAL_ROLE),
+    ) {
         Ok(caller) => caller,
         Err(reason) => return problem(StatusCode::BAD_REQUEST, reason),
     };

@@ -25,9 +25,7 @@ fn ledger_rows<'a>(actions: &'a [Value], order: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-#[tokio::test]
-async fn triage_of_the_blocked_orders_files_only_what_the_role_may_and_the_user_approved() {
-    let app = TestApp::spawn().await;
+async fn triage_of_the_blocked_orders_files_only_what_the_role_may_and_the_user_approved(app: TestApp) {
     let clerk = app.as_role("ar_clerk");
 
     // 4725 as ar_clerk: explained, and the dispute is asked, not filed.
@@ -321,3 +319,7 @@ async fn task_statuses_and_ledger_rows_carry_one_timestamp_format() {
         assert_millisecond_utc("GET /actions approvedAt", &actions[0]["approvedAt"]);
     }
 }
+
+crate::on_each_source!(
+    triage_of_the_blocked_orders_files_only_what_the_role_may_and_the_user_approved,
+);

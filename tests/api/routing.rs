@@ -10,12 +10,10 @@ struct Case {
     expected: Option<String>,
 }
 
-#[tokio::test]
-async fn the_twelve_walkthrough_requests_route_right() {
+async fn the_twelve_walkthrough_requests_route_right(app: TestApp) {
     let cases: Vec<Case> = serde_json::from_str(include_str!("../../data/routing_eval.json"))
         .expect("the set is JSON");
     assert_eq!(cases.len(), 12);
-    let app = TestApp::spawn().await;
     let mut misses = Vec::new();
     for case in &cases {
         let task = app.send_text(&case.text).await;
@@ -44,3 +42,5 @@ async fn a_tie_asks_between_the_tied_specialists() {
     let text = crate::helpers::status_text(&task);
     assert!(text.contains("Credit block or Price dispute"), "{text}");
 }
+
+crate::on_each_source!(the_twelve_walkthrough_requests_route_right);

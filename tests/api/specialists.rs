@@ -29,9 +29,7 @@ fn assert_answer_in_status_and_first_artifact(task: &Value) {
     assert_eq!(task["artifacts"][0]["name"], "answer");
 }
 
-#[tokio::test]
-async fn credit_explains_the_limit_and_who_decides() {
-    let app = TestApp::spawn().await;
+async fn credit_explains_the_limit_and_who_decides(app: TestApp) {
     let task = app.send_text("why is order 4711 blocked by credit").await;
     assert_eq!(state(&task), "completed");
     assert_eq!(routed_to(&task).as_deref(), Some("credit"));
@@ -68,9 +66,7 @@ async fn credit_without_a_number_asks_which_sales_order() {
     );
 }
 
-#[tokio::test]
-async fn credit_on_an_order_without_a_credit_block_is_rejected() {
-    let app = TestApp::spawn().await;
+async fn credit_on_an_order_without_a_credit_block_is_rejected(app: TestApp) {
     let task = app.send_text("check credit on order 4725").await;
     assert_eq!(state(&task), "rejected");
     assert_eq!(routed_to(&task).as_deref(), Some("credit"));
@@ -82,9 +78,7 @@ async fn credit_on_an_order_without_a_credit_block_is_rejected() {
     assert_eq!(proposal(&task), Value::Null);
 }
 
-#[tokio::test]
-async fn an_unknown_order_fails_with_not_found() {
-    let app = TestApp::spawn().await;
+async fn an_unknown_order_fails_with_not_found(app: TestApp) {
     for text in [
         "order 9999",
         "why is order 9999 blocked by credit",
@@ -100,9 +94,7 @@ async fn an_unknown_order_fails_with_not_found() {
     }
 }
 
-#[tokio::test]
-async fn masterdata_names_the_missing_fields() {
-    let app = TestApp::spawn().await;
+async fn masterdata_names_the_missing_fields(app: TestApp) {
     let task = app
         .send_text("Order 4723: Incomplete: delivery address data missing.")
         .await;
@@ -122,9 +114,7 @@ async fn masterdata_names_the_missing_fields() {
     );
 }
 
-#[tokio::test]
-async fn pricing_compares_with_the_price_list_and_quotes_the_note_as_data() {
-    let app = TestApp::spawn().await;
+async fn pricing_compares_with_the_price_list_and_quotes_the_note_as_data(app: TestApp) {
     let task = app
         .send_text("Order 4725: Pricing: customer disputes the price.")
         .await;
@@ -148,9 +138,7 @@ async fn pricing_compares_with_the_price_list_and_quotes_the_note_as_data() {
     assert!(!text.to_lowercase().contains("released"), "{text}");
 }
 
-#[tokio::test]
-async fn delivery_explains_the_block_and_the_date_to_confirm() {
-    let app = TestApp::spawn().await;
+async fn delivery_explains_the_block_and_the_date_to_confirm(app: TestApp) {
     let task = app
         .send_text("customer wants a later delivery date on 4740")
         .await;
@@ -175,9 +163,7 @@ async fn a_request_that_fits_no_specialist_asks_which_problem() {
     }
 }
 
-#[tokio::test]
-async fn an_order_named_without_a_problem_is_routed_by_its_own_block_note() {
-    let app = TestApp::spawn().await;
+async fn an_order_named_without_a_problem_is_routed_by_its_own_block_note(app: TestApp) {
     let task = app.send_text("what about sales order 4711?").await;
     assert_eq!(state(&task), "completed");
     assert_eq!(routed_to(&task).as_deref(), Some("credit"));
@@ -193,3 +179,13 @@ async fn an_order_named_without_a_problem_is_routed_by_its_own_block_note() {
         status_text(&task)
     );
 }
+
+crate::on_each_source!(
+    credit_explains_the_limit_and_who_decides,
+    credit_on_an_order_without_a_credit_block_is_rejected,
+    an_unknown_order_fails_with_not_found,
+    masterdata_names_the_missing_fields,
+    pricing_compares_with_the_price_list_and_quotes_the_note_as_data,
+    delivery_explains_the_block_and_the_date_to_confirm,
+    an_order_named_without_a_problem_is_routed_by_its_own_block_note,
+);

@@ -240,6 +240,10 @@ fn required_properties(authentication: &str) -> &'static [&'static str] {
             "authnContextClassRef",
             "nameIdFormat",
         ],
+        // The S/4HANA destination's other variants (docs/s4hana.md).
+        "PrincipalPropagation" => &["ProxyType"],
+        "BasicAuthentication" => &["User", "Password"],
+        "NoAuthentication" => &[],
         other => panic!("no rule for Authentication `{other}`"),
     }
 }
@@ -276,11 +280,24 @@ fn destinations_have_the_properties_their_authentication_needs() {
             "{file}: the file is named after the destination"
         );
         assert_eq!(text(destination, "Type", file), "HTTP");
-        assert_eq!(text(destination, "ProxyType", file), "Internet");
-        assert!(
-            text(destination, "URL", file).starts_with("https://"),
-            "{file}: https"
-        );
+        // On premise the URL is the Cloud Connector's virtual host, reached
+        // through the connectivity proxy.
+        if text(destination, "ProxyType", file) == "OnPremise" {
+            assert_eq!(
+                text(destination, "Authentication", file),
+                "PrincipalPropagation"
+            );
+            assert!(
+                text(destination, "URL", file).starts_with("http://"),
+                "{file}"
+            );
+        } else {
+            assert_eq!(text(destination, "ProxyType", file), "Internet");
+            assert!(
+                text(destination, "URL", file).starts_with("https://"),
+                "{file}: https"
+            );
+        }
         let authentication = text(destination, "Authentication", file);
         for property in required_properties(authentication) {
             assert!(

@@ -1,0 +1,462 @@
+//! The reads of one question, as OData V2 requests, and their mapping to
+//! the normalised order, credit account, price and incompletion.
+
+use super::odata::{self, decimal, literal, query, results, text};
+use super::transport::{Read, Target};
+use super::{Loaded, S4Shared};
+use crate::backend::{
+    Amount, BackendError, Blocks, CreditAccount, Incompletion, PriceCondition, SalesOrder,
+    SalesOrderItem,
+};
+use futures_util::future::join_all;
+use serde_json::Value;
+use std::collections::HashMap;
+
+const SALES_ORDER_SRV: &str = "API_SALES_ORDER_SRV";
+const BUSINESS_PARTNER: &str = "API_BUSINESS_PARTNER";
+const CREDIT: &str = "API_CRDTMBUSINESSPARTNER";
+const JOURNAL: &str = "API_OPLACCTGDOCITEMCUBE_SRV";
+const PRICES: &str = "API_SLSPRICINGCONDITIONRECORD_SRV";
+
+/// The services `diagnose` checks (`$metadata` of each).
+pub const SERVICES: &[&str] = &[SALES_ORDER_SRV, BUSINESS_PARTNER, CREDIT, JOURNAL, PRICES];
+
+const HEADER_SELECT: &str = "SalesOrder,SoldToParty,TotalNetAmount,TransactionCurrency,\
+TotalCreditCheckStatus,DeliveryBlockReason,HeaderBillingBlockReason,\
+to_Item/SalesOrderItem,to_Item/Material,to_Item/RequestedQuantity,to_Item/NetAmount,\
+to_Text/Language,to_Text/LongTextID,to_Text/LongText,\
+to_Partner/PartnerFunction,to_Partner/Customer,to_Partner/AddressID";
+const HEADER_EXPAND: &str = "to_Item,to_Text,to_Partner";
+
+fn unreadable(what: &str, reason: String) -> BackendError {
+    BackendError::Unavailable(format!("S/4HANA sent an unreadable {what}: {reason}"))
+}
+
+/// A partner whose address is checked: function, business partner, address id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PartnerAddress {
+    function: String,
+    partner: String,
+    address_id: String,
+}
+
+/// `A_SalesOrder` with `to_Item`, `to_Text`, `to_Partner` → the normalised
+/// order, its checked partners' addresses read in parallel.
+pub(crate) async fn sales_order(
+    shared: &S4Shared,
+    target: &Target,
+    number: &str,
+) -> Result<Option<Loaded>, BackendError> {
+    let path = format!(
+        "A_SalesOrder({}){}",
+        literal(number),
+        query(&[
+            ("$select", HEADER_SELECT.into()),
+            ("$expand", HEADER_EXPAND.into())
+        ])
+    );
+    let read = Read {
+        service: SALES_ORDER_SRV,
+        entity_set: "A_SalesOrder",
+        path,
+        sales_order: Some(number),
+        what: format!("sales order {number}"),
+    };
+    let Some(row) = shared.transport.get(target, read).await? else {
+        return Ok(None);
+    };
+    let (mut order, partners) = map_order(shared, &row)?;
+    let gaps = match gaps(shared, target, &order, &partners).await {
+        Ok(gaps) => Some(gaps),
+        Err(error) => {
+            tracing::warn!(%error, sales_order = number, "the partner addresses could not be read");
+            None
+        }
+    };
+    let incomplete = gaps
+        .as_ref()
+        .and_then(|gaps| gaps.first())
+        .map(|gap| object_words(&gap.object));
+    order.block_note = shared.rules.block_note(&order, incomplete.as_deref());
+    Ok(Some(Loaded { order, gaps }))
+}
+
+fn object_words(object: &str) -> String {
+    match object {
+        "ShipToAddress" => "delivery address".into(),
+        "SoldToAddress" => "sold-to address".into(),
+        other => other.to_string(),
+    }
+}
+
+fn map_order(
+    shared: &S4Shared,
+    row: &Value,
+) -> Result<(SalesOrder, Vec<PartnerAddress>), BackendError> {
+    let rules = &shared.rules;
+    let items = results(&row["to_Item"])
+        .iter()
+        .map(|item| {
+            Ok(SalesOrderItem {
+                sales_order_item: text(item, "SalesOrderItem"),
+                material: text(item, "Material"),
+                requested_quantity: odata::quantity(item, "RequestedQuantity"),
+                net_amount: decimal(item, "NetAmount").map_err(|e| unreadable("order item", e))?,
+            })
+        })
+        .collect::<Result<Vec<_>, BackendError>>()?;
+    let note = results(&row["to_Text"])
+        .iter()
+        .find(|t| {
+            text(t, "LongTextID") == rules.customer_note_text_id
+                && text(t, "Language").eq_ignore_ascii_case(&rules.customer_note_language)
+        })
+        .map(|t| text(t, "LongText"))
+        .unwrap_or_default();
+    let mut order = SalesOrder {
+        sales_order: text(row, "SalesOrder"),
+        sold_to_party: text(row, "SoldToParty"),
+        total_net_amount: decimal(row, "TotalNetAmount")
+            .map_err(|e| unreadable("sales order", e))?,
+        transaction_currency: text(row, "TransactionCurrency"),
+        total_credit_check_status: text(row, "TotalCreditCheckStatus"),
+        delivery_block_reason: text(row, "DeliveryBlockReason"),
+        header_billing_block_reason: text(row, "HeaderBillingBlockReason"),
+        block_note: String::new(),
+        customer_note: note,
+        items,
+        blocks: Blocks::default(),
+    };
+    rules.classify(&mut order);
+    let partners_rows = results(&row["to_Partner"]);
+    let mut partners = Vec::new();
+    for function in &rules.checked_partner_functions {
+        if let Some(partner) = partners_rows
+            .iter()
+            .find(|p| text(p, "PartnerFunction") == *function)
+        {
+            let wanted = PartnerAddress {
+                function: function.clone(),
+                partner: text(partner, "Customer"),
+                address_id: text(partner, "AddressID"),
+            };
+            if !wanted.partner.is_empty() {
+                partners.push(wanted);
+            }
+        }
+    }
+    Ok((order, partners))
+}
+
+/// The partners [`gaps`] checks for an order read earlier (again).
+pub(crate) fn partners_of(order: &SalesOrder) -> Vec<PartnerAddress> {
+    // Only reached when the first address read failed; the partners are
+    // not kept, so the sold-to party's standard address is what is known.
+    vec![PartnerAddress {
+        function: "SP".into(),
+        partner: order.sold_to_party.clone(),
+        address_id: String::new(),
+    }]
+}
+
+/// The required address fields each partner's address leaves empty.
+pub(crate) async fn gaps(
+    shared: &S4Shared,
+    target: &Target,
+    order: &SalesOrder,
+    partners: &[PartnerAddress],
+) -> Result<Vec<Incompletion>, BackendError> {
+    let mut distinct: Vec<&PartnerAddress> = Vec::new();
+    for partner in partners {
+        if !distinct
+            .iter()
+            .any(|seen| seen.partner == partner.partner && seen.address_id == partner.address_id)
+        {
+            distinct.push(partner);
+        }
+    }
+    let reads = distinct
+        .iter()
+        .map(|partner| address(shared, target, partner, &order.sales_order));
+    let mut found = Vec::new();
+    for (partner, result) in distinct.iter().zip(join_all(reads).await) {
+        let Some(row) = result? else { continue };
+        let missing: Vec<String> = shared
+            .rules
+            .required_address_fields
+            .iter()
+            .filter(|field| text(&row, field).trim().is_empty())
+            .cloned()
+            .collect();
+        if !missing.is_empty() {
+            found.push(Incompletion {
+                sales_order: order.sales_order.clone(),
+                business_partner: partner.partner.clone(),
+                object: match partner.function.as_str() {
+                    "SH" => "ShipToAddress".into(),
+                    "SP" => "SoldToAddress".into(),
+                    other => format!("{other}Address"),
+                },
+                missing_fields: missing,
+            });
+        }
+    }
+    Ok(found)
+}
+
+/// The address the partner uses (`AddressID`), else its first address.
+async fn address(
+    shared: &S4Shared,
+    target: &Target,
+    partner: &PartnerAddress,
+    sales_order: &str,
+) -> Result<Option<Value>, BackendError> {
+    let select = shared.rules.required_address_fields.join(",");
+    let what = format!("the address of business partner {}", partner.partner);
+    if partner.address_id.is_empty() {
+        let path = format!(
+            "A_BusinessPartner({})/to_BusinessPartnerAddress{}",
+            literal(&partner.partner),
+            query(&[("$select", select), ("$top", "1".into())])
+        );
+        let read = Read {
+            service: BUSINESS_PARTNER,
+            entity_set: "A_BusinessPartnerAddress",
+            path,
+            sales_order: Some(sales_order),
+            what,
+        };
+        return Ok(shared
+            .transport
+            .get(target, read)
+            .await?
+            .and_then(|set| results(&set).first().cloned()));
+    }
+    let path = format!(
+        "A_BusinessPartnerAddress(BusinessPartner={},AddressID={}){}",
+        literal(&partner.partner),
+        literal(&partner.address_id),
+        query(&[("$select", select)])
+    );
+    let read = Read {
+        service: BUSINESS_PARTNER,
+        entity_set: "A_BusinessPartnerAddress",
+        path,
+        sales_order: Some(sales_order),
+        what,
+    };
+    shared.transport.get(target, read).await
+}
+
+/// The credit limit (`CreditManagementAccount`) and the open receivables
+/// (`A_OperationalAcctgDocItemCube`, summed), read in parallel.
+pub(crate) async fn credit_account(
+    shared: &S4Shared,
+    target: &Target,
+    customer: &str,
+) -> Result<Option<CreditAccount>, BackendError> {
+    let mut filter = format!("BusinessPartner eq {}", literal_raw(customer));
+    if let Some(segment) = &shared.settings.credit_segment {
+        filter.push_str(&format!(" and CreditSegment eq {}", literal_raw(segment)));
+    }
+    let account = Read {
+        service: CREDIT,
+        entity_set: "CreditManagementAccount",
+        path: format!(
+            "CreditManagementAccount{}",
+            query(&[
+                ("$filter", filter),
+                (
+                    "$select",
+                    "BusinessPartner,CreditSegment,CreditLimitAmount,CreditSegmentCurrency".into()
+                ),
+                ("$top", "1".into()),
+            ])
+        ),
+        sales_order: None,
+        what: format!("the credit account of customer {customer}"),
+    };
+    let open = Read {
+        service: JOURNAL,
+        entity_set: "A_OperationalAcctgDocItemCube",
+        path: format!(
+            "A_OperationalAcctgDocItemCube{}",
+            query(&[
+                (
+                    "$filter",
+                    format!(
+                        "Customer eq {} and FinancialAccountType eq 'D' and IsCleared eq false",
+                        literal_raw(customer)
+                    )
+                ),
+                (
+                    "$select",
+                    "AmountInCompanyCodeCurrency,CompanyCodeCurrency".into()
+                ),
+                ("$top", "5000".into()),
+            ])
+        ),
+        sales_order: None,
+        what: format!("the open items of customer {customer}"),
+    };
+    let (account, open) = tokio::try_join!(
+        shared.transport.get(target, account),
+        shared.transport.get(target, open)
+    )?;
+    let Some(account) = account.as_ref().and_then(|set| results(set).first()) else {
+        return Ok(None);
+    };
+    let mut open_items = Amount::from_cents(0);
+    for row in open.as_ref().map(results).unwrap_or(&[]) {
+        open_items = open_items
+            + decimal(row, "AmountInCompanyCodeCurrency")
+                .map_err(|e| unreadable("journal entry item", e))?;
+    }
+    Ok(Some(CreditAccount {
+        business_partner: text(account, "BusinessPartner"),
+        credit_limit_amount: decimal(account, "CreditLimitAmount")
+            .map_err(|e| unreadable("credit account", e))?,
+        open_items_amount: open_items,
+        currency: text(account, "CreditSegmentCurrency"),
+    }))
+}
+
+/// A literal for inside a `$filter` (encoded with the whole option).
+fn literal_raw(value: &str) -> String {
+    format!("'{}'", value.replace('\'', "''"))
+}
+
+/// The customer's price for the material: the validity rows of the
+/// configured condition type that match customer and material today, then
+/// their records (two queries; V2 has no `in`).
+pub(crate) async fn list_price(
+    shared: &S4Shared,
+    target: &Target,
+    customer: &str,
+    material: &str,
+) -> Result<Option<PriceCondition>, BackendError> {
+    let today = odata::today_literal();
+    let mut filter = format!(
+        "ConditionType eq {} and Customer eq {} and Material eq {} \
+         and ConditionValidityStartDate le {today} and ConditionValidityEndDate ge {today}",
+        literal_raw(&shared.rules.price_condition_type),
+        literal_raw(customer),
+        literal_raw(material),
+    );
+    if let Some(org) = &shared.settings.sales_organization {
+        filter.push_str(&format!(" and SalesOrganization eq {}", literal_raw(org)));
+    }
+    if let Some(channel) = &shared.settings.distribution_channel {
+        filter.push_str(&format!(
+            " and DistributionChannel eq {}",
+            literal_raw(channel)
+        ));
+    }
+    let what = format!("the price list of customer {customer}");
+    let validity = Read {
+        service: PRICES,
+        entity_set: "A_SlsPrcgCndnRecdValidity",
+        path: format!(
+            "A_SlsPrcgCndnRecdValidity{}",
+            query(&[("$filter", filter), ("$select", "ConditionRecord".into())])
+        ),
+        sales_order: None,
+        what: what.clone(),
+    };
+    let rows = shared.transport.get(target, validity).await?;
+    let mut records: Vec<String> = Vec::new();
+    for row in rows.as_ref().map(results).unwrap_or(&[]) {
+        let record = text(row, "ConditionRecord");
+        if !record.is_empty() && !records.contains(&record) {
+            records.push(record);
+        }
+    }
+    if records.is_empty() {
+        return Ok(None);
+    }
+    let filter = records
+        .iter()
+        .map(|record| format!("ConditionRecord eq {}", literal_raw(record)))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let read = Read {
+        service: PRICES,
+        entity_set: "A_SlsPrcgConditionRecord",
+        path: format!(
+            "A_SlsPrcgConditionRecord{}",
+            query(&[
+                ("$filter", filter),
+                (
+                    "$select",
+                    "ConditionRecord,ConditionRateValue,ConditionRateValueUnit,ConditionIsDeleted"
+                        .into()
+                ),
+            ])
+        ),
+        sales_order: None,
+        what,
+    };
+    let rows = shared.transport.get(target, read).await?;
+    let by_record: HashMap<String, &Value> = rows
+        .as_ref()
+        .map(results)
+        .unwrap_or(&[])
+        .iter()
+        .filter(|row| row["ConditionIsDeleted"] != Value::Bool(true))
+        .map(|row| (text(row, "ConditionRecord"), row))
+        .collect();
+    let Some(row) = records.iter().find_map(|record| by_record.get(record)) else {
+        return Ok(None);
+    };
+    Ok(Some(PriceCondition {
+        customer: customer.to_string(),
+        material: material.to_string(),
+        condition_rate_value: decimal(row, "ConditionRateValue")
+            .map_err(|e| unreadable("price record", e))?,
+        condition_currency: text(row, "ConditionRateValueUnit"),
+    }))
+}
+
+/// Open orders with a block or missing address data, in number order.
+pub(crate) async fn blocked_orders(
+    shared: &S4Shared,
+    target: &Target,
+) -> Result<Vec<SalesOrder>, BackendError> {
+    let read = Read {
+        service: SALES_ORDER_SRV,
+        entity_set: "A_SalesOrder",
+        path: format!(
+            "A_SalesOrder{}",
+            query(&[
+                ("$filter", "OverallSDProcessStatus ne 'C'".into()),
+                ("$select", HEADER_SELECT.into()),
+                ("$expand", HEADER_EXPAND.into()),
+                ("$orderby", "SalesOrder".into()),
+                ("$top", shared.settings.max_listed_orders.to_string()),
+            ])
+        ),
+        sales_order: None,
+        what: "the sales orders".into(),
+    };
+    let Some(set) = shared.transport.get(target, read).await? else {
+        return Ok(Vec::new());
+    };
+    let mut mapped = Vec::new();
+    for row in results(&set) {
+        mapped.push(map_order(shared, row)?);
+    }
+    let checks = mapped
+        .iter()
+        .map(|(order, partners)| gaps(shared, target, order, partners));
+    let found = join_all(checks).await;
+    let mut blocked = Vec::new();
+    for ((mut order, _), gaps) in mapped.into_iter().zip(found) {
+        let gaps = gaps?;
+        let incomplete = gaps.first().map(|gap| object_words(&gap.object));
+        order.block_note = shared.rules.block_note(&order, incomplete.as_deref());
+        if !order.block_note.is_empty() {
+            blocked.push(order);
+        }
+    }
+    Ok(blocked)
+}

@@ -1,0 +1,74 @@
+//! The walkthrough on each order source: the same test body against the
+//! embedded demo data and against S/4HANA (the loopback S/4 double, direct
+//! mode with its communication user). `on_each_source!(name, …)` turns
+//! `async fn name(app: TestApp)` into the tests `name::embedded` and
+//! `name::s4hana`.
+
+use crate::helpers::{Settings, TestApp};
+use crate::s4hana_double::S4Double;
+use crate::s4hana_double::users::known::COMM_USER;
+use order_exception_agent::backend::SourceKind;
+
+#[derive(Debug, Clone, Copy)]
+pub enum Source {
+    Embedded,
+    S4hana,
+}
+
+/// An app on a source; the double lives as long as this value.
+pub struct Sourced {
+    pub app: TestApp,
+    pub s4: Option<S4Double>,
+}
+
+/// Settings reading `s4` directly (a technical user: direct mode), for
+/// [`TestAppBuilder::settings`](crate::helpers::TestAppBuilder::settings).
+pub fn s4_direct(s4: &S4Double, settings: &mut Settings) {
+    settings.backend.source = SourceKind::S4hana;
+    settings.backend.s4hana.url = Some(s4.url.clone());
+    settings.backend.s4hana.user = Some(COMM_USER.0.into());
+    settings.backend.s4hana.password = Some(COMM_USER.1.into());
+    settings.backend.s4hana.allow_loopback_http = true;
+}
+
+pub async fn spawn(source: Source) -> Sourced {
+    match source {
+        Source::Embedded => Sourced {
+            app: TestApp::spawn().await,
+            s4: None,
+        },
+        Source::S4hana => {
+            let s4 = S4Double::start().await;
+            let app = TestApp::builder()
+                .settings(|settings| s4_direct(&s4, settings))
+                .spawn()
+                .await;
+            Sourced { app, s4: Some(s4) }
+        }
+    }
+}
+
+/// One test body, two tests: `embedded` and `s4hana`.
+#[macro_export]
+macro_rules! on_each_source {
+    ($($test:ident),* $(,)?) => {$(
+        mod $test {
+            #[tokio::test]
+            async fn embedded() {
+                let sourced = $crate::sources::spawn($crate::sources::Source::Embedded).await;
+                super::$test(sourced.app.clone()).await;
+            }
+
+            #[tokio::test]
+            async fn s4hana() {
+                let sourced = $crate::sources::spawn($crate::sources::Source::S4hana).await;
+                super::$test(sourced.app.clone()).await;
+                let s4 = sourced.s4.as_ref().expect("the S/4 double");
+                assert!(
+                    !s4.requests().is_empty(),
+                    "the answers came from the S/4 double"
+                );
+            }
+        }
+    )*};
+}

@@ -25,7 +25,9 @@ fn ledger_rows<'a>(actions: &'a [Value], order: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-async fn triage_of_the_blocked_orders_files_only_what_the_role_may_and_the_user_approved(app: TestApp) {
+async fn triage_of_the_blocked_orders_files_only_what_the_role_may_and_the_user_approved(
+    app: TestApp,
+) {
     let clerk = app.as_role("ar_clerk");
 
     // 4725 as ar_clerk: explained, and the dispute is asked, not filed.

@@ -6,8 +6,8 @@
 
 use crate::connectivity_proxy::{ConnectivityProxy, ProxySetup};
 use crate::destination_double::{Destination, DestinationDouble};
-use crate::helpers::{TestApp, state, status_text};
 use crate::helpers::key_server::{self, KeyServer, technical_claims, user_claims};
+use crate::helpers::{TestApp, state, status_text};
 use crate::s4hana_double::users::known::{CLERK, COMM_USER, CREDIT_MANAGER};
 use crate::s4hana_double::{Access, S4Double, Scope, Step};
 use order_exception_agent::backend::SourceKind;

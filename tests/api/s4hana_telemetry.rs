@@ -4,10 +4,10 @@
 //! spans exported over OTLP/HTTP to a loopback receiver).
 
 use crate::destination_double::{self, Destination, DestinationDouble};
+use crate::helpers::binary::start_binary;
 use crate::helpers::key_server::{self, KeyServer, user_claims};
 use crate::helpers::wait_until;
 use crate::otlp::{hex, int, text};
-use crate::helpers::binary::start_binary;
 use crate::s4hana_double::{S4Double, Step};
 use actix_web::{App, HttpResponse, HttpServer, web};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
@@ -114,7 +114,10 @@ async fn every_odata_call_is_a_backend_read_span_without_a_token() {
             .cloned()
             .collect::<Vec<_>>()
     };
-    wait_until(Duration::from_secs(10), async || reads().len() >= s4_calls - 1).await;
+    wait_until(Duration::from_secs(10), async || {
+        reads().len() >= s4_calls - 1
+    })
+    .await;
     let _ = running.terminate().await;
     let reads = reads();
     assert_eq!(

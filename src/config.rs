@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 #[serde(default)]
 pub struct Settings {
     pub server: ServerSettings,
-    pub tasks: TaskSettings,
+    pub tasks: crate::tasks::TaskSettings,
     pub card: CardSettings,
     pub backend: BackendSettings,
     pub auth: crate::auth::AuthSettings,
-    pub push: PushSettings,
-    pub store: StoreSettings,
+    pub push: crate::push::PushSettings,
+    pub store: crate::db::StoreSettings,
     pub rules: RulesSettings,
     pub telemetry: TelemetrySettings,
 }
@@ -41,59 +41,6 @@ pub enum LogFormat {
     Json,
 }
 
-/// Where tasks, push configs and the action ledger live.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct StoreSettings {
-    /// `sqlite`, `postgres` or `memory`. Unset: `postgres` when a database
-    /// URL or a `postgresql-db` binding is there, else `sqlite`.
-    pub backend: Option<StoreBackend>,
-    /// The folder of the SQLite file (created when missing).
-    pub data_dir: PathBuf,
-    /// The SQLite file name inside `data_dir`, or `:memory:` (tests).
-    pub sqlite_file: String,
-    /// A PostgreSQL URL (also `DATABASE_URL`); wins over a binding.
-    pub database_url: Option<String>,
-    /// PostgreSQL pool size per instance (half of it write tasks).
-    pub max_connections: u32,
-    /// Task writes on PostgreSQL commit without waiting for the WAL flush:
-    /// a crash of the database server can lose the last few hundred ms of
-    /// task changes (never corrupt them). The ledger always waits.
-    pub postgres_async_task_commit: bool,
-    /// Finished tasks are deleted this many days after they finished (SQL
-    /// stores); the action ledger is never deleted.
-    pub retention_days: u64,
-    /// A running turn's claim on its task; renewed while the turn runs. A
-    /// claim that runs out (the instance died) ends the task `failed`.
-    pub lease_secs: u64,
-    /// How often the expired-lease and retention job runs.
-    pub sweep_interval_secs: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StoreBackend {
-    Sqlite,
-    Postgres,
-    Memory,
-}
-
-impl Default for StoreSettings {
-    fn default() -> Self {
-        StoreSettings {
-            backend: None,
-            data_dir: PathBuf::from("var"),
-            sqlite_file: "order-exception-agent.sqlite3".into(),
-            database_url: None,
-            max_connections: 10,
-            postgres_async_task_commit: true,
-            retention_days: 30,
-            lease_secs: 30,
-            sweep_interval_secs: 10,
-        }
-    }
-}
-
 /// The rule book: who may do what. Unset entries keep the seed defaults.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -104,71 +51,6 @@ pub struct RulesSettings {
     /// Specialist skill id → the actions it may propose (replaces what the
     /// specialist declares; an empty list silences its proposals).
     pub proposals: std::collections::BTreeMap<String, Vec<String>>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct PushSettings {
-    pub enabled: bool,
-    /// Webhook host patterns (`*.domain` = any subdomain); comma-separated in the environment.
-    pub allowed_hosts: Vec<String>,
-    /// TESTING ONLY: plain http to loopback hosts. Refused on Cloud Foundry.
-    pub allow_loopback_http: bool,
-    /// TESTING ONLY: private, loopback and link-local targets. Refused on Cloud Foundry.
-    pub allow_private_addresses: bool,
-    pub max_attempts: u32,
-    pub retry_base_ms: u64,
-    pub timeout_ms: u64,
-    /// A `working` notification this often while a task works (0 = none).
-    pub heartbeat_ms: u64,
-    /// Callback hosts that get Joule's format (envelope, correlation headers,
-    /// Destination-service token); comma-separated in the environment.
-    pub joule_hosts: Vec<String>,
-    pub destination: DestinationConfig,
-}
-
-/// The Destination service for Joule callbacks: the `destination` binding in
-/// `VCAP_SERVICES`, or these settings (they win).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct DestinationConfig {
-    /// The destination that mints the callback token.
-    pub name: String,
-    /// OAuth base URL (binding `url`); `/oauth/token` is appended.
-    pub token_url: Option<String>,
-    /// Service API base URL (binding `uri`).
-    pub uri: Option<String>,
-    pub client_id: Option<String>,
-    pub client_secret: Option<String>,
-}
-
-impl Default for DestinationConfig {
-    fn default() -> Self {
-        DestinationConfig {
-            name: "JOULE_ASYNC_API".into(),
-            token_url: None,
-            uri: None,
-            client_id: None,
-            client_secret: None,
-        }
-    }
-}
-
-impl Default for PushSettings {
-    fn default() -> Self {
-        PushSettings {
-            enabled: true,
-            allowed_hosts: vec!["*.sapdas.cloud.sap".into()],
-            allow_loopback_http: false,
-            allow_private_addresses: false,
-            max_attempts: 5,
-            retry_base_ms: 500,
-            timeout_ms: 10_000,
-            heartbeat_ms: 30_000,
-            joule_hosts: vec!["*.sapdas.cloud.sap".into()],
-            destination: DestinationConfig::default(),
-        }
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -212,34 +94,6 @@ impl Default for ServerSettings {
             body_bytes_in_flight: 16 * 1024 * 1024,
             max_connections: 512,
             sse_keep_alive_ms: 15_000,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct TaskSettings {
-    /// Strict A2A task ids instead of the Joule-compatible default.
-    pub strict_task_ids: bool,
-    /// Seconds a finished task stays readable (in-memory store).
-    pub retention_secs: u64,
-    /// Finished tasks kept at most (in-memory store).
-    pub max_finished: usize,
-    /// Open tasks kept at most; past it the oldest is dropped (in-memory store).
-    pub max_open: usize,
-    /// Milliseconds a blocking `message/send` waits before it answers the
-    /// task as `working` and the turn goes on (Joule waits about 60 s).
-    pub budget_ms: u64,
-}
-
-impl Default for TaskSettings {
-    fn default() -> Self {
-        TaskSettings {
-            strict_task_ids: false,
-            retention_secs: 3600,
-            max_finished: 2_000,
-            max_open: 10_000,
-            budget_ms: 55_000,
         }
     }
 }

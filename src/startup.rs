@@ -10,10 +10,7 @@ use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
 use crate::card::{CardDocument, build_card, extended_card};
 use crate::config::{ProcessEnv, Settings};
 use crate::db::{Database, DbError};
-use crate::tasks::{
-    EngineSettings, InMemoryTaskStore, Maintenance, MemoryStoreLimits, SqlTaskStore, TaskEngine,
-    TaskStore,
-};
+use crate::tasks::{InMemoryTaskStore, Maintenance, SqlTaskStore, TaskEngine, TaskStore};
 use actix_web::dev::Server;
 use actix_web::{App, HttpServer, web};
 use std::net::TcpListener;
@@ -28,8 +25,6 @@ pub struct AppState {
     pub extended_card: Option<AgentCard>,
     /// `None` when authentication is off.
     pub auth: Option<Arc<TokenValidator>>,
-    /// `None` when push notifications are off.
-    pub push: Option<Arc<crate::push::PushService>>,
     /// Filed actions, for `GET /actions`.
     pub ledger: Arc<dyn ActionLedger>,
     /// Size, time and memory bounds of request bodies.
@@ -110,13 +105,10 @@ pub struct Stores {
 /// Open the stores the settings name: SQLite by default, PostgreSQL with a
 /// URL or a `postgresql-db` binding, or memory. The schema is migrated here.
 pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
-    let Some(database) = Database::open(&settings.store, &ProcessEnv).await? else {
+    let vcap_services = crate::config::EnvSource::var(&ProcessEnv, "VCAP_SERVICES");
+    let Some(database) = Database::open(&settings.store, vcap_services.as_deref()).await? else {
         return Ok(Stores {
-            tasks: Arc::new(InMemoryTaskStore::new(MemoryStoreLimits {
-                retention: Duration::from_secs(settings.tasks.retention_secs),
-                max_terminal: settings.tasks.max_finished,
-                max_open: settings.tasks.max_open,
-            })),
+            tasks: Arc::new(InMemoryTaskStore::from_settings(&settings.tasks)),
             ledger: Arc::new(MemoryLedger::default()),
             location: "memory (nothing survives a restart)".into(),
         });
@@ -130,12 +122,10 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
     );
     Ok(Stores {
         location: database.location.clone(),
-        tasks: Arc::new(SqlTaskStore::new(
+        tasks: Arc::new(SqlTaskStore::from_settings(
             database.clone(),
             instance,
-            Duration::from_secs(settings.store.lease_secs.max(1)),
-            settings.store.max_connections,
-            settings.store.postgres_async_task_commit,
+            &settings.store,
         )),
         ledger: Arc::new(SqlLedger::new(database)),
     })
@@ -179,47 +169,13 @@ pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, Backend
     ))
 }
 
-/// The Destination service client: explicit settings, else the first
-/// `destination` binding; `None` when neither says where it is.
-fn destination_client(
-    config: &crate::config::DestinationConfig,
-    http: reqwest::Client,
-) -> Result<Option<crate::push::destination::DestinationClient>, StartupError> {
-    let binding = std::env::var("VCAP_SERVICES")
+/// The first `destination` binding's `credentials` (`Null` without one).
+fn destination_binding() -> serde_json::Value {
+    std::env::var("VCAP_SERVICES")
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
         .and_then(|vcap| vcap.get("destination")?.get(0)?.get("credentials").cloned())
-        .unwrap_or_default();
-    let from_binding = |key: &str| {
-        binding
-            .get(key)
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-    };
-    let (Some(token_url), Some(uri), Some(client_id), Some(client_secret)) = (
-        config.token_url.clone().or_else(|| from_binding("url")),
-        config.uri.clone().or_else(|| from_binding("uri")),
-        config
-            .client_id
-            .clone()
-            .or_else(|| from_binding("clientid")),
-        config
-            .client_secret
-            .clone()
-            .or_else(|| from_binding("clientsecret")),
-    ) else {
-        return Ok(None);
-    };
-    Ok(Some(crate::push::destination::DestinationClient::new(
-        crate::push::destination::DestinationSettings {
-            token_url,
-            uri,
-            client_id,
-            client_secret,
-            name: config.name.clone(),
-        },
-        http,
-    )))
+        .unwrap_or_default()
 }
 
 impl Application {
@@ -309,36 +265,14 @@ impl Application {
             .map(|_| extended_card(&card.card, &agent.offered_actions()));
         let push = if settings.push.enabled {
             let on_cloud_foundry = std::env::var_os("VCAP_APPLICATION").is_some();
-            if on_cloud_foundry
-                && (settings.push.allow_loopback_http || settings.push.allow_private_addresses)
-            {
+            if on_cloud_foundry && settings.push.allows_test_targets() {
                 return Err(StartupError::PushTestSettingOnCloudFoundry);
             }
-            let guard = crate::push::guard::GuardSettings {
-                allowed_hosts: settings.push.allowed_hosts.clone(),
-                allow_loopback_http: settings.push.allow_loopback_http,
-                allow_private_addresses: settings.push.allow_private_addresses,
-            };
-            // Webhooks: resolved through the guard, connected to only where
-            // it allows. The Destination service (an operator's binding)
-            // gets a client of its own.
-            let webhooks = crate::push::guard::delivery_client(&guard)?;
-            let destination_http = reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .build()?;
-            Some(crate::push::PushService::new(
-                crate::push::PushSettings {
-                    guard,
-                    max_attempts: settings.push.max_attempts,
-                    retry_base: Duration::from_millis(settings.push.retry_base_ms),
-                    timeout: Duration::from_millis(settings.push.timeout_ms),
-                    heartbeat: Duration::from_millis(settings.push.heartbeat_ms),
-                    joule_hosts: settings.push.joule_hosts.clone(),
-                },
-                webhooks,
-                destination_client(&settings.push.destination, destination_http)?,
+            Some(crate::push::PushService::from_settings(
+                &settings.push,
+                &destination_binding(),
                 Arc::clone(&stores.tasks),
-            ))
+            )?)
         } else {
             None
         };
@@ -346,27 +280,14 @@ impl Application {
             Arc::new(crate::push::PushObserver(Arc::clone(service)))
                 as Arc<dyn crate::tasks::TaskObserver>
         });
-        let engine = TaskEngine::new(
-            stores.tasks,
-            agent,
-            EngineSettings {
-                strict_task_ids: settings.tasks.strict_task_ids,
-                budget: Duration::from_millis(settings.tasks.budget_ms),
-            },
-            observer,
-        );
-        engine.spawn_maintenance(Maintenance {
-            lease: Duration::from_secs(settings.store.lease_secs.max(1)),
-            sweep: Duration::from_secs(settings.store.sweep_interval_secs.max(1)),
-            retention: Duration::from_secs(settings.store.retention_days.saturating_mul(86_400)),
-        });
+        let engine = TaskEngine::new(stores.tasks, agent, settings.tasks.clone(), observer);
+        engine.spawn_maintenance(Maintenance::from_settings(&settings.store));
         let request_timeout = Duration::from_millis(settings.server.request_timeout_ms.max(1));
         let state = web::Data::new(AppState {
             engine,
             card,
             extended_card,
             auth: validator,
-            push,
             ledger: stores.ledger,
             body_limits: crate::http::BodyLimits::new(
                 settings.server.max_body_bytes,

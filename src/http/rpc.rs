@@ -11,7 +11,7 @@ use std::time::Duration;
 /// task's turn goes on.
 /// A `: keep-alive` comment every `keep_alive` keeps proxies from closing a
 /// quiet stream.
-fn server_sent_events(stream: crate::stream::EventStream, keep_alive: Duration) -> HttpResponse {
+fn server_sent_events(stream: crate::rpc::EventStream, keep_alive: Duration) -> HttpResponse {
     let body = futures_util::stream::unfold(Some(stream), move |state| async move {
         let mut stream = state?;
         tokio::select! {
@@ -205,7 +205,6 @@ async fn json_rpc_in_span(
         engine: &state.engine,
         principal: principal.as_ref(),
         extended_card: state.extended_card.as_ref(),
-        push: state.push.as_deref(),
         call,
     };
     let reply = crate::rpc::handle(&context, &body).await;

@@ -39,6 +39,30 @@ pub struct Webhook {
     pub host: String,
 }
 
+/// Why a webhook URL is refused, in words for the caller (the JSON-RPC
+/// error names the field in front of it).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WebhookRefused {
+    #[error("the URL does not parse: {0}")]
+    DoesNotParse(#[from] url::ParseError),
+    #[error("the URL has no host")]
+    NoHost,
+    #[error("the URL must use https")]
+    PlainHttp,
+    #[error("the URL must start with https://")]
+    NotHttps,
+    #[error("the URL must not carry user information")]
+    UserInformation,
+    #[error("the URL has an invalid port (0)")]
+    PortZero,
+    #[error("host `{host}` is not on the webhook allowlist (push.allowed_hosts)")]
+    NotOnAllowlist { host: String },
+    #[error("the URL points at this machine")]
+    ThisMachine,
+    #[error("address {0} is private, loopback or link-local")]
+    PrivateAddress(IpAddr),
+}
+
 /// `*.example.com` matches any subdomain; anything else the host itself.
 /// `host` is a [`Webhook::host`]; patterns compare without case.
 pub fn host_matches(pattern: &str, host: &str) -> bool {
@@ -90,20 +114,20 @@ impl GuardSettings {
     /// Parse and judge a webhook URL; the error says why, in words for the
     /// caller. Used at set time and again before every delivery (settings
     /// may have changed since the config was stored).
-    pub fn check(&self, text: &str) -> Result<Webhook, String> {
-        let url = Url::parse(text).map_err(|error| format!("the URL does not parse: {error}"))?;
-        let host = url.host().ok_or("the URL has no host")?;
+    pub fn check(&self, text: &str) -> Result<Webhook, WebhookRefused> {
+        let url = Url::parse(text)?;
+        let host = url.host().ok_or(WebhookRefused::NoHost)?;
         match url.scheme() {
             "https" => {}
             "http" if self.allow_loopback_http && crate::loopback::is_loopback_host(&host) => {}
-            "http" => return Err("the URL must use https".into()),
-            _ => return Err("the URL must start with https://".into()),
+            "http" => return Err(WebhookRefused::PlainHttp),
+            _ => return Err(WebhookRefused::NotHttps),
         }
         if !url.username().is_empty() || url.password().is_some() {
-            return Err("the URL must not carry user information".into());
+            return Err(WebhookRefused::UserInformation);
         }
         if url.port() == Some(0) {
-            return Err("the URL has an invalid port (0)".into());
+            return Err(WebhookRefused::PortZero);
         }
         let name = match &host {
             Host::Domain(name) => name.trim_end_matches('.').to_string(),
@@ -111,17 +135,15 @@ impl GuardSettings {
             Host::Ipv6(ip) => ip.to_string(),
         };
         if name.is_empty() {
-            return Err("the URL has no host".into());
+            return Err(WebhookRefused::NoHost);
         }
         if !self.allowed_hosts.iter().any(|p| host_matches(p, &name)) {
-            return Err(format!(
-                "host `{name}` is not on the webhook allowlist (push.allowed_hosts)"
-            ));
+            return Err(WebhookRefused::NotOnAllowlist { host: name });
         }
         if !self.allow_private_addresses {
             let literal = match host {
                 Host::Domain(_) if names_this_machine(&name) => {
-                    return Err("the URL points at this machine".into());
+                    return Err(WebhookRefused::ThisMachine);
                 }
                 Host::Domain(_) => None,
                 Host::Ipv4(ip) => Some(IpAddr::V4(ip)),
@@ -130,7 +152,7 @@ impl GuardSettings {
             if let Some(ip) = literal
                 && forbidden_address(ip)
             {
-                return Err(format!("address {ip} is private, loopback or link-local"));
+                return Err(WebhookRefused::PrivateAddress(ip));
             }
         }
         Ok(Webhook { url, host: name })
@@ -266,7 +288,7 @@ mod tests {
             ("https://", "does not parse"),
             ("", "does not parse"),
         ] {
-            let error = guard().check(url).unwrap_err();
+            let error = guard().check(url).unwrap_err().to_string();
             assert!(error.contains(reason), "{url}: {error}");
         }
     }
@@ -276,9 +298,12 @@ mod tests {
         // WHATWG: in an https URL a backslash is a path separator, so the
         // host is 169.254.169.254, not a name under *.sapdas.cloud.sap.
         let url = r"https://169.254.169.254\.a.sapdas.cloud.sap/cb";
-        let error = guard().check(url).unwrap_err();
+        let error = guard().check(url).unwrap_err().to_string();
         assert!(error.contains("`169.254.169.254`"), "{error}");
-        let error = guard_allowing_literals().check(url).unwrap_err();
+        let error = guard_allowing_literals()
+            .check(url)
+            .unwrap_err()
+            .to_string();
         assert!(
             error.contains("address 169.254.169.254 is private"),
             "{error}"
@@ -303,12 +328,15 @@ mod tests {
             " https://169.254.169.254/ ",
             "https://[::ffff:169.254.169.254]/",
         ] {
-            let error = guard_allowing_literals().check(url).unwrap_err();
+            let error = guard_allowing_literals()
+                .check(url)
+                .unwrap_err()
+                .to_string();
             assert!(
                 error.contains("is private, loopback or link-local"),
                 "{url:?}: {error}"
             );
-            let error = guard().check(url).unwrap_err();
+            let error = guard().check(url).unwrap_err().to_string();
             assert!(error.contains("allowlist"), "{url:?}: {error}");
         }
         // User info in front of an allowed-looking name.
@@ -317,7 +345,10 @@ mod tests {
             "https://a.sapdas.cloud.sap:x@169.254.169.254/",
             "https://:x@hooks.example.com/",
         ] {
-            let error = guard_allowing_literals().check(url).unwrap_err();
+            let error = guard_allowing_literals()
+                .check(url)
+                .unwrap_err()
+                .to_string();
             assert!(error.contains("user information"), "{url}: {error}");
         }
         // Loopback, whatever the spelling.
@@ -330,7 +361,10 @@ mod tests {
             ("https://[::1]:8443/", "private"),
             ("https://[0:0:0:0:0:0:0:1]/", "private"),
         ] {
-            let error = guard_allowing_literals().check(url).unwrap_err();
+            let error = guard_allowing_literals()
+                .check(url)
+                .unwrap_err()
+                .to_string();
             assert!(error.contains(reason), "{url}: {error}");
         }
         // What WHATWG cannot read is refused, not guessed at.
@@ -341,7 +375,7 @@ mod tests {
             "https://999.1.1.1/",
             "https://hooks example.com/",
         ] {
-            let error = guard().check(url).unwrap_err();
+            let error = guard().check(url).unwrap_err().to_string();
             assert!(error.contains("does not parse"), "{url}: {error}");
         }
     }
@@ -405,7 +439,7 @@ mod tests {
             // plain http to: the system resolver may ask DNS for it.
             "http://hooks.localhost:9/x",
         ] {
-            let error = testing.check(url).unwrap_err();
+            let error = testing.check(url).unwrap_err().to_string();
             assert!(error.contains("https"), "{url}: {error}");
         }
         // Loopback http, but loopback addresses still need their own allowance.
@@ -413,7 +447,10 @@ mod tests {
             allow_private_addresses: false,
             ..testing
         };
-        let error = http_only.check("http://localhost:9/x").unwrap_err();
+        let error = http_only
+            .check("http://localhost:9/x")
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("this machine"), "{error}");
     }
 

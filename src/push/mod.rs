@@ -1,33 +1,27 @@
-//! Push notifications: configs per task (kept with the task in the task
-//! store, so any instance can deliver), the webhook guard, and delivery of
-//! task changes (A2A format: the Task JSON) with retries, in event order per
-//! task, never blocking a turn.
+//! Push notifications: configs per task (`configs`: judged, kept with the
+//! task in the task store so any instance can deliver, reached through the
+//! engine), the webhook guard (`guard`), the ordered delivery worker and the
+//! heartbeat (`worker`), HTTP delivery with retries (`delivery`), Joule's
+//! callback format and token (`joule`), and the settings (`settings`).
+//! Deliveries keep the event order per task and never block a turn.
 
-pub mod destination;
+mod configs;
+mod delivery;
 pub mod guard;
+mod joule;
+mod settings;
+mod worker;
 
-use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
-use crate::tasks::{CallContext, StoreError, TaskObserver, TaskStore};
-use destination::DestinationClient;
+pub use configs::PushObserver;
+pub use settings::PushSettings;
+
+use crate::a2a::{PushNotificationConfig, Task};
+use crate::btp::DestinationClient;
+use crate::tasks::{CallContext, TaskStore};
 use guard::GuardSettings;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 use tokio::sync::mpsc;
-
-#[derive(Debug, Clone)]
-pub struct PushSettings {
-    pub guard: GuardSettings,
-    /// Tries per notification (the first included).
-    pub max_attempts: u32,
-    /// First retry after about this long, doubling, with jitter.
-    pub retry_base: Duration,
-    pub timeout: Duration,
-    /// While a task works, a `working` notification this often.
-    pub heartbeat: Duration,
-    /// Host patterns whose callbacks get Joule's format.
-    pub joule_hosts: Vec<String>,
-}
 
 /// Delivery state of a task that has push configs, while it is open.
 struct TaskPush {
@@ -44,6 +38,8 @@ type Notification = (Arc<Task>, tracing::Span);
 
 pub struct PushService {
     settings: PushSettings,
+    /// The webhook guard of these settings.
+    guard: GuardSettings,
     http: reqwest::Client,
     /// Mints the bearer token for Joule callbacks; `None` without a binding.
     destination: Option<DestinationClient>,
@@ -53,16 +49,6 @@ pub struct PushService {
     workers: Mutex<HashMap<String, mpsc::UnboundedSender<Notification>>>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum PushError {
-    #[error("pushNotificationConfig.url: {0}")]
-    Refused(String),
-    #[error("push notification config {config} not found for task {task}")]
-    NotFound { task: String, config: String },
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
@@ -70,363 +56,30 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl PushService {
-    pub fn new(
-        settings: PushSettings,
-        http: reqwest::Client,
-        destination: Option<DestinationClient>,
+    /// The push room the settings describe: the guard, its delivery client
+    /// (resolving through the guard), and the Destination service client of
+    /// `push.destination` or the `destination` binding's `credentials`
+    /// (`Null` without one) for Joule callbacks.
+    pub fn from_settings(
+        settings: &PushSettings,
+        destination_binding: &serde_json::Value,
         store: Arc<dyn TaskStore>,
-    ) -> Arc<Self> {
-        Arc::new(PushService {
-            settings,
+    ) -> Result<Arc<Self>, reqwest::Error> {
+        let guard = settings.guard();
+        // Webhooks: resolved through the guard, connected to only where it
+        // allows. The Destination service (an operator's binding) gets a
+        // client of its own.
+        let http = guard::delivery_client(&guard)?;
+        let destination =
+            DestinationClient::from_settings(&settings.destination, destination_binding)?;
+        Ok(Arc::new(PushService {
+            settings: settings.clone(),
+            guard,
             http,
             destination,
             store,
             tasks: Mutex::new(HashMap::new()),
             workers: Mutex::new(HashMap::new()),
-        })
-    }
-
-    /// `tasks/pushNotificationConfig/set` (the task is known to exist).
-    pub async fn set(
-        &self,
-        task_id: &str,
-        config: PushNotificationConfig,
-        call: &CallContext,
-    ) -> Result<TaskPushNotificationConfig, PushError> {
-        let config = self.judged(config).map_err(PushError::Refused)?;
-        let config = config.named_after(task_id);
-        self.store.set_push_config(task_id, &config).await?;
-        // A task already being delivered for picks it up at once.
-        if let Some(push) = lock(&self.tasks).get_mut(task_id) {
-            push.configs.retain(|c| c.id != config.id);
-            push.configs.push(config.clone());
-            if call.bearer_token.is_some() {
-                push.call = call.clone();
-            }
-        }
-        Ok(TaskPushNotificationConfig {
-            task_id: task_id.to_string(),
-            push_notification_config: config,
-        })
-    }
-
-    /// The config with its URL as the guard parsed and judged it: what is
-    /// stored is what deliveries go to.
-    fn judged(&self, config: PushNotificationConfig) -> Result<PushNotificationConfig, String> {
-        let webhook = self.settings.guard.check(&config.url)?;
-        Ok(PushNotificationConfig {
-            url: webhook.url.into(),
-            ..config
-        })
-    }
-
-    pub async fn list(&self, task_id: &str) -> Result<Vec<TaskPushNotificationConfig>, PushError> {
-        Ok(self
-            .store
-            .push_configs(task_id)
-            .await?
-            .into_iter()
-            .map(|config| TaskPushNotificationConfig {
-                task_id: task_id.to_string(),
-                push_notification_config: config,
-            })
-            .collect())
-    }
-
-    pub async fn get(
-        &self,
-        task_id: &str,
-        config_id: Option<&str>,
-    ) -> Result<TaskPushNotificationConfig, PushError> {
-        let all = self.list(task_id).await?;
-        let found = match config_id {
-            Some(id) => all
-                .into_iter()
-                .find(|c| c.push_notification_config.id.as_deref() == Some(id)),
-            None => all.into_iter().next(),
-        };
-        found.ok_or_else(|| PushError::NotFound {
-            task: task_id.to_string(),
-            config: config_id.unwrap_or("(any)").to_string(),
-        })
-    }
-
-    pub async fn delete(&self, task_id: &str, config_id: &str) -> Result<(), PushError> {
-        if !self.store.delete_push_config(task_id, config_id).await? {
-            return Err(PushError::NotFound {
-                task: task_id.to_string(),
-                config: config_id.to_string(),
-            });
-        }
-        if let Some(push) = lock(&self.tasks).get_mut(task_id) {
-            push.configs.retain(|c| c.id.as_deref() != Some(config_id));
-        }
-        Ok(())
-    }
-
-    fn enqueue(self: &Arc<Self>, task: Arc<Task>) {
-        let mut workers = lock(&self.workers);
-        let sender = workers.entry(task.id.clone()).or_insert_with(|| {
-            let (sender, receiver) = mpsc::unbounded_channel::<Notification>();
-            let service = Arc::clone(self);
-            let task_id = task.id.clone();
-            tokio::spawn(async move { service.work(task_id, receiver).await });
-            sender
-        });
-        // The span that caused the notification (the turn) parents its
-        // deliveries.
-        if sender.send((task, tracing::Span::current())).is_err() {
-            tracing::warn!("push worker gone; notification dropped");
-        }
-    }
-
-    /// Deliver one task's notifications in order; ends after a terminal state.
-    async fn work(
-        self: Arc<Self>,
-        task_id: String,
-        mut queue: mpsc::UnboundedReceiver<Notification>,
-    ) {
-        while let Some((task, cause)) = queue.recv().await {
-            let (configs, call) = lock(&self.tasks)
-                .get(&task_id)
-                .map(|push| (push.configs.clone(), push.call.clone()))
-                .unwrap_or_default();
-            for config in &configs {
-                self.deliver(config, &task, &call, &cause).await;
-            }
-            if task.status.state.is_terminal() {
-                break;
-            }
-        }
-        lock(&self.workers).remove(&task_id);
-        // A finished task needs no snapshot or caller token any more; its
-        // configs stay listable in the task store.
-        lock(&self.tasks).remove(&task_id);
-    }
-
-    async fn deliver(
-        &self,
-        config: &PushNotificationConfig,
-        task: &Task,
-        call: &CallContext,
-        cause: &tracing::Span,
-    ) {
-        // Judged again (the settings may have changed since it was stored);
-        // host names are judged by the client's resolver as it connects.
-        let webhook = match self.settings.guard.check(&config.url) {
-            Ok(webhook) => webhook,
-            Err(reason) => {
-                tracing::warn!(task.id = %task.id, %reason, "push refused");
-                crate::telemetry::metrics::push("refused");
-                return;
-            }
-        };
-        let joule = self
-            .settings
-            .joule_hosts
-            .iter()
-            .any(|pattern| guard::host_matches(pattern, &webhook.host));
-        // Joule: a JSON-RPC envelope whose id is the original correlation id.
-        let encoded = if joule {
-            let id = call
-                .correlation_id
-                .clone()
-                .unwrap_or_else(|| task.id.clone());
-            serde_json::to_vec(&serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": task }))
-        } else {
-            serde_json::to_vec(task)
-        };
-        let body = match encoded {
-            Ok(body) => body,
-            Err(error) => {
-                tracing::error!(task.id = %task.id, %error, "push body could not be encoded");
-                return;
-            }
-        };
-        let joule_authorization = if joule {
-            match self.joule_authorization(call).await {
-                Ok(header) => Some(header),
-                Err(reason) => {
-                    tracing::warn!(task.id = %task.id, %reason, "Joule callback token not available; push given up");
-                    crate::telemetry::metrics::push("refused");
-                    return;
-                }
-            }
-        } else {
-            None
-        };
-        for attempt in 1..=self.settings.max_attempts.max(1) {
-            let span = tracing::info_span!(
-                parent: cause,
-                "push.delivery",
-                otel.name = "push.delivery",
-                otel.kind = "client",
-                a2a.task.id = task.id.as_str(),
-                a2a.task.state = task.status.state.as_str(),
-                push.attempt = i64::from(attempt),
-                push.format = if joule { "joule" } else { "a2a" },
-                http.response.status_code = tracing::field::Empty,
-            );
-            let mut request = self
-                .http
-                .post(webhook.url.clone())
-                .timeout(self.settings.timeout)
-                .header("Content-Type", "application/json")
-                .body(body.clone());
-            if let Some(token) = &config.token {
-                request = request.header("X-A2A-Notification-Token", token);
-            }
-            if let Some(header) = &joule_authorization {
-                request = request.header("Authorization", header);
-                for (name, value) in [
-                    ("conversationid", &call.conversation_id),
-                    ("x-correlationid", &call.correlation_id),
-                ] {
-                    if let Some(value) = value {
-                        request = request.header(name, value);
-                    }
-                }
-            } else if let Some(auth) = &config.authentication
-                && let (Some(scheme), Some(credentials)) = (auth.schemes.first(), &auth.credentials)
-            {
-                request = request.header("Authorization", format!("{scheme} {credentials}"));
-            }
-            let request = crate::telemetry::propagation::inject_span(request, &span);
-            let outcome = tracing::Instrument::instrument(request.send(), span.clone()).await;
-            if let Err(error) = &outcome
-                && let Some(refused) = guard::refused_resolution(error)
-            {
-                // Not a failure to retry: the resolver will refuse again.
-                let _entered = span.enter();
-                tracing::warn!(task.id = %task.id, reason = %refused, "push refused at delivery");
-                crate::telemetry::metrics::push("refused");
-                return;
-            }
-            let status = outcome.as_ref().map(|r| r.status().as_u16()).ok();
-            // Integers, as OpenTelemetry's conventions have them; no status
-            // code when no answer came.
-            if let Some(status) = status {
-                span.record("http.response.status_code", i64::from(status));
-            }
-            let delivered = status.is_some_and(|s| (200..300).contains(&s));
-            crate::telemetry::metrics::push(if delivered { "delivered" } else { "failed" });
-            let _entered = span.enter();
-            tracing::info!(
-                task.id = %task.id,
-                a2a.task.state = task.status.state.as_str(),
-                push.attempt = i64::from(attempt),
-                push.status = i64::from(status.unwrap_or(0)),
-                push.format = if joule { "joule" } else { "a2a" },
-                "push delivery"
-            );
-            drop(_entered);
-            if delivered {
-                return;
-            }
-            if attempt < self.settings.max_attempts {
-                let backoff = self.settings.retry_base * 2u32.saturating_pow(attempt - 1);
-                // Jitter: up to half the backoff, from the clock's low bits.
-                let nanos = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.subsec_nanos())
-                    .unwrap_or(0);
-                let jitter = backoff.mul_f64(f64::from(nanos % 1000) / 2000.0);
-                tokio::time::sleep(backoff + jitter).await;
-            }
-        }
-        tracing::warn!(task.id = %task.id, url = %config.url, "push delivery given up");
-    }
-}
-
-impl PushService {
-    /// `Authorization` for a Joule callback: a Joule-API token minted by the
-    /// Destination service from the caller's user token.
-    async fn joule_authorization(&self, call: &CallContext) -> Result<String, String> {
-        let destination = self.destination.as_ref().ok_or(
-            "no Destination service is configured (push.destination or a `destination` binding)",
-        )?;
-        let user_token = call
-            .bearer_token
-            .as_ref()
-            .map(crate::auth::BearerToken::expose)
-            .ok_or("the original call carried no user token to exchange")?;
-        destination.authorization(user_token).await
-    }
-
-    /// Send `working` notifications while the task works.
-    fn start_heartbeat(self: &Arc<Self>, task_id: String) {
-        let service = Arc::clone(self);
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(service.settings.heartbeat).await;
-                let beat = {
-                    let mut tasks = lock(&service.tasks);
-                    let Some(push) = tasks.get_mut(&task_id) else {
-                        break;
-                    };
-                    match &push.last {
-                        Some(task) if task.status.state == crate::a2a::TaskState::Working => {
-                            let mut beat = (**task).clone();
-                            beat.status.message = Some(crate::tasks::working_note(&beat));
-                            Some(Arc::new(beat))
-                        }
-                        _ => {
-                            push.beating = false;
-                            None
-                        }
-                    }
-                };
-                match beat {
-                    Some(beat) => service.enqueue(beat),
-                    None => break,
-                }
-            }
-        });
-    }
-}
-
-/// The engine's view: check and register inline configs, hear changes.
-pub struct PushObserver(pub Arc<PushService>);
-
-impl TaskObserver for PushObserver {
-    fn check(&self, config: &PushNotificationConfig) -> Result<PushNotificationConfig, String> {
-        self.0.judged(config.clone())
-    }
-
-    fn changed(&self, task: &Task, configs: &[PushNotificationConfig], call: &CallContext) {
-        let state = task.status.state;
-        let snapshot;
-        let start_beating = {
-            let mut tasks = lock(&self.0.tasks);
-            // Most tasks have no push config: no copy for them.
-            if configs.is_empty() && !tasks.contains_key(&task.id) {
-                return;
-            }
-            let push = tasks.entry(task.id.clone()).or_insert_with(|| TaskPush {
-                configs: Vec::new(),
-                call: call.clone(),
-                last: None,
-                beating: false,
-            });
-            // The stored configs are the truth (another instance may have
-            // set them); the newest caller token wins.
-            push.configs = configs.to_vec();
-            if call.bearer_token.is_some() {
-                push.call = call.clone();
-            }
-            snapshot = Arc::new(task.clone());
-            push.last = Some(Arc::clone(&snapshot));
-            let start = state == crate::a2a::TaskState::Working
-                && !push.beating
-                && !self.0.settings.heartbeat.is_zero();
-            push.beating |= start;
-            start
-        };
-        if start_beating {
-            self.0.start_heartbeat(task.id.clone());
-        }
-        if state.is_terminal() || state.is_interrupted() {
-            self.0.enqueue(snapshot);
-        }
+        }))
     }
 }

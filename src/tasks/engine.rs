@@ -1,111 +1,40 @@
-//! The task lifecycle: create or continue a task, run the agent's turn, store
-//! the outcome. `submitted → working → input-required | completed | failed |
-//! rejected | canceled`; terminal tasks never change.
+//! The task lifecycle, as the request handler sees it: check a message,
+//! create or continue its task (`submitted → working → input-required |
+//! completed | failed | rejected | canceled`; terminal tasks never change),
+//! read and cancel tasks. Running the turn (`turn`), waiting for it within
+//! the budget (`budget`), mapping the agent's reply onto the task (`reply`),
+//! streams (`events`) and upkeep (`maintenance`) live beside it.
 
+use super::error::EngineError;
+use super::events::TaskEvent;
 use super::observer::{CallContext, TaskObserver};
+use super::push_configs::push_config_error;
+use super::reply::{agent_message, archive_status_message, pending_approval, set_status};
+use super::settings::TaskSettings;
 use super::store::{StoreError, StoredTask, TaskStore, Written};
+use super::turn::{RunningTurn, StoredVersion};
 use crate::a2a::{
-    Artifact, Message, MessageSendParams, Part, PushConfigPlace, PushNotificationConfig, Role,
-    RpcError, Task, TaskKind, TaskState, TaskStatus,
+    Message, MessageSendParams, Part, PushConfigPlace, PushNotificationConfig, Role, Task,
+    TaskKind, TaskState, TaskStatus,
 };
-use crate::agent::{Agent, ApprovalStatus, Outcome, Proposal, Reply, Turn, UserMessage};
+use crate::agent::{Agent, Turn, UserMessage};
 use crate::clock::now_rfc3339;
-use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
-use tokio::sync::{Notify, broadcast};
-
-#[derive(Debug, Clone, Copy)]
-pub struct EngineSettings {
-    /// Strict A2A ids: a finished task id gets -32004 and an unknown one
-    /// -32001, instead of a new task in the same context (Joule-compatible).
-    pub strict_task_ids: bool,
-    /// How long a blocking `message/send` waits before answering `working`.
-    pub budget: Duration,
-}
-
-impl Default for EngineSettings {
-    fn default() -> Self {
-        EngineSettings {
-            strict_task_ids: false,
-            budget: Duration::from_secs(55),
-        }
-    }
-}
-
-/// What happened to a task, in order, for whoever listens (blocking
-/// waiters now; streams and push delivery consume the same events).
-#[derive(Debug, Clone)]
-pub enum TaskEvent {
-    Status(Arc<Task>),
-    Artifact {
-        task_id: String,
-        context_id: String,
-        artifact: Artifact,
-    },
-    /// The turn's result could not be stored (the store is down).
-    StoreFailed(String),
-}
-
-/// The version a turn's task is stored at; `None` while a deferred task is
-/// not stored yet. Shared by the turn and its blocking waiter, whichever
-/// writes first creates the row.
-type StoredVersion = Arc<tokio::sync::Mutex<Option<u64>>>;
-
-/// A turn in flight: its event channel and how to stop it.
-struct RunningTurn {
-    events: broadcast::Sender<TaskEvent>,
-    cancel: Arc<Notify>,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    #[error("{0}")]
-    InvalidParams(String),
-    #[error("{0}")]
-    ContentTypeNotSupported(String),
-    #[error("task {0} not found")]
-    TaskNotFound(String),
-    #[error("task {id} cannot be canceled: it is already {state}")]
-    NotCancelable { id: String, state: &'static str },
-    #[error("{0}")]
-    Unsupported(String),
-    #[error("push notifications are not supported")]
-    PushNotSupported,
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-impl EngineError {
-    pub fn to_rpc_error(&self) -> RpcError {
-        match self {
-            EngineError::InvalidParams(detail) => RpcError::invalid_params(detail.clone()),
-            EngineError::ContentTypeNotSupported(detail) => {
-                RpcError::content_type_not_supported(detail.clone())
-            }
-            EngineError::TaskNotFound(id) => RpcError::task_not_found(id),
-            EngineError::NotCancelable { id, state } => RpcError::task_not_cancelable(id, state),
-            EngineError::Unsupported(detail) => RpcError::unsupported(detail.clone()),
-            EngineError::PushNotSupported => RpcError::push_not_supported(),
-            EngineError::Store(StoreError::NotFound(id)) => RpcError::task_not_found(id),
-            EngineError::Store(error) => RpcError::internal(error.to_string()),
-        }
-    }
-}
+use tokio::sync::broadcast;
 
 /// Cheap to clone: turns run as their own tokio tasks and keep a handle.
 #[derive(Clone)]
 pub struct TaskEngine {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
-struct Inner {
-    store: Arc<dyn TaskStore>,
-    agent: Arc<dyn Agent>,
-    settings: EngineSettings,
-    observer: Option<Arc<dyn TaskObserver>>,
-    turns: Mutex<HashMap<String, RunningTurn>>,
+pub(super) struct Inner {
+    pub(super) store: Arc<dyn TaskStore>,
+    pub(super) agent: Arc<dyn Agent>,
+    pub(super) settings: TaskSettings,
+    pub(super) observer: Option<Arc<dyn TaskObserver>>,
+    pub(super) turns: Mutex<HashMap<String, RunningTurn>>,
 }
 
 /// `historyLength`: negative is an error; absent keeps everything.
@@ -162,159 +91,23 @@ fn check_message(message: &Message) -> Result<(), EngineError> {
     Ok(())
 }
 
-fn outcome_state(outcome: Outcome) -> TaskState {
-    match outcome {
-        Outcome::InputRequired => TaskState::InputRequired,
-        Outcome::Completed => TaskState::Completed,
-        Outcome::Failed => TaskState::Failed,
-        Outcome::Rejected => TaskState::Rejected,
-    }
-}
-
-fn agent_message(task: &Task, text: &str, metadata: Option<Map<String, Value>>) -> Message {
-    let mut message = Message::agent_text(text);
-    message.task_id = Some(task.id.clone());
-    message.context_id = Some(task.context_id.clone());
-    message.metadata = metadata;
-    message
-}
-
-/// The status message of a `working` answer: a blocking `message/send`
-/// whose budget ran out, a push heartbeat while the turn works. Joule
-/// shows the text of whatever answer it gets, so a `working` answer is
-/// never silent.
-pub const STILL_WORKING: &str =
-    "Still working on your request; the answer follows as soon as it is ready.";
-
-/// The agent message saying the turn goes on ([`STILL_WORKING`]).
-pub fn working_note(task: &Task) -> Message {
-    agent_message(task, STILL_WORKING, None)
-}
-
-/// `task` as a `working` answer says it: with [`working_note`] as its
-/// status message when it is still under way and says nothing yet. Only
-/// the answer carries the note, never the stored task: the real answer
-/// replaces it when the turn ends, and since the status message moves into
-/// the history when the status changes, a stored note would stay there as
-/// a stale agent message between the question and its answer.
-fn with_working_note(mut task: Task) -> Task {
-    let under_way = matches!(task.status.state, TaskState::Submitted | TaskState::Working);
-    if under_way && task.status.message.is_none() {
-        task.status.message = Some(working_note(&task));
-    }
-    task
-}
-
-/// The current status message moves into the history when the status
-/// changes (as the reference SDK does), so each message is stored once.
-fn archive_status_message(task: &mut Task) {
-    if let Some(previous) = task.status.message.take() {
-        task.history.get_or_insert_with(Vec::new).push(previous);
-    }
-}
-
-fn set_status(task: &mut Task, state: TaskState, message: Option<Message>) {
-    archive_status_message(task);
-    task.status = TaskStatus {
-        state,
-        message,
-        timestamp: Some(now_rfc3339()),
-    };
-}
-
-/// Where a task keeps the proposal it asked the user to approve. Task
-/// metadata: clients can read it but never write it.
-const PENDING_APPROVAL: &str = "pendingApproval";
-
-/// The proposal this task waits on, if it asked for an approval.
-fn pending_approval(task: &Task) -> Option<Proposal> {
-    let value = task.metadata.as_ref()?.get(PENDING_APPROVAL)?;
-    match serde_json::from_value(value.clone()) {
-        Ok(proposal) => Some(proposal),
-        Err(error) => {
-            tracing::error!(task.id = %task.id, %error, "stored pending approval is unreadable");
-            None
-        }
-    }
-}
-
-/// Apply the agent's reply: status message, answer and proposal artifacts,
-/// and the proposal the task now waits on (or not).
-fn apply_reply(task: &mut Task, reply: Reply) {
-    let state = outcome_state(reply.outcome);
-    let mut metadata = Map::new();
-    if let Some(routing) = &reply.routing {
-        metadata.insert("routing".into(), json!(routing));
-    }
-    if let Some(approval) = &reply.approval {
-        metadata.insert("approval".into(), json!(approval));
-    }
-    let metadata = (!metadata.is_empty()).then_some(metadata);
-    let message = agent_message(task, &reply.text, metadata);
-    let waiting = reply
-        .approval
-        .as_ref()
-        .is_some_and(|note| note.status == ApprovalStatus::Pending);
-    // A re-asked approval keeps the proposal it already stored.
-    let pending = reply
-        .proposal
-        .clone()
-        .or_else(|| waiting.then(|| pending_approval(task)).flatten());
-    let task_metadata = task.metadata.get_or_insert_with(Map::new);
-    match (&pending, waiting) {
-        (Some(proposal), true) => {
-            task_metadata.insert(PENDING_APPROVAL.into(), json!(proposal));
-        }
-        _ => {
-            task_metadata.remove(PENDING_APPROVAL);
-        }
-    }
-    if task_metadata.is_empty() {
-        task.metadata = None;
-    }
-    let artifacts = task.artifacts.get_or_insert_with(Vec::new);
-    if state.is_terminal() {
-        // First, always: Joule's functions read the answer at
-        // `artifacts[0].parts[0].text`, also when an approval question put
-        // the proposal artifact there one turn earlier.
-        artifacts.insert(
-            0,
-            Artifact {
-                artifact_id: uuid::Uuid::new_v4().to_string(),
-                name: Some("answer".into()),
-                description: None,
-                parts: vec![Part::text(reply.text.clone())],
-                metadata: None,
-                extensions: None,
-            },
-        );
-    }
-    // The proposal is shown once, when the specialist makes it (answer or
-    // approval question alike).
-    if let Some(proposal) = &reply.proposal
-        && let Value::Object(data) = json!(proposal)
-        && (state.is_terminal() || waiting)
-    {
-        artifacts.push(Artifact {
-            artifact_id: uuid::Uuid::new_v4().to_string(),
-            name: Some("proposal".into()),
-            description: Some(proposal.summary.clone()),
-            parts: vec![Part::data(data)],
-            metadata: None,
-            extensions: None,
-        });
-    }
-    if artifacts.is_empty() {
-        task.artifacts = None;
-    }
-    set_status(task, state, Some(message));
+/// How `message/send` found the task.
+pub(super) enum Started {
+    /// Answer it as it is (another turn runs, or someone else won the race).
+    AsItIs(Task),
+    /// A turn of ours runs; its events tell when it ends or pauses.
+    Running {
+        task: Task,
+        events: broadcast::Receiver<TaskEvent>,
+        stored: StoredVersion,
+    },
 }
 
 impl TaskEngine {
     pub fn new(
         store: Arc<dyn TaskStore>,
         agent: Arc<dyn Agent>,
-        settings: EngineSettings,
+        settings: TaskSettings,
         observer: Option<Arc<dyn TaskObserver>>,
     ) -> Self {
         TaskEngine {
@@ -328,15 +121,6 @@ impl TaskEngine {
         }
     }
 
-    /// Follow a task's events while a turn runs (`None` when none runs).
-    pub fn subscribe(&self, task_id: &str) -> Option<broadcast::Receiver<TaskEvent>> {
-        self.inner
-            .turns()
-            .get(task_id)
-            .map(|turn| turn.events.subscribe())
-    }
-
-    /// `message/send`: start or continue a task; answer when the turn ends or
     /// pauses, when the budget runs out (`working`, the turn goes on), or at
     /// once for `blocking: false`.
     pub async fn send_message(
@@ -372,7 +156,7 @@ impl TaskEngine {
     }
 
     /// Check the message and start or continue its task.
-    async fn begin(
+    pub(super) async fn begin(
         &self,
         params: MessageSendParams,
         call: &CallContext,
@@ -386,22 +170,13 @@ impl TaskEngine {
         let message = params.message;
         check_message(&message)?;
         // An inline push config is checked before anything is created.
-        let push = match configuration.push_notification_config {
-            Some(config) => {
-                let observer = self
-                    .inner
-                    .observer
-                    .as_ref()
-                    .ok_or(EngineError::PushNotSupported)?;
-                let judged = observer.check(&config).map_err(|reason| {
-                    EngineError::InvalidParams(
-                        PushConfigPlace::SendConfiguration.refused_url(&reason),
-                    )
-                })?;
-                Some(judged)
-            }
-            None => None,
-        };
+        let push =
+            match configuration.push_notification_config {
+                Some(config) => Some(self.push_room()?.check(&config).map_err(|error| {
+                    push_config_error(error, PushConfigPlace::SendConfiguration)
+                })?),
+                None => None,
+            };
         let store = &self.inner.store;
 
         let context_id = present(&message.context_id).map(str::to_string);
@@ -454,50 +229,6 @@ impl TaskEngine {
             }
         };
         Ok((started, history_length))
-    }
-
-    /// Wait for the turn to end or pause, at most the budget.
-    async fn wait(
-        &self,
-        task: Task,
-        mut events: broadcast::Receiver<TaskEvent>,
-        stored: StoredVersion,
-    ) -> Result<Task, EngineError> {
-        let deadline = tokio::time::Instant::now() + self.inner.settings.budget;
-        loop {
-            match tokio::time::timeout_at(deadline, events.recv()).await {
-                // The event carries the task exactly as stored: no store read.
-                Ok(Ok(TaskEvent::Status(snapshot)))
-                    if snapshot.status.state.is_terminal()
-                        || snapshot.status.state.is_interrupted() =>
-                {
-                    return Ok(Arc::unwrap_or_clone(snapshot));
-                }
-                Ok(Ok(TaskEvent::StoreFailed(reason))) => {
-                    return Err(EngineError::Store(StoreError::Unavailable(reason)));
-                }
-                Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
-                Ok(Err(broadcast::error::RecvError::Closed)) => break,
-                Err(_) => {
-                    crate::telemetry::metrics::budget_expired();
-                    tracing::info!(
-                        task.id = %task.id,
-                        budget_ms = i64::try_from(self.inner.settings.budget.as_millis())
-                            .unwrap_or(i64::MAX),
-                        "budget expired: answering `working`, the turn goes on"
-                    );
-                    // A deferred task is stored now: the client learns its id.
-                    let mut version = stored.lock().await;
-                    if version.is_none() {
-                        *version = Some(self.inner.store.create(&task, &[]).await?);
-                        return Ok(with_working_note(task));
-                    }
-                    drop(version);
-                    return Ok(with_working_note(self.current(&task.id).await?));
-                }
-            }
-        }
-        self.current(&task.id).await
     }
 
     async fn start_task(
@@ -633,110 +364,8 @@ impl TaskEngine {
         Ok(self.spawn_turn(task, Some(written), turn, channel, call))
     }
 
-    /// Publish the claimed (`working`) task and run the agent in its own
-    /// tokio task.
-    fn spawn_turn(
-        &self,
-        task: Task,
-        written: Option<Written>,
-        turn: Turn,
-        channel: TurnChannel,
-        call: &CallContext,
-    ) -> Started {
-        let TurnChannel {
-            events,
-            listener,
-            cancel,
-        } = channel;
-        let _ = events.send(TaskEvent::Status(Arc::new(task.clone())));
-        if let Some(written) = &written {
-            self.inner.notify(&task, written, call);
-        }
-        let stored: StoredVersion = Arc::new(tokio::sync::Mutex::new(written.map(|w| w.version)));
-        let inner = Arc::clone(&self.inner);
-        let working = task.clone();
-        let call = call.clone();
-        let version = Arc::clone(&stored);
-        // The turn outlives the request that started it; its span stays the
-        // request's child in the trace.
-        let span = tracing::info_span!(
-            "a2a.turn",
-            otel.name = "a2a.turn",
-            a2a.task.id = task.id.as_str(),
-            a2a.context.id = task.context_id.as_str(),
-            a2a.task.state = tracing::field::Empty,
-            a2a.specialist = tracing::field::Empty,
-            a2a.router.scores = tracing::field::Empty,
-            a2a.router.basis = tracing::field::Empty,
-            latency_ms = tracing::field::Empty,
-        );
-        tokio::spawn(tracing::Instrument::instrument(
-            async move {
-                let task_id = task.id.clone();
-                inner
-                    .finish_turn(task, version, turn, events, cancel, call)
-                    .await;
-                inner.turns().remove(&task_id);
-            },
-            span,
-        ));
-        Started::Running {
-            task: working,
-            events: listener,
-            stored,
-        }
-    }
-
-    async fn current(&self, task_id: &str) -> Result<Task, EngineError> {
+    pub(super) async fn current(&self, task_id: &str) -> Result<Task, EngineError> {
         self.inner.current(task_id).await
-    }
-
-    /// Register a turn's event channel and cancel switch under the task id.
-    fn open_turn(&self, task_id: &str) -> TurnChannel {
-        let (events, listener) = broadcast::channel(64);
-        let cancel = Arc::new(Notify::new());
-        self.inner.turns().insert(
-            task_id.to_string(),
-            RunningTurn {
-                events: events.clone(),
-                cancel: Arc::clone(&cancel),
-            },
-        );
-        TurnChannel {
-            events,
-            listener,
-            cancel,
-        }
-    }
-
-    /// `message/stream`: start or continue a task like `message/send`, but
-    /// hand back its events instead of waiting.
-    pub async fn stream_message(
-        &self,
-        params: MessageSendParams,
-        call: &CallContext,
-    ) -> Result<TaskStream, EngineError> {
-        match self.begin(params, call, false).await? {
-            (Started::Running { events, .. }, _) => Ok(TaskStream {
-                first: None,
-                events: Some(events),
-            }),
-            (Started::AsItIs(task), _) => Ok(TaskStream {
-                events: self.subscribe(&task.id),
-                first: Some(task),
-            }),
-        }
-    }
-
-    /// `tasks/resubscribe`: the task as it is now, then the rest of its events.
-    pub async fn resubscribe(&self, task_id: &str) -> Result<TaskStream, EngineError> {
-        // Subscribe first so nothing between the read and the subscription is lost.
-        let events = self.subscribe(task_id);
-        let task = self.current(task_id).await?;
-        Ok(TaskStream {
-            first: Some(task),
-            events,
-        })
     }
 
     /// `tasks/get`.
@@ -796,124 +425,8 @@ impl TaskEngine {
     }
 }
 
-/// How often the maintenance job runs and what it keeps.
-#[derive(Debug, Clone, Copy)]
-pub struct Maintenance {
-    /// The lease a running turn holds on its task (renewed at a third).
-    pub lease: Duration,
-    /// How often expired leases and old finished tasks are looked for.
-    pub sweep: Duration,
-    /// Finished tasks older than this are deleted.
-    pub retention: Duration,
-}
-
-const LEASE_LOST: &str = "The instance working on this request stopped before it finished \
-                          (its lease ran out). Nothing was filed; please send the request again.";
-
-impl TaskEngine {
-    /// Keep this instance's leases alive, end tasks whose instance died,
-    /// and delete finished tasks past the retention; runs until the
-    /// runtime stops.
-    pub fn spawn_maintenance(&self, every: Maintenance) -> tokio::task::JoinHandle<()> {
-        let engine = self.clone();
-        tokio::spawn(async move {
-            let renew_every = (every.lease / 3).max(Duration::from_millis(100));
-            let mut renew = tokio::time::interval(renew_every);
-            let mut sweep = tokio::time::interval(every.sweep.max(Duration::from_millis(100)));
-            renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tokio::select! {
-                    _ = renew.tick() => {
-                        if let Err(error) = engine.renew_leases().await {
-                            tracing::warn!(%error, "renewing task leases failed");
-                        }
-                    }
-                    _ = sweep.tick() => {
-                        if let Err(error) = engine.end_abandoned_turns().await {
-                            tracing::warn!(%error, "looking for abandoned turns failed");
-                        }
-                        let before = crate::db::now_ms()
-                            - i64::try_from(every.retention.as_millis()).unwrap_or(i64::MAX);
-                        match engine.inner.store.purge_finished(before).await {
-                            Ok(0) => {}
-                            Ok(deleted) => tracing::info!(deleted, "finished tasks past the retention deleted"),
-                            Err(error) => tracing::warn!(%error, "deleting old finished tasks failed"),
-                        }
-                    }
-                }
-            }
-        })
-    }
-
-    async fn renew_leases(&self) -> Result<(), StoreError> {
-        let running: Vec<String> = self.inner.turns().keys().cloned().collect();
-        if running.is_empty() {
-            return Ok(());
-        }
-        self.inner.store.renew_leases(&running).await
-    }
-
-    /// Tasks left `submitted` or `working` by an instance that stopped end
-    /// `failed` with the reason; returns how many.
-    pub async fn end_abandoned_turns(&self) -> Result<usize, StoreError> {
-        let store = &self.inner.store;
-        let mut ended = 0;
-        for task_id in store.expired_leases().await? {
-            if self.inner.turns().contains_key(&task_id) {
-                continue; // Ours and still running: the next renewal saves it.
-            }
-            let Some(stored) = store.get(&task_id).await? else {
-                continue;
-            };
-            let mut task = stored.task;
-            if task.status.state.is_terminal() || task.status.state.is_interrupted() {
-                continue;
-            }
-            let message = agent_message(&task, LEASE_LOST, None);
-            set_status(&mut task, TaskState::Failed, Some(message));
-            match store.update(&task, stored.version).await {
-                Ok(written) => {
-                    tracing::warn!(task.id = %task.id, "turn abandoned by a stopped instance: task failed");
-                    self.inner.notify(&task, &written, &CallContext::default());
-                    ended += 1;
-                }
-                // Another instance ended it first, or its owner came back.
-                Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}
-                Err(error) => return Err(error),
-            }
-        }
-        Ok(ended)
-    }
-}
-
-/// A task's events for a stream: an optional snapshot to start with, then
-/// the running turn's events (none when no turn runs).
-pub struct TaskStream {
-    pub first: Option<Task>,
-    pub events: Option<broadcast::Receiver<TaskEvent>>,
-}
-
-struct TurnChannel {
-    events: broadcast::Sender<TaskEvent>,
-    listener: broadcast::Receiver<TaskEvent>,
-    cancel: Arc<Notify>,
-}
-
-/// How `message/send` found the task.
-enum Started {
-    /// Answer it as it is (another turn runs, or someone else won the race).
-    AsItIs(Task),
-    /// A turn of ours runs; its events tell when it ends or pauses.
-    Running {
-        task: Task,
-        events: broadcast::Receiver<TaskEvent>,
-        stored: StoredVersion,
-    },
-}
-
 impl Inner {
-    fn notify(&self, task: &Task, written: &Written, call: &CallContext) {
+    pub(super) fn notify(&self, task: &Task, written: &Written, call: &CallContext) {
         if let Some(observer) = &self.observer {
             observer.changed(task, &written.push_configs, call);
         }
@@ -921,7 +434,7 @@ impl Inner {
 
     /// Store a `message/send`'s inline push config with its task, before
     /// the turn runs, so no notification is missed.
-    async fn register_push(
+    pub(super) async fn register_push(
         &self,
         task_id: &str,
         push: Option<PushNotificationConfig>,
@@ -933,136 +446,17 @@ impl Inner {
         Ok(())
     }
 
-    fn turns(&self) -> std::sync::MutexGuard<'_, HashMap<String, RunningTurn>> {
+    pub(super) fn turns(&self) -> std::sync::MutexGuard<'_, HashMap<String, RunningTurn>> {
         self.turns
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    async fn current(&self, task_id: &str) -> Result<Task, EngineError> {
+    pub(super) async fn current(&self, task_id: &str) -> Result<Task, EngineError> {
         self.store
             .get(task_id)
             .await?
             .map(|stored| stored.task)
             .ok_or_else(|| EngineError::TaskNotFound(task_id.to_string()))
-    }
-
-    /// Run the agent, store its reply, publish the artifacts and the final
-    /// status. A cancel stops the agent and leaves the task as canceled.
-    async fn finish_turn(
-        &self,
-        mut task: Task,
-        stored_version: StoredVersion,
-        turn: Turn,
-        events: broadcast::Sender<TaskEvent>,
-        cancel: Arc<Notify>,
-        call: CallContext,
-    ) {
-        let started = std::time::Instant::now();
-        let agent = Arc::clone(&self.agent);
-        // Its own tokio task: a panicking turn fails this task, not the server.
-        let mut running = tokio::spawn(tracing::Instrument::in_current_span(async move {
-            agent.respond(turn).await
-        }));
-        let reply = tokio::select! {
-            joined = &mut running => match joined {
-                Ok(reply) => reply,
-                Err(error) => {
-                    tracing::error!(task.id = %task.id, %error, "agent turn panicked");
-                    Reply::new(
-                        Outcome::Failed,
-                        "The agent failed on this request (internal error). Please try again.",
-                    )
-                }
-            },
-            _ = cancel.notified() => {
-                running.abort();
-                tracing::info!(task.id = %task.id, "turn stopped by tasks/cancel");
-                return;
-            }
-        };
-        let artifacts_before: std::collections::HashSet<String> = task
-            .artifacts
-            .iter()
-            .flatten()
-            .map(|artifact| artifact.artifact_id.clone())
-            .collect();
-        let span = tracing::Span::current();
-        let specialist = reply
-            .routing
-            .as_ref()
-            .and_then(|routing| routing.specialist.clone())
-            .unwrap_or_else(|| "-".into());
-        if let Some(routing) = &reply.routing {
-            span.record(
-                "a2a.specialist",
-                routing.specialist.as_deref().unwrap_or("-"),
-            );
-            span.record("a2a.router.basis", routing.basis.as_str());
-            if let Ok(scores) = serde_json::to_string(&routing.scores) {
-                span.record("a2a.router.scores", scores.as_str());
-            }
-        }
-        apply_reply(&mut task, reply);
-        span.record("a2a.task.state", task.status.state.as_str());
-        crate::telemetry::metrics::task_outcome(task.status.state.as_str(), &specialist);
-        span.record("latency_ms", started.elapsed().as_secs_f64() * 1000.0);
-        // Held while writing, so a blocking waiter whose budget runs out
-        // right now cannot create the row a second time.
-        let mut version = stored_version.lock().await;
-        let mut stored = self.store_result(&task, *version).await;
-        // A store that is briefly down gets a few more tries; after that the
-        // lease runs out and the task ends `failed`, never stuck `working`.
-        for pause_ms in [200, 1_000, 3_000] {
-            if !matches!(stored, Err(StoreError::Unavailable(_))) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(pause_ms)).await;
-            stored = self.store_result(&task, *version).await;
-        }
-        if let Ok(written) = &stored {
-            *version = Some(written.version);
-        }
-        drop(version);
-        match stored {
-            Ok(written) => {
-                let added = task
-                    .artifacts
-                    .iter()
-                    .flatten()
-                    .filter(|artifact| !artifacts_before.contains(&artifact.artifact_id));
-                for artifact in added {
-                    let _ = events.send(TaskEvent::Artifact {
-                        task_id: task.id.clone(),
-                        context_id: task.context_id.clone(),
-                        artifact: artifact.clone(),
-                    });
-                }
-                self.notify(&task, &written, &call);
-                let _ = events.send(TaskEvent::Status(Arc::new(task)));
-            }
-            // Canceled while the turn ran: the cancel stands.
-            Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}
-            Err(error) => {
-                tracing::error!(task.id = %task.id, %error, "the turn's result could not be stored");
-                let reason = match error {
-                    StoreError::Unavailable(reason) => reason,
-                    other => other.to_string(),
-                };
-                let _ = events.send(TaskEvent::StoreFailed(reason));
-            }
-        }
-    }
-
-    /// Write a turn's result: an update, or the first write of a deferred
-    /// task.
-    async fn store_result(&self, task: &Task, version: Option<u64>) -> Result<Written, StoreError> {
-        match version {
-            Some(version) => self.store.update(task, version).await,
-            None => self.store.create(task, &[]).await.map(|version| Written {
-                version,
-                push_configs: Vec::new(),
-            }),
-        }
     }
 }

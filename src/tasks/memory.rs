@@ -51,6 +51,11 @@ struct Tasks {
     next_sequence: u64,
 }
 
+/// A thread panicked while it held the tasks.
+#[derive(Debug, thiserror::Error)]
+#[error("the in-memory task store's lock is poisoned")]
+struct LockPoisoned;
+
 pub struct InMemoryTaskStore {
     limits: MemoryStoreLimits,
     // A std mutex: every critical section is short and never awaits.
@@ -60,12 +65,15 @@ pub struct InMemoryTaskStore {
 fn encode(task: &Task) -> Result<Box<str>, StoreError> {
     serde_json::to_string(task)
         .map(String::into_boxed_str)
-        .map_err(|error| {
-            StoreError::Unavailable(format!("cannot encode task {}: {error}", task.id))
-        })
+        .map_err(|error| StoreError::corrupt(format!("task {}", task.id), error))
 }
 
 impl InMemoryTaskStore {
+    /// The store bounded as the task settings say.
+    pub fn from_settings(settings: &super::TaskSettings) -> Self {
+        Self::new(settings.memory_limits())
+    }
+
     pub fn new(limits: MemoryStoreLimits) -> Self {
         InMemoryTaskStore {
             limits,
@@ -76,7 +84,7 @@ impl InMemoryTaskStore {
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, Tasks>, StoreError> {
         self.tasks
             .lock()
-            .map_err(|_| StoreError::Unavailable("task store lock poisoned".into()))
+            .map_err(|_| StoreError::unavailable(LockPoisoned))
     }
 
     /// How many tasks are held (finished and open).
@@ -134,9 +142,8 @@ impl TaskStore for InMemoryTaskStore {
         let Some((json, version)) = found else {
             return Ok(None);
         };
-        let task = serde_json::from_str(&json).map_err(|error| {
-            StoreError::Unavailable(format!("cannot decode task {task_id}: {error}"))
-        })?;
+        let task = serde_json::from_str(&json)
+            .map_err(|error| StoreError::corrupt(format!("task {task_id}"), error))?;
         Ok(Some(StoredTask { task, version }))
     }
 

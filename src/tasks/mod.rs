@@ -1,18 +1,30 @@
-//! Tasks: the lifecycle engine that runs agent turns, and where tasks live.
+//! Tasks: the engine that runs agent turns (lifecycle, turn runner, budget
+//! waiter, reply mapping, maintenance), and where tasks live (the
+//! `TaskStore` trait, in memory or in SQL).
 
+mod budget;
 #[cfg(test)]
 mod contract;
 mod engine;
+mod error;
+mod events;
+mod maintenance;
 mod memory;
 mod observer;
+mod push_configs;
+mod reply;
+mod settings;
 mod sql;
 mod store;
+mod turn;
 
-pub use engine::{
-    EngineError, EngineSettings, Maintenance, STILL_WORKING, TaskEngine, TaskEvent, TaskStream,
-    working_note,
-};
+pub use engine::TaskEngine;
+pub use error::{EngineError, STORE_CORRUPT, STORE_UNAVAILABLE};
+pub use events::{TaskEvent, TaskStream};
+pub use maintenance::Maintenance;
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
-pub use observer::{CallContext, TaskObserver};
+pub use observer::{CallContext, PushConfigError, TaskObserver};
+pub use reply::{STILL_WORKING, working_note};
+pub use settings::TaskSettings;
 pub use sql::SqlTaskStore;
 pub use store::{StoreError, StoredTask, TaskStore, Written};

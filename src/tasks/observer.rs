@@ -1,9 +1,15 @@
-//! Who else hears about task changes (push delivery), without the engine
-//! knowing how they deliver.
+//! The push room as the engine reaches it, without the engine knowing how
+//! it delivers: it judges and keeps push notification configs, and hears
+//! about every stored task change. `push/` implements [`TaskObserver`];
+//! the engine checks the task first (it exists, the caller may see it),
+//! as the reference SDKs' request handlers do before they reach their push
+//! config store.
 
-use crate::a2a::{PushNotificationConfig, Task};
+use super::store::StoreError;
+use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
 use crate::agent::Caller;
 use crate::auth::BearerToken;
+use async_trait::async_trait;
 
 /// What the inbound call carried that a later callback needs (Joule echoes
 /// the correlation headers and exchanges the user token). Never logged;
@@ -18,12 +24,54 @@ pub struct CallContext {
     pub caller: Caller,
 }
 
+/// Why the push room did not do what a push config method asked.
+#[derive(Debug, thiserror::Error)]
+pub enum PushConfigError {
+    /// The webhook URL is refused; the push room's reason, in words for
+    /// the caller (the engine puts the field in front of it).
+    #[error(transparent)]
+    Refused(Box<dyn std::error::Error + Send + Sync>),
+    #[error("push notification config {config} not found for task {task}")]
+    NotFound { task: String, config: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[async_trait]
 pub trait TaskObserver: Send + Sync {
     /// Check an inline push config before anything is created: the config
     /// to keep (its URL as judged), or why it is refused.
-    fn check(&self, config: &PushNotificationConfig) -> Result<PushNotificationConfig, String>;
+    fn check(
+        &self,
+        config: &PushNotificationConfig,
+    ) -> Result<PushNotificationConfig, PushConfigError>;
 
     /// The task's status changed (stored); `configs` are its push configs
     /// as stored, `call` the request that caused the change. Must not block.
     fn changed(&self, task: &Task, configs: &[PushNotificationConfig], call: &CallContext);
+
+    /// `tasks/pushNotificationConfig/set` for a task the caller may see.
+    async fn set_config(
+        &self,
+        task_id: &str,
+        config: PushNotificationConfig,
+        call: &CallContext,
+    ) -> Result<TaskPushNotificationConfig, PushConfigError>;
+
+    /// `tasks/pushNotificationConfig/get`: the config with that id, or the
+    /// first one without an id.
+    async fn config(
+        &self,
+        task_id: &str,
+        config_id: Option<&str>,
+    ) -> Result<TaskPushNotificationConfig, PushConfigError>;
+
+    /// `tasks/pushNotificationConfig/list`.
+    async fn configs(
+        &self,
+        task_id: &str,
+    ) -> Result<Vec<TaskPushNotificationConfig>, PushConfigError>;
+
+    /// `tasks/pushNotificationConfig/delete`.
+    async fn delete_config(&self, task_id: &str, config_id: &str) -> Result<(), PushConfigError>;
 }

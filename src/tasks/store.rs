@@ -21,7 +21,11 @@ pub struct Written {
     pub push_configs: Vec<PushNotificationConfig>,
 }
 
-#[derive(Debug, thiserror::Error, PartialEq)]
+/// A store fault's cause, kept for the log (never for the caller); shared,
+/// since one failed group commit fails every write in it.
+pub type StoreFault = std::sync::Arc<dyn std::error::Error + Send + Sync>;
+
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     #[error("task {0} already exists")]
     AlreadyExists(String),
@@ -31,8 +35,56 @@ pub enum StoreError {
     Conflict(String),
     #[error("task {0} is in a terminal state and cannot change")]
     Terminal(String),
+    /// The store did not answer (the database is down, the pool timed out,
+    /// the writer stopped): trying again later may work.
     #[error("task store unavailable: {0}")]
-    Unavailable(String),
+    Unavailable(#[source] StoreFault),
+    /// What the store holds, or was given to hold, is not what it should
+    /// be (a row that does not decode): trying again reads the same.
+    #[error("task store: {what} is unreadable: {source}")]
+    Corrupt {
+        what: String,
+        source: std::sync::Arc<serde_json::Error>,
+    },
+}
+
+impl StoreError {
+    /// The store did not answer; `cause` says why, for the log.
+    pub fn unavailable(cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        StoreError::Unavailable(std::sync::Arc::new(cause))
+    }
+
+    /// Whether trying again may help: only a store that did not answer.
+    /// A value that does not decode decodes no better a second time.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, StoreError::Unavailable(_))
+    }
+
+    /// `what` (`task t`, `push configs`) does not encode or decode.
+    pub fn corrupt(what: impl Into<String>, source: serde_json::Error) -> Self {
+        StoreError::Corrupt {
+            what: what.into(),
+            source: std::sync::Arc::new(source),
+        }
+    }
+}
+
+/// Two errors are equal when they are the same kind about the same task
+/// (faults: when they say the same), so tests can compare results.
+impl PartialEq for StoreError {
+    fn eq(&self, other: &Self) -> bool {
+        use StoreError::*;
+        match (self, other) {
+            (AlreadyExists(a), AlreadyExists(b))
+            | (NotFound(a), NotFound(b))
+            | (Conflict(a), Conflict(b))
+            | (Terminal(a), Terminal(b)) => a == b,
+            (Unavailable(_), Unavailable(_)) | (Corrupt { .. }, Corrupt { .. }) => {
+                self.to_string() == other.to_string()
+            }
+            _ => false,
+        }
+    }
 }
 
 #[async_trait]

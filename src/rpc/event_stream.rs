@@ -6,7 +6,7 @@ use crate::a2a::jsonrpc::success_bytes;
 use crate::a2a::{
     ArtifactUpdateKind, StatusUpdateKind, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent,
 };
-use crate::tasks::{TaskEvent, TaskStream};
+use crate::tasks::{EngineError, TaskEvent, TaskStream};
 use serde_json::Value;
 use std::collections::VecDeque;
 use tokio::sync::broadcast::error::RecvError;
@@ -86,9 +86,8 @@ impl EventStream {
                     };
                     self.ready.push_back(success_bytes(&self.id, &event));
                 }
-                Ok(TaskEvent::StoreFailed(reason)) => {
-                    let error =
-                        crate::a2a::RpcError::internal(format!("task store unavailable: {reason}"));
+                Ok(TaskEvent::StoreFailed(error)) => {
+                    let error = EngineError::Store(error).to_rpc_error();
                     self.ready
                         .push_back(crate::a2a::jsonrpc::error_bytes(&self.id, &error));
                     self.done = true;
@@ -127,5 +126,36 @@ impl EventStream {
         if is_final {
             self.done = true;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::{STORE_UNAVAILABLE, StoreError};
+
+    #[tokio::test]
+    async fn a_result_that_could_not_be_stored_ends_the_stream_without_database_text() {
+        let (events, receiver) = tokio::sync::broadcast::channel(4);
+        let mut stream = EventStream::new(
+            Value::from(7),
+            TaskStream {
+                first: None,
+                events: Some(receiver),
+            },
+        );
+        let database_said = sqlx::Error::PoolClosed.to_string();
+        events
+            .send(TaskEvent::StoreFailed(StoreError::unavailable(
+                sqlx::Error::PoolClosed,
+            )))
+            .expect("a listener");
+        let body = stream.next().await.expect("the error event");
+        let body: Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(body["id"], 7);
+        assert_eq!(body["error"]["code"], -32603);
+        assert_eq!(body["error"]["message"], STORE_UNAVAILABLE);
+        assert!(!body.to_string().contains(&database_said), "{body}");
+        assert!(stream.next().await.is_none(), "the stream ends");
     }
 }

@@ -1,25 +1,27 @@
 //! JSON-RPC method dispatch: envelope checks, params for each A2A method, the
-//! task engine's answer as a response body. Knows no HTTP.
+//! task engine's answer as a response body (or an event stream). Knows no
+//! HTTP: `http/` hands the body in and frames what comes back.
 
+use super::event_stream::EventStream;
+use super::legacy::legacy_send_params;
 use crate::a2a::card::AgentCard;
 use crate::a2a::jsonrpc::{self, RpcError, error_bytes, parse_params, success_bytes};
 use crate::a2a::{
-    DeleteTaskPushNotificationConfigParams, GetTaskPushNotificationConfigParams, PushConfigPlace,
-    RpcRequest, TaskPushNotificationConfig,
+    DeleteTaskPushNotificationConfigParams, GetTaskPushNotificationConfigParams, RpcRequest,
+    TaskPushNotificationConfig,
 };
 use crate::a2a::{MessageSendParams, Task, TaskIdParams, TaskQueryParams};
 use crate::auth::Principal;
-use crate::push::PushError;
 use crate::tasks::{CallContext, TaskEngine, TaskStream};
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use std::time::Instant;
 
 /// The response body (or event stream) and what the request log line needs.
 pub struct RpcReply {
     pub body: Vec<u8>,
     /// For `message/stream` and `tasks/resubscribe`: the events to send as SSE.
-    pub stream: Option<crate::stream::EventStream>,
+    pub stream: Option<EventStream>,
     pub id: Value,
     pub method: Option<String>,
     pub task_state: Option<&'static str>,
@@ -75,8 +77,6 @@ pub struct RpcContext<'a> {
     pub principal: Option<&'a Principal>,
     /// Served to authenticated callers only.
     pub extended_card: Option<&'a AgentCard>,
-    /// Push configs and delivery; `None` when push is off.
-    pub push: Option<&'a crate::push::PushService>,
     /// What a later callback needs from this call.
     pub call: CallContext,
 }
@@ -127,7 +127,7 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
         Ok(mut request) => match checked_run(context, &mut request).await {
             Ok(RpcResult::Stream(stream)) => RpcReply {
                 body: Vec::new(),
-                stream: Some(crate::stream::EventStream::new(request.id.clone(), *stream)),
+                stream: Some(EventStream::new(request.id.clone(), *stream)),
                 task_state: None,
                 id: request.id,
                 method: Some(request.method),
@@ -146,10 +146,7 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
             },
             Err(error) if is_streaming(&request.method) => RpcReply {
                 body: Vec::new(),
-                stream: Some(crate::stream::EventStream::failed(
-                    request.id.clone(),
-                    &error,
-                )),
+                stream: Some(EventStream::failed(request.id.clone(), &error)),
                 task_state: None,
                 error_code: Some(error.code),
                 id: request.id,
@@ -228,109 +225,27 @@ async fn run(context: &RpcContext<'_>, call: Call) -> Result<RpcResult, RpcError
         .map_err(|error| error.to_rpc_error())
 }
 
-fn push_error(error: PushError) -> RpcError {
-    match error {
-        PushError::Refused(reason) => {
-            RpcError::invalid_params(PushConfigPlace::SetParams.refused_url(&reason))
-        }
-        PushError::NotFound { .. } => RpcError::new(jsonrpc::TASK_NOT_FOUND, error.to_string()),
-        PushError::Store(crate::tasks::StoreError::NotFound(id)) => RpcError::task_not_found(&id),
-        PushError::Store(error) => RpcError::internal(error.to_string()),
-    }
-}
-
-/// `tasks/pushNotificationConfig/*` for a task that exists.
+/// `tasks/pushNotificationConfig/*`: through the engine, which checks the
+/// task before it reaches the push room.
 async fn push_method(context: &RpcContext<'_>, call: PushCall) -> Result<RpcResult, RpcError> {
-    let Some(push) = context.push else {
-        return Err(RpcError::push_not_supported());
-    };
-    let task_exists = |id: String| async move {
-        context
-            .engine
-            .get_task(&id, Some(0))
+    let engine = context.engine;
+    let result = match call {
+        PushCall::Set(params) => engine
+            .set_push_config(*params, &context.call)
             .await
-            .map(|_| ())
-            .map_err(|error| error.to_rpc_error())
-    };
-    match call {
-        PushCall::Set(params) => {
-            let params = *params;
-            task_exists(params.task_id.clone()).await?;
-            push.set(
-                &params.task_id,
-                params.push_notification_config,
-                &context.call,
-            )
+            .map(|config| RpcResult::PushConfig(Box::new(config))),
+        PushCall::Get(params) => engine
+            .get_push_config(&params.id, params.push_notification_config_id.as_deref())
             .await
-            .map(|config| RpcResult::PushConfig(Box::new(config)))
-            .map_err(push_error)
-        }
-        PushCall::Get(params) => {
-            task_exists(params.id.clone()).await?;
-            push.get(&params.id, params.push_notification_config_id.as_deref())
-                .await
-                .map(|config| RpcResult::PushConfig(Box::new(config)))
-                .map_err(push_error)
-        }
-        PushCall::List(params) => {
-            task_exists(params.id.clone()).await?;
-            push.list(&params.id)
-                .await
-                .map(RpcResult::PushConfigs)
-                .map_err(push_error)
-        }
-        PushCall::Delete(params) => {
-            task_exists(params.id.clone()).await?;
-            push.delete(&params.id, &params.push_notification_config_id)
-                .await
-                .map(|()| RpcResult::Null(()))
-                .map_err(push_error)
-        }
-    }
-}
-
-/// v0.2 `tasks/send` params (`id`, `sessionId`, parts with `type`) as 0.3
-/// `MessageSendParams`.
-fn legacy_send_params(params: Option<Value>) -> Result<Value, RpcError> {
-    let Some(Value::Object(mut params)) = params else {
-        return Err(RpcError::invalid_params("`params` must be an object"));
+            .map(|config| RpcResult::PushConfig(Box::new(config))),
+        PushCall::List(params) => engine
+            .list_push_configs(&params.id)
+            .await
+            .map(RpcResult::PushConfigs),
+        PushCall::Delete(params) => engine
+            .delete_push_config(&params.id, &params.push_notification_config_id)
+            .await
+            .map(|()| RpcResult::Null(())),
     };
-    let Some(Value::Object(mut message)) = params.remove("message") else {
-        return Err(RpcError::invalid_params(
-            "params.message: missing or not an object",
-        ));
-    };
-    if let Some(Value::Array(parts)) = message.get_mut("parts") {
-        for part in parts.iter_mut().filter_map(Value::as_object_mut) {
-            if !part.contains_key("kind")
-                && let Some(kind) = part.remove("type")
-            {
-                part.insert("kind".into(), kind);
-            }
-        }
-    }
-    message.entry("kind").or_insert_with(|| json!("message"));
-    message
-        .entry("messageId")
-        .or_insert_with(|| json!(uuid::Uuid::new_v4().to_string()));
-    if let Some(task_id) = params.remove("id") {
-        message.insert("taskId".into(), task_id);
-    }
-    if let Some(session_id) = params.remove("sessionId") {
-        message.insert("contextId".into(), session_id);
-    }
-    let mut configuration = Map::new();
-    if let Some(history_length) = params.remove("historyLength") {
-        configuration.insert("historyLength".into(), history_length);
-    }
-    if let Some(modes) = params.remove("acceptedOutputModes") {
-        configuration.insert("acceptedOutputModes".into(), modes);
-    }
-    let mut converted = Map::new();
-    converted.insert("message".into(), Value::Object(message));
-    converted.insert("configuration".into(), Value::Object(configuration));
-    if let Some(metadata) = params.remove("metadata") {
-        converted.insert("metadata".into(), metadata);
-    }
-    Ok(Value::Object(converted))
+    result.map_err(|error| error.to_rpc_error())
 }

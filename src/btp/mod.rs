@@ -1,0 +1,13 @@
+//! Clients of SAP BTP services that more than one room uses: the
+//! Destination service (find a destination with the caller's user token,
+//! tokens cached until shortly before they expire). `push/` mints Joule
+//! callback tokens with it; the S/4HANA backend will read and write as the
+//! user through it. Knows no HTTP server, no task and no agent.
+
+mod destination;
+mod secret;
+mod settings;
+
+pub use destination::{DestinationClient, DestinationError};
+pub use secret::ClientSecret;
+pub use settings::{DestinationService, DestinationSettings};

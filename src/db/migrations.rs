@@ -1,0 +1,72 @@
+//! The schema: versioned migrations built into the binary, applied in
+//! order at start under the migrator's lock (two instances starting at once
+//! create it once).
+
+use super::{Database, DbError, Dialect};
+use sqlx::error::BoxDynError;
+use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
+use std::borrow::Cow;
+
+/// Versioned migrations, applied in order at start; never edit one that has
+/// shipped, add the next number instead.
+const MIGRATIONS: &[(i64, &str, &str)] = &[(
+    1,
+    "tasks and ledger",
+    include_str!("migrations/0001_tasks_and_ledger.sql"),
+)];
+
+/// The migrations built into the binary, as sqlx's migrator takes them.
+#[derive(Debug)]
+struct Embedded(Vec<Migration>);
+
+impl MigrationSource<'static> for Embedded {
+    fn resolve(
+        self,
+    ) -> futures_util::future::BoxFuture<'static, Result<Vec<Migration>, BoxDynError>> {
+        Box::pin(async move { Ok(self.0) })
+    }
+}
+
+/// PostgreSQL only, after the shared ones.
+const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[(
+    2,
+    "task bodies stored uncompressed",
+    include_str!("migrations/0002_postgres_body_storage.sql"),
+)];
+
+impl Database {
+    pub(super) async fn migrate(&self) -> Result<(), DbError> {
+        let dialect_only = match self.dialect {
+            Dialect::Sqlite => &[][..],
+            Dialect::Postgres => POSTGRES_MIGRATIONS,
+        };
+        let migrations = MIGRATIONS
+            .iter()
+            .chain(dialect_only)
+            .map(|(version, description, sql)| {
+                Migration::new(
+                    *version,
+                    Cow::Borrowed(*description),
+                    MigrationType::Simple,
+                    Cow::Borrowed(*sql),
+                    false,
+                )
+            })
+            .collect();
+        // Two instances starting at once: the migrator takes an advisory
+        // lock on PostgreSQL, so only one creates the schema.
+        let migrator = Migrator::new(Embedded(migrations))
+            .await
+            .map_err(|source| DbError::Migrate {
+                location: self.location.clone(),
+                source,
+            })?;
+        migrator
+            .run(&self.pool)
+            .await
+            .map_err(|source| DbError::Migrate {
+                location: self.location.clone(),
+                source,
+            })
+    }
+}

@@ -1,0 +1,78 @@
+//! PostgreSQL, for several instances: a URL from the settings or the
+//! `postgresql-db` binding, a bounded pool; and fresh schemas for tests and
+//! benchmarks.
+
+use super::binding::{binding_url, postgres_binding, redact};
+use super::{Database, DbError, Dialect, StoreSettings};
+use serde_json::Value;
+use sqlx::Executor;
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use std::str::FromStr;
+use std::time::Duration;
+
+pub(super) async fn open(
+    settings: &StoreSettings,
+    vcap_services: Option<&str>,
+) -> Result<Database, DbError> {
+    let url = match &settings.database_url {
+        Some(url) => url.clone(),
+        None => {
+            let vcap: Value = vcap_services
+                .map(|text| serde_json::from_str(text).map_err(DbError::Vcap))
+                .transpose()?
+                .unwrap_or_default();
+            let credentials = postgres_binding(&vcap).ok_or(DbError::Binding("credentials"))?;
+            binding_url(credentials, &settings.data_dir)?
+        }
+    };
+    let location = format!("PostgreSQL {}", redact(&url));
+    let options = AnyConnectOptions::from_str(&url).map_err(|source| DbError::Connect {
+        location: location.clone(),
+        source,
+    })?;
+    let pool = AnyPoolOptions::new()
+        .max_connections(settings.pool_size())
+        .acquire_timeout(Duration::from_secs(5))
+        .connect_with(options)
+        .await
+        .map_err(|source| DbError::Connect {
+            location: location.clone(),
+            source,
+        })?;
+    Ok(Database {
+        pool,
+        dialect: Dialect::Postgres,
+        location,
+        single_connection: false,
+    })
+}
+
+/// A fresh, empty PostgreSQL schema on the server at `base_url`, and the
+/// URL that uses it: tests and benchmarks share one database without
+/// seeing each other's rows.
+pub async fn isolated_postgres_schema(base_url: &str) -> Result<String, DbError> {
+    sqlx::any::install_default_drivers();
+    let location = format!("PostgreSQL {}", redact(base_url));
+    let schema = format!("oea_{}", uuid::Uuid::new_v4().simple());
+    let connect_error = |source| DbError::Connect {
+        location: location.clone(),
+        source,
+    };
+    let pool = AnyPoolOptions::new()
+        .max_connections(1)
+        .connect(base_url)
+        .await
+        .map_err(connect_error)?;
+    pool.execute(format!("CREATE SCHEMA {schema}").as_str())
+        .await
+        .map_err(connect_error)?;
+    pool.close().await;
+    // Added to the parse, not spliced onto the text.
+    let mut url = reqwest::Url::parse(base_url).map_err(|error| DbError::Connect {
+        location: location.clone(),
+        source: sqlx::Error::Configuration(error.into()),
+    })?;
+    url.query_pairs_mut()
+        .append_pair("options", &format!("-c search_path={schema}"));
+    Ok(url.into())
+}

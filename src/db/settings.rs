@@ -1,0 +1,114 @@
+//! The store's settings (`store.*`, `AGENT__STORE__…`), and what they mean
+//! at run time: which backend, the lease, the sweep, the retention.
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Where tasks, push configs and the action ledger live.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StoreSettings {
+    /// `sqlite`, `postgres` or `memory`. Unset: `postgres` when a database
+    /// URL or a `postgresql-db` binding is there, else `sqlite`.
+    pub backend: Option<StoreBackend>,
+    /// The folder of the SQLite file (created when missing).
+    pub data_dir: PathBuf,
+    /// The SQLite file name inside `data_dir`, or `:memory:` (tests).
+    pub sqlite_file: String,
+    /// A PostgreSQL URL (also `DATABASE_URL`); wins over a binding.
+    pub database_url: Option<String>,
+    /// PostgreSQL pool size per instance (half of it write tasks).
+    pub max_connections: u32,
+    /// Task writes on PostgreSQL commit without waiting for the WAL flush:
+    /// a crash of the database server can lose the last few hundred ms of
+    /// task changes (never corrupt them). The ledger always waits.
+    pub postgres_async_task_commit: bool,
+    /// Finished tasks are deleted this many days after they finished (SQL
+    /// stores); the action ledger is never deleted.
+    pub retention_days: u64,
+    /// A running turn's claim on its task; renewed while the turn runs. A
+    /// claim that runs out (the instance died) ends the task `failed`.
+    pub lease_secs: u64,
+    /// How often the expired-lease and retention job runs.
+    pub sweep_interval_secs: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreBackend {
+    Sqlite,
+    Postgres,
+    Memory,
+}
+
+impl Default for StoreSettings {
+    fn default() -> Self {
+        StoreSettings {
+            backend: None,
+            data_dir: PathBuf::from("var"),
+            sqlite_file: "order-exception-agent.sqlite3".into(),
+            database_url: None,
+            max_connections: 10,
+            postgres_async_task_commit: true,
+            retention_days: 30,
+            lease_secs: 30,
+            sweep_interval_secs: 10,
+        }
+    }
+}
+
+impl StoreSettings {
+    /// The backend when `backend` is unset: PostgreSQL with a database URL
+    /// or a `postgresql-db` binding (`postgres_bound`), else SQLite.
+    pub fn default_backend(&self, postgres_bound: bool) -> StoreBackend {
+        if self.database_url.is_some() || postgres_bound {
+            StoreBackend::Postgres
+        } else {
+            StoreBackend::Sqlite
+        }
+    }
+
+    /// A running turn's lease on its task; at least a second.
+    pub fn lease(&self) -> Duration {
+        Duration::from_secs(self.lease_secs.max(1))
+    }
+
+    /// How often expired leases and old finished tasks are looked for; at
+    /// least a second.
+    pub fn sweep_interval(&self) -> Duration {
+        Duration::from_secs(self.sweep_interval_secs.max(1))
+    }
+
+    /// How long a finished task is kept.
+    pub fn retention(&self) -> Duration {
+        Duration::from_secs(self.retention_days.saturating_mul(86_400))
+    }
+
+    /// The PostgreSQL pool size per instance; at least one.
+    pub fn pool_size(&self) -> u32 {
+        self.max_connections.max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversions_and_clamps_live_on_the_settings() {
+        let settings = StoreSettings {
+            lease_secs: 0,
+            sweep_interval_secs: 0,
+            retention_days: 2,
+            max_connections: 0,
+            ..StoreSettings::default()
+        };
+        assert_eq!(settings.lease(), Duration::from_secs(1));
+        assert_eq!(settings.sweep_interval(), Duration::from_secs(1));
+        assert_eq!(settings.retention(), Duration::from_secs(2 * 86_400));
+        assert_eq!(settings.pool_size(), 1);
+        assert_eq!(settings.default_backend(false), StoreBackend::Sqlite);
+        assert_eq!(settings.default_backend(true), StoreBackend::Postgres);
+    }
+}

@@ -1,0 +1,183 @@
+//! Push notification configs: judged by the guard, kept with their task in
+//! the task store (so any instance can deliver), reached only through the
+//! engine (which checks the task first); and the engine's view of the push
+//! room ([`PushObserver`]), which also hears every task change.
+
+use super::guard::WebhookRefused;
+use super::{PushService, TaskPush, lock};
+use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
+use crate::tasks::{CallContext, PushConfigError, TaskObserver};
+use async_trait::async_trait;
+use std::sync::Arc;
+
+impl PushService {
+    /// `tasks/pushNotificationConfig/set` (the engine checked the task).
+    pub(super) async fn set(
+        &self,
+        task_id: &str,
+        config: PushNotificationConfig,
+        call: &CallContext,
+    ) -> Result<TaskPushNotificationConfig, PushConfigError> {
+        let config = self
+            .judged(config)
+            .map_err(|refused| PushConfigError::Refused(Box::new(refused)))?;
+        let config = config.named_after(task_id);
+        self.store.set_push_config(task_id, &config).await?;
+        // A task already being delivered for picks it up at once.
+        if let Some(push) = lock(&self.tasks).get_mut(task_id) {
+            push.configs.retain(|c| c.id != config.id);
+            push.configs.push(config.clone());
+            if call.bearer_token.is_some() {
+                push.call = call.clone();
+            }
+        }
+        Ok(TaskPushNotificationConfig {
+            task_id: task_id.to_string(),
+            push_notification_config: config,
+        })
+    }
+
+    /// The config with its URL as the guard parsed and judged it: what is
+    /// stored is what deliveries go to.
+    pub(super) fn judged(
+        &self,
+        config: PushNotificationConfig,
+    ) -> Result<PushNotificationConfig, WebhookRefused> {
+        let webhook = self.guard.check(&config.url)?;
+        Ok(PushNotificationConfig {
+            url: webhook.url.into(),
+            ..config
+        })
+    }
+
+    pub(super) async fn list(
+        &self,
+        task_id: &str,
+    ) -> Result<Vec<TaskPushNotificationConfig>, PushConfigError> {
+        Ok(self
+            .store
+            .push_configs(task_id)
+            .await?
+            .into_iter()
+            .map(|config| TaskPushNotificationConfig {
+                task_id: task_id.to_string(),
+                push_notification_config: config,
+            })
+            .collect())
+    }
+
+    pub(super) async fn get(
+        &self,
+        task_id: &str,
+        config_id: Option<&str>,
+    ) -> Result<TaskPushNotificationConfig, PushConfigError> {
+        let all = self.list(task_id).await?;
+        let found = match config_id {
+            Some(id) => all
+                .into_iter()
+                .find(|c| c.push_notification_config.id.as_deref() == Some(id)),
+            None => all.into_iter().next(),
+        };
+        found.ok_or_else(|| PushConfigError::NotFound {
+            task: task_id.to_string(),
+            config: config_id.unwrap_or("(any)").to_string(),
+        })
+    }
+
+    pub(super) async fn delete(
+        &self,
+        task_id: &str,
+        config_id: &str,
+    ) -> Result<(), PushConfigError> {
+        if !self.store.delete_push_config(task_id, config_id).await? {
+            return Err(PushConfigError::NotFound {
+                task: task_id.to_string(),
+                config: config_id.to_string(),
+            });
+        }
+        if let Some(push) = lock(&self.tasks).get_mut(task_id) {
+            push.configs.retain(|c| c.id.as_deref() != Some(config_id));
+        }
+        Ok(())
+    }
+}
+
+/// The engine's view: judge inline configs, keep configs, hear changes.
+pub struct PushObserver(pub Arc<PushService>);
+
+#[async_trait]
+impl TaskObserver for PushObserver {
+    fn check(
+        &self,
+        config: &PushNotificationConfig,
+    ) -> Result<PushNotificationConfig, PushConfigError> {
+        self.0
+            .judged(config.clone())
+            .map_err(|refused| PushConfigError::Refused(Box::new(refused)))
+    }
+
+    async fn set_config(
+        &self,
+        task_id: &str,
+        config: PushNotificationConfig,
+        call: &CallContext,
+    ) -> Result<TaskPushNotificationConfig, PushConfigError> {
+        self.0.set(task_id, config, call).await
+    }
+
+    async fn config(
+        &self,
+        task_id: &str,
+        config_id: Option<&str>,
+    ) -> Result<TaskPushNotificationConfig, PushConfigError> {
+        self.0.get(task_id, config_id).await
+    }
+
+    async fn configs(
+        &self,
+        task_id: &str,
+    ) -> Result<Vec<TaskPushNotificationConfig>, PushConfigError> {
+        self.0.list(task_id).await
+    }
+
+    async fn delete_config(&self, task_id: &str, config_id: &str) -> Result<(), PushConfigError> {
+        self.0.delete(task_id, config_id).await
+    }
+
+    fn changed(&self, task: &Task, configs: &[PushNotificationConfig], call: &CallContext) {
+        let state = task.status.state;
+        let snapshot;
+        let start_beating = {
+            let mut tasks = lock(&self.0.tasks);
+            // Most tasks have no push config: no copy for them.
+            if configs.is_empty() && !tasks.contains_key(&task.id) {
+                return;
+            }
+            let push = tasks.entry(task.id.clone()).or_insert_with(|| TaskPush {
+                configs: Vec::new(),
+                call: call.clone(),
+                last: None,
+                beating: false,
+            });
+            // The stored configs are the truth (another instance may have
+            // set them); the newest caller token wins.
+            push.configs = configs.to_vec();
+            if call.bearer_token.is_some() {
+                push.call = call.clone();
+            }
+            snapshot = Arc::new(task.clone());
+            push.last = Some(Arc::clone(&snapshot));
+            let start = state == crate::a2a::TaskState::Working
+                && !push.beating
+                && !self.0.settings.heartbeat().is_zero();
+            push.beating |= start;
+            start
+        };
+        if start_beating {
+            self.0.start_heartbeat(task.id.clone());
+        }
+        if state.is_terminal() || state.is_interrupted() {
+            self.0.enqueue(snapshot);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! HTTP delivery of one notification to one webhook: judged again by the
+//! guard, in A2A format (the Task JSON) or Joule's (see `joule`), with the
+//! config's token or credentials, retried with a doubling backoff and
+//! jitter up to `push.max_attempts`, one `push.delivery` span per attempt.
+
+use super::{PushService, guard, joule};
+use crate::a2a::{PushNotificationConfig, Task};
+use crate::tasks::CallContext;
+
+impl PushService {
+    pub(super) async fn deliver(
+        &self,
+        config: &PushNotificationConfig,
+        task: &Task,
+        call: &CallContext,
+        cause: &tracing::Span,
+    ) {
+        // Judged again (the settings may have changed since it was stored);
+        // host names are judged by the client's resolver as it connects.
+        let webhook = match self.guard.check(&config.url) {
+            Ok(webhook) => webhook,
+            Err(reason) => {
+                tracing::warn!(task.id = %task.id, %reason, "push refused");
+                crate::telemetry::metrics::push("refused");
+                return;
+            }
+        };
+        let joule = self.settings.is_joule_host(&webhook.host);
+        let encoded = if joule {
+            joule::envelope(task, call)
+        } else {
+            serde_json::to_vec(task)
+        };
+        let body = match encoded {
+            Ok(body) => body,
+            Err(error) => {
+                tracing::error!(task.id = %task.id, %error, "push body could not be encoded");
+                return;
+            }
+        };
+        let joule_authorization = if joule {
+            match self.joule_authorization(call).await {
+                Ok(header) => Some(header),
+                Err(reason) => {
+                    tracing::warn!(task.id = %task.id, %reason, "Joule callback token not available; push given up");
+                    crate::telemetry::metrics::push("refused");
+                    return;
+                }
+            }
+        } else {
+            None
+        };
+        for attempt in 1..=self.settings.attempts() {
+            let span = tracing::info_span!(
+                parent: cause,
+                "push.delivery",
+                otel.name = "push.delivery",
+                otel.kind = "client",
+                a2a.task.id = task.id.as_str(),
+                a2a.task.state = task.status.state.as_str(),
+                push.attempt = i64::from(attempt),
+                push.format = if joule { "joule" } else { "a2a" },
+                http.response.status_code = tracing::field::Empty,
+            );
+            let mut request = self
+                .http
+                .post(webhook.url.clone())
+                .timeout(self.settings.timeout())
+                .header("Content-Type", "application/json")
+                .body(body.clone());
+            if let Some(token) = &config.token {
+                request = request.header("X-A2A-Notification-Token", token);
+            }
+            if let Some(header) = &joule_authorization {
+                request = request.header("Authorization", header);
+                for (name, value) in [
+                    ("conversationid", &call.conversation_id),
+                    ("x-correlationid", &call.correlation_id),
+                ] {
+                    if let Some(value) = value {
+                        request = request.header(name, value);
+                    }
+                }
+            } else if let Some(auth) = &config.authentication
+                && let (Some(scheme), Some(credentials)) = (auth.schemes.first(), &auth.credentials)
+            {
+                request = request.header("Authorization", format!("{scheme} {credentials}"));
+            }
+            let request = crate::telemetry::propagation::inject_span(request, &span);
+            let outcome = tracing::Instrument::instrument(request.send(), span.clone()).await;
+            if let Err(error) = &outcome
+                && let Some(refused) = guard::refused_resolution(error)
+            {
+                // Not a failure to retry: the resolver will refuse again.
+                let _entered = span.enter();
+                tracing::warn!(task.id = %task.id, reason = %refused, "push refused at delivery");
+                crate::telemetry::metrics::push("refused");
+                return;
+            }
+            let status = outcome.as_ref().map(|r| r.status().as_u16()).ok();
+            // Integers, as OpenTelemetry's conventions have them; no status
+            // code when no answer came.
+            if let Some(status) = status {
+                span.record("http.response.status_code", i64::from(status));
+            }
+            let delivered = status.is_some_and(|s| (200..300).contains(&s));
+            crate::telemetry::metrics::push(if delivered { "delivered" } else { "failed" });
+            let _entered = span.enter();
+            tracing::info!(
+                task.id = %task.id,
+                a2a.task.state = task.status.state.as_str(),
+                push.attempt = i64::from(attempt),
+                push.status = i64::from(status.unwrap_or(0)),
+                push.format = if joule { "joule" } else { "a2a" },
+                "push delivery"
+            );
+            drop(_entered);
+            if delivered {
+                return;
+            }
+            if attempt < self.settings.attempts() {
+                let backoff = self.settings.retry_base() * 2u32.saturating_pow(attempt - 1);
+                // Jitter: up to half the backoff, from the clock's low bits.
+                let nanos = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.subsec_nanos())
+                    .unwrap_or(0);
+                let jitter = backoff.mul_f64(f64::from(nanos % 1000) / 2000.0);
+                tokio::time::sleep(backoff + jitter).await;
+            }
+        }
+        tracing::warn!(task.id = %task.id, url = %config.url, "push delivery given up");
+    }
+}

@@ -1,0 +1,82 @@
+//! The ordered delivery worker: one per task with push configs, so a
+//! task's notifications arrive in the order of its events, never blocking
+//! the turn; and the heartbeat, a `working` notification every
+//! `push.heartbeat_ms` while the task works.
+
+use super::{Notification, PushService, lock};
+use crate::a2a::{Task, TaskState};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+impl PushService {
+    pub(super) fn enqueue(self: &Arc<Self>, task: Arc<Task>) {
+        let mut workers = lock(&self.workers);
+        let sender = workers.entry(task.id.clone()).or_insert_with(|| {
+            let (sender, receiver) = mpsc::unbounded_channel::<Notification>();
+            let service = Arc::clone(self);
+            let task_id = task.id.clone();
+            tokio::spawn(async move { service.work(task_id, receiver).await });
+            sender
+        });
+        // The span that caused the notification (the turn) parents its
+        // deliveries.
+        if sender.send((task, tracing::Span::current())).is_err() {
+            tracing::warn!("push worker gone; notification dropped");
+        }
+    }
+
+    /// Deliver one task's notifications in order; ends after a terminal state.
+    async fn work(
+        self: Arc<Self>,
+        task_id: String,
+        mut queue: mpsc::UnboundedReceiver<Notification>,
+    ) {
+        while let Some((task, cause)) = queue.recv().await {
+            let (configs, call) = lock(&self.tasks)
+                .get(&task_id)
+                .map(|push| (push.configs.clone(), push.call.clone()))
+                .unwrap_or_default();
+            for config in &configs {
+                self.deliver(config, &task, &call, &cause).await;
+            }
+            if task.status.state.is_terminal() {
+                break;
+            }
+        }
+        lock(&self.workers).remove(&task_id);
+        // A finished task needs no snapshot or caller token any more; its
+        // configs stay listable in the task store.
+        lock(&self.tasks).remove(&task_id);
+    }
+
+    /// Send `working` notifications while the task works.
+    pub(super) fn start_heartbeat(self: &Arc<Self>, task_id: String) {
+        let service = Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(service.settings.heartbeat()).await;
+                let beat = {
+                    let mut tasks = lock(&service.tasks);
+                    let Some(push) = tasks.get_mut(&task_id) else {
+                        break;
+                    };
+                    match &push.last {
+                        Some(task) if task.status.state == TaskState::Working => {
+                            let mut beat = (**task).clone();
+                            beat.status.message = Some(crate::tasks::working_note(&beat));
+                            Some(Arc::new(beat))
+                        }
+                        _ => {
+                            push.beating = false;
+                            None
+                        }
+                    }
+                };
+                match beat {
+                    Some(beat) => service.enqueue(beat),
+                    None => break,
+                }
+            }
+        });
+    }
+}

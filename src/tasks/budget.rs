@@ -1,0 +1,108 @@
+//! The budget waiter: a blocking `message/send` waits for its turn to end
+//! or pause, at most the budget (55 s by default, inside Joule's 60 s); when
+//! it runs out the caller gets the task as `working`, with a note that the
+//! answer follows, and the turn goes on (push delivers the rest).
+
+use super::engine::TaskEngine;
+use super::error::EngineError;
+use super::events::TaskEvent;
+use super::reply::working_note;
+use super::turn::StoredVersion;
+use crate::a2a::{Task, TaskState};
+use std::sync::Arc;
+use tokio::sync::broadcast;
+
+/// `task` as a `working` answer says it: with [`working_note`] as its
+/// status message when it is still under way and says nothing yet. Only
+/// the answer carries the note, never the stored task: the real answer
+/// replaces it when the turn ends, and since the status message moves into
+/// the history when the status changes, a stored note would stay there as
+/// a stale agent message between the question and its answer.
+fn with_working_note(mut task: Task) -> Task {
+    let under_way = matches!(task.status.state, TaskState::Submitted | TaskState::Working);
+    if under_way && task.status.message.is_none() {
+        task.status.message = Some(working_note(&task));
+    }
+    task
+}
+
+impl TaskEngine {
+    /// Wait for the turn to end or pause, at most the budget.
+    pub(super) async fn wait(
+        &self,
+        task: Task,
+        mut events: broadcast::Receiver<TaskEvent>,
+        stored: StoredVersion,
+    ) -> Result<Task, EngineError> {
+        let deadline = tokio::time::Instant::now() + self.inner.settings.budget();
+        loop {
+            match tokio::time::timeout_at(deadline, events.recv()).await {
+                // The event carries the task exactly as stored: no store read.
+                Ok(Ok(TaskEvent::Status(snapshot)))
+                    if snapshot.status.state.is_terminal()
+                        || snapshot.status.state.is_interrupted() =>
+                {
+                    return Ok(Arc::unwrap_or_clone(snapshot));
+                }
+                Ok(Ok(TaskEvent::StoreFailed(error))) => {
+                    return Err(EngineError::Store(error));
+                }
+                Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
+                Ok(Err(broadcast::error::RecvError::Closed)) => break,
+                Err(_) => {
+                    crate::telemetry::metrics::budget_expired();
+                    tracing::info!(
+                        task.id = %task.id,
+                        budget_ms = i64::try_from(self.inner.settings.budget().as_millis())
+                            .unwrap_or(i64::MAX),
+                        "budget expired: answering `working`, the turn goes on"
+                    );
+                    // A deferred task is stored now: the client learns its id.
+                    let mut version = stored.lock().await;
+                    if version.is_none() {
+                        *version = Some(self.inner.store.create(&task, &[]).await?);
+                        return Ok(with_working_note(task));
+                    }
+                    drop(version);
+                    return Ok(with_working_note(self.current(&task.id).await?));
+                }
+            }
+        }
+        self.current(&task.id).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::a2a::{TaskKind, TaskStatus};
+
+    fn task(state: TaskState) -> Task {
+        Task {
+            kind: TaskKind::Value,
+            id: "t".into(),
+            context_id: "c".into(),
+            status: TaskStatus {
+                state,
+                message: None,
+                timestamp: None,
+            },
+            history: None,
+            artifacts: None,
+            metadata: None,
+        }
+    }
+
+    #[test]
+    fn only_a_task_under_way_that_says_nothing_gets_the_note() {
+        for state in [TaskState::Submitted, TaskState::Working] {
+            let answered = with_working_note(task(state));
+            let message = answered.status.message.expect("the note");
+            assert_eq!(message.text(), crate::tasks::STILL_WORKING);
+            assert_eq!(message.task_id.as_deref(), Some("t"));
+        }
+        for state in [TaskState::InputRequired, TaskState::Completed] {
+            assert!(with_working_note(task(state)).status.message.is_none());
+        }
+    }
+}

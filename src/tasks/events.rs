@@ -1,0 +1,72 @@
+//! A task's events, in order, for whoever listens: the blocking waiter,
+//! `message/stream` and `tasks/resubscribe` (which `rpc/` turns into a
+//! stream of JSON-RPC responses).
+
+use super::engine::{Started, TaskEngine};
+use super::error::EngineError;
+use super::observer::CallContext;
+use super::store::StoreError;
+use crate::a2a::{Artifact, MessageSendParams, Task};
+use std::sync::Arc;
+use tokio::sync::broadcast;
+
+/// What happened to a task, in order, for whoever listens (blocking
+/// waiters now; streams and push delivery consume the same events).
+#[derive(Debug, Clone)]
+pub enum TaskEvent {
+    Status(Arc<Task>),
+    Artifact {
+        task_id: String,
+        context_id: String,
+        artifact: Artifact,
+    },
+    /// The turn's result could not be stored.
+    StoreFailed(StoreError),
+}
+
+/// A task's events for a stream: an optional snapshot to start with, then
+/// the running turn's events (none when no turn runs).
+pub struct TaskStream {
+    pub first: Option<Task>,
+    pub events: Option<broadcast::Receiver<TaskEvent>>,
+}
+
+impl TaskEngine {
+    /// Follow a task's events while a turn runs (`None` when none runs).
+    pub fn subscribe(&self, task_id: &str) -> Option<broadcast::Receiver<TaskEvent>> {
+        self.inner
+            .turns()
+            .get(task_id)
+            .map(|turn| turn.events.subscribe())
+    }
+
+    /// `message/stream`: start or continue a task like `message/send`, but
+    /// hand back its events instead of waiting.
+    pub async fn stream_message(
+        &self,
+        params: MessageSendParams,
+        call: &CallContext,
+    ) -> Result<TaskStream, EngineError> {
+        match self.begin(params, call, false).await? {
+            (Started::Running { events, .. }, _) => Ok(TaskStream {
+                first: None,
+                events: Some(events),
+            }),
+            (Started::AsItIs(task), _) => Ok(TaskStream {
+                events: self.subscribe(&task.id),
+                first: Some(task),
+            }),
+        }
+    }
+
+    /// `tasks/resubscribe`: the task as it is now, then the rest of its events.
+    pub async fn resubscribe(&self, task_id: &str) -> Result<TaskStream, EngineError> {
+        // Subscribe first so nothing between the read and the subscription is lost.
+        let events = self.subscribe(task_id);
+        let task = self.current(task_id).await?;
+        Ok(TaskStream {
+            first: Some(task),
+            events,
+        })
+    }
+}

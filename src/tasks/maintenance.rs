@@ -1,0 +1,114 @@
+//! Maintenance: keep this instance's leases on running turns alive, end
+//! `failed` the tasks whose instance died (their lease ran out), and delete
+//! finished tasks past the retention. One job per instance, until the
+//! runtime stops.
+
+use super::engine::TaskEngine;
+use super::observer::CallContext;
+use super::reply::{agent_message, set_status};
+use super::store::StoreError;
+use crate::a2a::TaskState;
+use crate::db::StoreSettings;
+use std::time::Duration;
+
+/// How often the maintenance job runs and what it keeps.
+#[derive(Debug, Clone, Copy)]
+pub struct Maintenance {
+    /// The lease a running turn holds on its task (renewed at a third).
+    pub lease: Duration,
+    /// How often expired leases and old finished tasks are looked for.
+    pub sweep: Duration,
+    /// Finished tasks older than this are deleted.
+    pub retention: Duration,
+}
+
+impl Maintenance {
+    /// What the store settings ask for.
+    pub fn from_settings(settings: &StoreSettings) -> Self {
+        Maintenance {
+            lease: settings.lease(),
+            sweep: settings.sweep_interval(),
+            retention: settings.retention(),
+        }
+    }
+}
+
+const LEASE_LOST: &str = "The instance working on this request stopped before it finished \
+                          (its lease ran out). Nothing was filed; please send the request again.";
+
+impl TaskEngine {
+    /// Keep this instance's leases alive, end tasks whose instance died,
+    /// and delete finished tasks past the retention; runs until the
+    /// runtime stops.
+    pub fn spawn_maintenance(&self, every: Maintenance) -> tokio::task::JoinHandle<()> {
+        let engine = self.clone();
+        tokio::spawn(async move {
+            let renew_every = (every.lease / 3).max(Duration::from_millis(100));
+            let mut renew = tokio::time::interval(renew_every);
+            let mut sweep = tokio::time::interval(every.sweep.max(Duration::from_millis(100)));
+            renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = renew.tick() => {
+                        if let Err(error) = engine.renew_leases().await {
+                            tracing::warn!(%error, "renewing task leases failed");
+                        }
+                    }
+                    _ = sweep.tick() => {
+                        if let Err(error) = engine.end_abandoned_turns().await {
+                            tracing::warn!(%error, "looking for abandoned turns failed");
+                        }
+                        let before = crate::db::now_ms()
+                            - i64::try_from(every.retention.as_millis()).unwrap_or(i64::MAX);
+                        match engine.inner.store.purge_finished(before).await {
+                            Ok(0) => {}
+                            Ok(deleted) => tracing::info!(deleted, "finished tasks past the retention deleted"),
+                            Err(error) => tracing::warn!(%error, "deleting old finished tasks failed"),
+                        }
+                    }
+                }
+            }
+        })
+    }
+
+    async fn renew_leases(&self) -> Result<(), StoreError> {
+        let running: Vec<String> = self.inner.turns().keys().cloned().collect();
+        if running.is_empty() {
+            return Ok(());
+        }
+        self.inner.store.renew_leases(&running).await
+    }
+
+    /// Tasks left `submitted` or `working` by an instance that stopped end
+    /// `failed` with the reason; returns how many.
+    pub async fn end_abandoned_turns(&self) -> Result<usize, StoreError> {
+        let store = &self.inner.store;
+        let mut ended = 0;
+        for task_id in store.expired_leases().await? {
+            if self.inner.turns().contains_key(&task_id) {
+                continue; // Ours and still running: the next renewal saves it.
+            }
+            let Some(stored) = store.get(&task_id).await? else {
+                continue;
+            };
+            let mut task = stored.task;
+            if task.status.state.is_terminal() || task.status.state.is_interrupted() {
+                continue;
+            }
+            let message = agent_message(&task, LEASE_LOST, None);
+            set_status(&mut task, TaskState::Failed, Some(message));
+            match store.update(&task, stored.version).await {
+                Ok(written) => {
+                    tracing::warn!(task.id = %task.id, "turn abandoned by a stopped instance: task failed");
+                    self.inner.notify(&task, &written, &CallContext::default());
+                    ended += 1;
+                }
+                // Another instance ended it first, or its owner came back.
+                Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(ended)
+    }
+}

@@ -1,0 +1,88 @@
+//! The push notification config methods (`tasks/pushNotificationConfig/*`)
+//! go through the engine like every other method: it checks that push is
+//! on and that the task exists for this caller, then hands the config to
+//! the push room ([`TaskObserver`]), as the reference SDKs' request
+//! handlers check the task before they reach their push config store.
+
+use super::engine::TaskEngine;
+use super::error::EngineError;
+use super::observer::{CallContext, PushConfigError, TaskObserver};
+use crate::a2a::{PushConfigPlace, TaskPushNotificationConfig};
+
+/// A push room error as the engine answers it.
+pub(super) fn push_config_error(error: PushConfigError, place: PushConfigPlace) -> EngineError {
+    match error {
+        PushConfigError::Refused(reason) => {
+            EngineError::InvalidParams(place.refused_url(&reason.to_string()))
+        }
+        PushConfigError::NotFound { task, config } => {
+            EngineError::PushConfigNotFound { task, config }
+        }
+        PushConfigError::Store(error) => EngineError::Store(error),
+    }
+}
+
+impl TaskEngine {
+    /// The push room, when push is on.
+    pub(super) fn push_room(&self) -> Result<&dyn TaskObserver, EngineError> {
+        self.inner
+            .observer
+            .as_deref()
+            .ok_or(EngineError::PushNotSupported)
+    }
+
+    /// The push room for a task this caller may reach: push is on and the
+    /// task exists.
+    async fn push_room_for(&self, task_id: &str) -> Result<&dyn TaskObserver, EngineError> {
+        let push = self.push_room()?;
+        self.current(task_id).await?;
+        Ok(push)
+    }
+
+    /// `tasks/pushNotificationConfig/set`.
+    pub async fn set_push_config(
+        &self,
+        params: TaskPushNotificationConfig,
+        call: &CallContext,
+    ) -> Result<TaskPushNotificationConfig, EngineError> {
+        let push = self.push_room_for(&params.task_id).await?;
+        push.set_config(&params.task_id, params.push_notification_config, call)
+            .await
+            .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
+    }
+
+    /// `tasks/pushNotificationConfig/get`.
+    pub async fn get_push_config(
+        &self,
+        task_id: &str,
+        config_id: Option<&str>,
+    ) -> Result<TaskPushNotificationConfig, EngineError> {
+        let push = self.push_room_for(task_id).await?;
+        push.config(task_id, config_id)
+            .await
+            .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
+    }
+
+    /// `tasks/pushNotificationConfig/list`.
+    pub async fn list_push_configs(
+        &self,
+        task_id: &str,
+    ) -> Result<Vec<TaskPushNotificationConfig>, EngineError> {
+        let push = self.push_room_for(task_id).await?;
+        push.configs(task_id)
+            .await
+            .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
+    }
+
+    /// `tasks/pushNotificationConfig/delete`.
+    pub async fn delete_push_config(
+        &self,
+        task_id: &str,
+        config_id: &str,
+    ) -> Result<(), EngineError> {
+        let push = self.push_room_for(task_id).await?;
+        push.delete_config(task_id, config_id)
+            .await
+            .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
+    }
+}

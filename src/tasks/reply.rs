@@ -1,0 +1,333 @@
+//! The mapping of an agent's reply onto its task: the status (with the
+//! answer as its message), the answer artifact (always `artifacts[0]`, where
+//! Joule's functions read it), the proposal artifact, and the proposal the
+//! task waits on for an approval (`metadata.pendingApproval`). Also the
+//! status helpers every part of the engine writes statuses with.
+
+use crate::a2a::{Artifact, Message, Part, Task, TaskState, TaskStatus};
+use crate::agent::{ApprovalStatus, Outcome, Proposal, Reply};
+use crate::clock::now_rfc3339;
+use serde_json::{Map, Value, json};
+
+fn outcome_state(outcome: Outcome) -> TaskState {
+    match outcome {
+        Outcome::InputRequired => TaskState::InputRequired,
+        Outcome::Completed => TaskState::Completed,
+        Outcome::Failed => TaskState::Failed,
+        Outcome::Rejected => TaskState::Rejected,
+    }
+}
+
+pub(super) fn agent_message(
+    task: &Task,
+    text: &str,
+    metadata: Option<Map<String, Value>>,
+) -> Message {
+    let mut message = Message::agent_text(text);
+    message.task_id = Some(task.id.clone());
+    message.context_id = Some(task.context_id.clone());
+    message.metadata = metadata;
+    message
+}
+
+/// The status message of a `working` answer: a blocking `message/send`
+/// whose budget ran out, a push heartbeat while the turn works. Joule
+/// shows the text of whatever answer it gets, so a `working` answer is
+/// never silent.
+pub const STILL_WORKING: &str =
+    "Still working on your request; the answer follows as soon as it is ready.";
+
+/// The agent message saying the turn goes on ([`STILL_WORKING`]).
+pub fn working_note(task: &Task) -> Message {
+    agent_message(task, STILL_WORKING, None)
+}
+
+/// The current status message moves into the history when the status
+/// changes (as the reference SDK does), so each message is stored once.
+pub(super) fn archive_status_message(task: &mut Task) {
+    if let Some(previous) = task.status.message.take() {
+        task.history.get_or_insert_with(Vec::new).push(previous);
+    }
+}
+
+pub(super) fn set_status(task: &mut Task, state: TaskState, message: Option<Message>) {
+    archive_status_message(task);
+    task.status = TaskStatus {
+        state,
+        message,
+        timestamp: Some(now_rfc3339()),
+    };
+}
+
+/// Where a task keeps the proposal it asked the user to approve. Task
+/// metadata: clients can read it but never write it.
+const PENDING_APPROVAL: &str = "pendingApproval";
+
+/// The proposal this task waits on, if it asked for an approval.
+pub(super) fn pending_approval(task: &Task) -> Option<Proposal> {
+    let value = task.metadata.as_ref()?.get(PENDING_APPROVAL)?;
+    match serde_json::from_value(value.clone()) {
+        Ok(proposal) => Some(proposal),
+        Err(error) => {
+            tracing::error!(task.id = %task.id, %error, "stored pending approval is unreadable");
+            None
+        }
+    }
+}
+
+/// Apply the agent's reply: status message, answer and proposal artifacts,
+/// and the proposal the task now waits on (or not).
+pub(super) fn apply_reply(task: &mut Task, reply: Reply) {
+    let state = outcome_state(reply.outcome);
+    let mut metadata = Map::new();
+    if let Some(routing) = &reply.routing {
+        metadata.insert("routing".into(), json!(routing));
+    }
+    if let Some(approval) = &reply.approval {
+        metadata.insert("approval".into(), json!(approval));
+    }
+    let metadata = (!metadata.is_empty()).then_some(metadata);
+    let message = agent_message(task, &reply.text, metadata);
+    let waiting = reply
+        .approval
+        .as_ref()
+        .is_some_and(|note| note.status == ApprovalStatus::Pending);
+    // A re-asked approval keeps the proposal it already stored.
+    let pending = reply
+        .proposal
+        .clone()
+        .or_else(|| waiting.then(|| pending_approval(task)).flatten());
+    let task_metadata = task.metadata.get_or_insert_with(Map::new);
+    match (&pending, waiting) {
+        (Some(proposal), true) => {
+            task_metadata.insert(PENDING_APPROVAL.into(), json!(proposal));
+        }
+        _ => {
+            task_metadata.remove(PENDING_APPROVAL);
+        }
+    }
+    if task_metadata.is_empty() {
+        task.metadata = None;
+    }
+    let artifacts = task.artifacts.get_or_insert_with(Vec::new);
+    if state.is_terminal() {
+        // First, always: Joule's functions read the answer at
+        // `artifacts[0].parts[0].text`, also when an approval question put
+        // the proposal artifact there one turn earlier.
+        artifacts.insert(
+            0,
+            Artifact {
+                artifact_id: uuid::Uuid::new_v4().to_string(),
+                name: Some("answer".into()),
+                description: None,
+                parts: vec![Part::text(reply.text.clone())],
+                metadata: None,
+                extensions: None,
+            },
+        );
+    }
+    // The proposal is shown once, when the specialist makes it (answer or
+    // approval question alike).
+    if let Some(proposal) = &reply.proposal
+        && let Value::Object(data) = json!(proposal)
+        && (state.is_terminal() || waiting)
+    {
+        artifacts.push(Artifact {
+            artifact_id: uuid::Uuid::new_v4().to_string(),
+            name: Some("proposal".into()),
+            description: Some(proposal.summary.clone()),
+            parts: vec![Part::data(data)],
+            metadata: None,
+            extensions: None,
+        });
+    }
+    if artifacts.is_empty() {
+        task.artifacts = None;
+    }
+    set_status(task, state, Some(message));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::a2a::TaskKind;
+    use crate::agent::{Action, ApprovalNote};
+
+    fn working_task() -> Task {
+        let mut question = Message::agent_text("why is 4725 blocked?");
+        question.role = crate::a2a::Role::User;
+        Task {
+            kind: TaskKind::Value,
+            id: "t".into(),
+            context_id: "c".into(),
+            status: TaskStatus {
+                state: TaskState::Working,
+                message: None,
+                timestamp: None,
+            },
+            history: Some(vec![question]),
+            artifacts: None,
+            metadata: None,
+        }
+    }
+
+    fn proposal() -> Proposal {
+        Proposal {
+            action: Action::OpenDisputeCase,
+            sales_order: "4725".into(),
+            specialist: "pricing".into(),
+            summary: "Open a dispute case for 4725".into(),
+            details: Map::new(),
+        }
+    }
+
+    fn note(status: ApprovalStatus) -> ApprovalNote {
+        ApprovalNote {
+            status,
+            action: Action::OpenDisputeCase,
+            sales_order: "4725".into(),
+            roles: Vec::new(),
+            may_decide: Vec::new(),
+            entry: None,
+        }
+    }
+
+    /// The approval question: the proposal is shown and kept as pending.
+    fn asking(text: &str) -> Reply {
+        Reply {
+            proposal: Some(proposal()),
+            approval: Some(note(ApprovalStatus::Pending)),
+            ..Reply::new(Outcome::InputRequired, text)
+        }
+    }
+
+    fn artifact_names(task: &Task) -> Vec<&str> {
+        task.artifacts
+            .iter()
+            .flatten()
+            .map(|artifact| artifact.name.as_deref().unwrap_or("-"))
+            .collect()
+    }
+
+    fn first_text(artifact: &Artifact) -> Option<&str> {
+        match artifact.parts.first() {
+            Some(Part::Text(text)) => Some(text.text.as_str()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_answer_is_artifacts_0_also_after_an_approval_question() {
+        let mut task = working_task();
+        apply_reply(&mut task, asking("Open a dispute case? Reply approve."));
+        assert_eq!(task.status.state, TaskState::InputRequired);
+        assert_eq!(artifact_names(&task), ["proposal"]);
+
+        let filed = Reply {
+            approval: Some(note(ApprovalStatus::Filed)),
+            ..Reply::new(Outcome::Completed, "Filed: dispute case for 4725.")
+        };
+        apply_reply(&mut task, filed);
+        assert_eq!(task.status.state, TaskState::Completed);
+        // Joule's functions read `artifacts[0].parts[0].text`.
+        assert_eq!(artifact_names(&task), ["answer", "proposal"]);
+        let artifacts = task.artifacts.as_deref().unwrap_or_default();
+        assert_eq!(
+            first_text(&artifacts[0]),
+            Some("Filed: dispute case for 4725.")
+        );
+    }
+
+    #[test]
+    fn a_finished_answer_with_a_proposal_puts_the_answer_first() {
+        let mut task = working_task();
+        let reply = Reply {
+            proposal: Some(proposal()),
+            ..Reply::new(Outcome::Completed, "4725 waits on a price dispute.")
+        };
+        apply_reply(&mut task, reply);
+        assert_eq!(artifact_names(&task), ["answer", "proposal"]);
+        let artifacts = task.artifacts.as_deref().unwrap_or_default();
+        assert_eq!(
+            artifacts[1].description.as_deref(),
+            Some("Open a dispute case for 4725")
+        );
+        match &artifacts[1].parts[..] {
+            [Part::Data(data)] => assert_eq!(data.data["salesOrder"], "4725"),
+            parts => panic!("one data part: {parts:?}"),
+        }
+        assert!(
+            task.metadata.is_none(),
+            "nothing waits: {:?}",
+            task.metadata
+        );
+    }
+
+    #[test]
+    fn a_pending_approval_is_kept_in_metadata_and_kept_when_asked_again() {
+        let mut task = working_task();
+        apply_reply(&mut task, asking("Open a dispute case? Reply approve."));
+        assert_eq!(pending_approval(&task), Some(proposal()));
+
+        // "maybe": the question again, without a new proposal; the stored
+        // one stays and is not shown a second time.
+        let again = Reply {
+            approval: Some(note(ApprovalStatus::Pending)),
+            ..Reply::new(Outcome::InputRequired, "Please reply approve or reject.")
+        };
+        apply_reply(&mut task, again);
+        assert_eq!(pending_approval(&task), Some(proposal()));
+        assert_eq!(artifact_names(&task), ["proposal"]);
+
+        let declined = Reply {
+            approval: Some(note(ApprovalStatus::Declined)),
+            ..Reply::new(Outcome::Completed, "Nothing was filed.")
+        };
+        apply_reply(&mut task, declined);
+        assert_eq!(pending_approval(&task), None);
+        assert!(task.metadata.is_none(), "{:?}", task.metadata);
+    }
+
+    #[test]
+    fn a_question_without_a_proposal_adds_no_artifact() {
+        let mut task = working_task();
+        apply_reply(
+            &mut task,
+            Reply::new(Outcome::InputRequired, "Which sales order?"),
+        );
+        assert_eq!(task.status.state, TaskState::InputRequired);
+        assert!(task.artifacts.is_none(), "{:?}", task.artifacts);
+        assert!(task.metadata.is_none(), "{:?}", task.metadata);
+        let message = task.status.message.as_ref().expect("a status message");
+        assert_eq!(message.text(), "Which sales order?");
+        assert_eq!(message.task_id.as_deref(), Some("t"));
+        assert_eq!(message.context_id.as_deref(), Some("c"));
+        assert!(message.metadata.is_none(), "no routing, no approval");
+    }
+
+    #[test]
+    fn the_approval_travels_in_the_message_metadata() {
+        let mut task = working_task();
+        apply_reply(&mut task, asking("Open a dispute case? Reply approve."));
+        let message = task.status.message.as_ref().expect("a status message");
+        let metadata = message.metadata.as_ref().expect("metadata");
+        assert_eq!(metadata["approval"]["status"], "pending");
+        assert_eq!(metadata["approval"]["salesOrder"], "4725");
+    }
+
+    #[test]
+    fn each_message_is_kept_once_the_old_status_message_goes_into_the_history() {
+        let mut task = working_task();
+        apply_reply(
+            &mut task,
+            Reply::new(Outcome::InputRequired, "Which sales order?"),
+        );
+        assert_eq!(task.history.as_ref().map(Vec::len), Some(1));
+        set_status(&mut task, TaskState::Working, None);
+        let history = task.history.as_deref().unwrap_or_default();
+        assert_eq!(history.len(), 2);
+        assert_eq!(history[1].text(), "Which sales order?");
+        assert!(task.status.message.is_none());
+        assert!(task.status.timestamp.is_some());
+    }
+}

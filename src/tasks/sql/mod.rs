@@ -1,0 +1,385 @@
+//! The SQL task store (SQLite or PostgreSQL, one set of statements): each
+//! task is one row holding its JSON, a compare-and-set version, the lease of
+//! the instance running its turn, and its push configs. Task writes go
+//! through the group commit of `group_commit`; reads and the push config
+//! edits run on the pool.
+
+mod group_commit;
+
+use super::store::{StoreError, StoredTask, TaskStore, Written};
+use crate::a2a::{PushNotificationConfig, Task, TaskState};
+use crate::db::{Database, StoreSettings, now_ms};
+use async_trait::async_trait;
+use group_commit::{Write, WriteOutcome, Writes};
+use sqlx::Row;
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// The writer tasks are gone (the runtime is shutting down).
+#[derive(Debug, thiserror::Error)]
+#[error("the task writer stopped")]
+struct WriterStopped;
+
+pub struct SqlTaskStore {
+    db: Database,
+    /// Who holds the leases this store writes (one id per process).
+    instance: String,
+    lease: Duration,
+    writes: Writes,
+}
+
+/// A database error: the store did not answer.
+fn unavailable(error: sqlx::Error) -> StoreError {
+    StoreError::unavailable(error)
+}
+
+fn encode<T: serde::Serialize>(value: &T, what: &str) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|error| StoreError::corrupt(what, error))
+}
+
+fn decode<T: serde::de::DeserializeOwned>(json: &str, what: &str) -> Result<T, StoreError> {
+    serde_json::from_str(json).map_err(|error| StoreError::corrupt(what, error))
+}
+
+fn leased(state: TaskState) -> bool {
+    matches!(state, TaskState::Submitted | TaskState::Working)
+}
+
+fn version(value: i64) -> u64 {
+    value.max(0).unsigned_abs()
+}
+
+impl SqlTaskStore {
+    /// The store the settings describe (lease, pool size, asynchronous
+    /// commits of task writes on PostgreSQL) on `db`, its leases held by
+    /// `instance`.
+    pub fn from_settings(db: Database, instance: String, settings: &StoreSettings) -> Self {
+        Self::new(
+            db,
+            instance,
+            settings.lease(),
+            settings.pool_size(),
+            settings.postgres_async_task_commit,
+        )
+    }
+
+    /// Starts the writer tasks: one for SQLite (one writer at a time
+    /// anyway), half the pool for PostgreSQL.
+    pub fn new(
+        db: Database,
+        instance: String,
+        lease: Duration,
+        max_connections: u32,
+        postgres_async_commit: bool,
+    ) -> Self {
+        let writes = group_commit::start(&db, max_connections, postgres_async_commit);
+        SqlTaskStore {
+            db,
+            instance,
+            lease,
+            writes,
+        }
+    }
+
+    async fn write(&self, write: Write) -> Result<WriteOutcome, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.writes
+            .send((write, reply))
+            .await
+            .map_err(|_| StoreError::unavailable(WriterStopped))?;
+        answer
+            .await
+            .map_err(|_| StoreError::unavailable(WriterStopped))?
+            .map_err(StoreError::Unavailable)
+    }
+
+    /// The lease columns for a task in `state`, written with it.
+    fn lease_for(&self, state: TaskState) -> (Option<String>, Option<i64>) {
+        if leased(state) {
+            let until = now_ms() + self.lease.as_millis() as i64;
+            (Some(self.instance.clone()), Some(until))
+        } else {
+            (None, None)
+        }
+    }
+
+    /// Why an update matched no row.
+    async fn explain_miss(&self, task_id: &str) -> StoreError {
+        let row = crate::db::once_more(|| {
+            sqlx::query("SELECT terminal FROM tasks WHERE id = $1")
+                .bind(task_id)
+                .fetch_optional(&self.db.pool)
+        })
+        .await;
+        match row {
+            Err(error) => unavailable(error),
+            Ok(None) => StoreError::NotFound(task_id.to_string()),
+            Ok(Some(row)) => match row.try_get::<i64, _>(0) {
+                Ok(1) => StoreError::Terminal(task_id.to_string()),
+                Ok(_) => StoreError::Conflict(task_id.to_string()),
+                Err(error) => unavailable(error),
+            },
+        }
+    }
+
+    /// Read-modify-write of a task's push configs, retried when another
+    /// writer changed them in between. `None` when the task is unknown.
+    /// The update is a compare-and-set on the configs it read, so running
+    /// it again after a lost connection cannot undo another writer's change.
+    async fn edit_push_configs<T>(
+        &self,
+        task_id: &str,
+        edit: impl Fn(&mut Vec<PushNotificationConfig>) -> T,
+    ) -> Result<Option<T>, StoreError> {
+        for _ in 0..5 {
+            let row = crate::db::once_more(|| {
+                sqlx::query("SELECT push_configs FROM tasks WHERE id = $1")
+                    .bind(task_id)
+                    .fetch_optional(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            let before: String = row.try_get(0).map_err(unavailable)?;
+            let mut configs: Vec<PushNotificationConfig> = decode(&before, "push configs")?;
+            let outcome = edit(&mut configs);
+            let after = encode(&configs, "push configs")?;
+            let changed = crate::db::once_more(|| {
+                sqlx::query(
+                    "UPDATE tasks SET push_configs = $1 WHERE id = $2 AND push_configs = $3",
+                )
+                .bind(after.as_str())
+                .bind(task_id)
+                .bind(before.as_str())
+                .execute(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
+            if changed.rows_affected() == 1 {
+                return Ok(Some(outcome));
+            }
+        }
+        Err(StoreError::Conflict(task_id.to_string()))
+    }
+}
+
+#[async_trait]
+impl TaskStore for SqlTaskStore {
+    async fn get(&self, task_id: &str) -> Result<Option<StoredTask>, StoreError> {
+        let row = crate::db::once_more(|| {
+            sqlx::query("SELECT body, version FROM tasks WHERE id = $1")
+                .bind(task_id)
+                .fetch_optional(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let body: String = row.try_get(0).map_err(unavailable)?;
+        let stored_version: i64 = row.try_get(1).map_err(unavailable)?;
+        Ok(Some(StoredTask {
+            task: decode(&body, &format!("task {task_id}"))?,
+            version: version(stored_version),
+        }))
+    }
+
+    async fn create(
+        &self,
+        task: &Task,
+        push_configs: &[PushNotificationConfig],
+    ) -> Result<u64, StoreError> {
+        let body = encode(task, &format!("task {}", task.id))?;
+        let push_configs = encode(&push_configs, "push configs")?;
+        let state = task.status.state;
+        let (lease_owner, lease_until) = self.lease_for(state);
+        let created = self
+            .write(Write::Create {
+                id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                state: state.as_str(),
+                terminal: i64::from(state.is_terminal()),
+                body,
+                lease_owner,
+                lease_until,
+                push_configs,
+            })
+            .await?;
+        if !matches!(created, WriteOutcome::Created(true)) {
+            return Err(StoreError::AlreadyExists(task.id.clone()));
+        }
+        Ok(1)
+    }
+
+    async fn update(&self, task: &Task, expected_version: u64) -> Result<Written, StoreError> {
+        let body = encode(task, &format!("task {}", task.id))?;
+        let state = task.status.state;
+        let (lease_owner, lease_until) = self.lease_for(state);
+        let updated = self
+            .write(Write::Update {
+                id: task.id.clone(),
+                state: state.as_str(),
+                terminal: i64::from(state.is_terminal()),
+                body,
+                lease_owner,
+                lease_until,
+                expected_version: expected_version as i64,
+            })
+            .await?;
+        let WriteOutcome::Updated(Some((new_version, push_configs))) = updated else {
+            return Err(self.explain_miss(&task.id).await);
+        };
+        Ok(Written {
+            version: version(new_version),
+            push_configs: decode(&push_configs, "push configs")?,
+        })
+    }
+
+    async fn set_push_config(
+        &self,
+        task_id: &str,
+        config: &PushNotificationConfig,
+    ) -> Result<(), StoreError> {
+        self.edit_push_configs(task_id, |configs| {
+            configs.retain(|c| c.id != config.id);
+            configs.push(config.clone());
+        })
+        .await?
+        .ok_or_else(|| StoreError::NotFound(task_id.to_string()))
+    }
+
+    async fn push_configs(&self, task_id: &str) -> Result<Vec<PushNotificationConfig>, StoreError> {
+        let row = crate::db::once_more(|| {
+            sqlx::query("SELECT push_configs FROM tasks WHERE id = $1")
+                .bind(task_id)
+                .fetch_optional(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
+        match row {
+            None => Ok(Vec::new()),
+            Some(row) => decode(
+                &row.try_get::<String, _>(0).map_err(unavailable)?,
+                "push configs",
+            ),
+        }
+    }
+
+    async fn delete_push_config(&self, task_id: &str, config_id: &str) -> Result<bool, StoreError> {
+        let removed = self
+            .edit_push_configs(task_id, |configs| {
+                let before = configs.len();
+                configs.retain(|c| c.id.as_deref() != Some(config_id));
+                configs.len() != before
+            })
+            .await?;
+        Ok(removed.unwrap_or(false))
+    }
+
+    async fn renew_leases(&self, task_ids: &[String]) -> Result<(), StoreError> {
+        let until = now_ms() + self.lease.as_millis() as i64;
+        // Setting the same deadline twice is setting it once.
+        for task_id in task_ids {
+            crate::db::once_more(|| {
+                sqlx::query(
+                    "UPDATE tasks SET lease_until_ms = $1 \
+                     WHERE id = $2 AND lease_owner = $3 AND terminal = 0",
+                )
+                .bind(until)
+                .bind(task_id)
+                .bind(&self.instance)
+                .execute(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
+        }
+        Ok(())
+    }
+
+    async fn expired_leases(&self) -> Result<Vec<String>, StoreError> {
+        let now = now_ms();
+        let rows = crate::db::once_more(|| {
+            sqlx::query(
+                "SELECT id FROM tasks WHERE lease_until_ms IS NOT NULL AND lease_until_ms < $1 \
+                 ORDER BY lease_until_ms LIMIT 100",
+            )
+            .bind(now)
+            .fetch_all(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
+        rows.iter()
+            .map(|row| row.try_get::<String, _>(0).map_err(unavailable))
+            .collect()
+    }
+
+    async fn purge_finished(&self, before_ms: i64) -> Result<u64, StoreError> {
+        // Deleting twice deletes what once would (the count may come out low).
+        let deleted = crate::db::once_more(|| {
+            sqlx::query("DELETE FROM tasks WHERE terminal = 1 AND updated_ms < $1")
+                .bind(before_ms)
+                .execute(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
+        Ok(deleted.rows_affected())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::test_support;
+    use crate::tasks::contract::{Expect, behaves_like_a_task_store, task};
+
+    const LEASE: Duration = Duration::from_secs(1);
+
+    fn store(db: Database) -> SqlTaskStore {
+        SqlTaskStore::new(db, "instance-a".into(), LEASE, 4, true)
+    }
+
+    #[tokio::test]
+    async fn sqlite_behaves_like_a_task_store() {
+        let store = store(test_support::sqlite().await);
+        behaves_like_a_task_store(&store, Expect::shared(LEASE)).await;
+    }
+
+    /// A row that does not decode is corrupt (not worth a retry); a store
+    /// that does not answer is unavailable, its cause kept for the log.
+    #[tokio::test]
+    async fn a_row_that_does_not_decode_is_corrupt_and_a_closed_pool_unavailable() {
+        let db = test_support::sqlite().await;
+        let store = store(db.clone());
+        store
+            .create(&task("t", TaskState::Working), &[])
+            .await
+            .unwrap();
+        sqlx::query("UPDATE tasks SET body = 'not json' WHERE id = 't'")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+        let corrupt = store.get("t").await.expect_err("does not decode");
+        assert!(
+            matches!(&corrupt, StoreError::Corrupt { what, .. } if what == "task t"),
+            "{corrupt:?}"
+        );
+        assert!(!corrupt.is_transient());
+
+        db.pool.close().await;
+        let down = store.get("t").await.expect_err("no pool");
+        assert!(matches!(down, StoreError::Unavailable(_)), "{down:?}");
+        assert!(down.is_transient());
+        let cause = std::error::Error::source(&down).expect("the cause is kept");
+        assert!(cause.to_string().contains("closed"), "{cause}");
+    }
+
+    #[tokio::test]
+    async fn postgres_behaves_like_a_task_store() {
+        let Some(db) = test_support::postgres("postgres_behaves_like_a_task_store").await else {
+            return;
+        };
+        behaves_like_a_task_store(&store(db), Expect::shared(LEASE)).await;
+    }
+}

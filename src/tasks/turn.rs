@@ -1,0 +1,227 @@
+//! The turn runner: a turn runs the agent in its own tokio task (a panic
+//! fails the task, not the server), under a span that stays the request's
+//! child, and stores the reply, retrying a store that is briefly down; its
+//! events (artifacts, the final status, or a store failure) go to whoever
+//! listens. A cancel stops the agent and leaves the task canceled.
+
+use super::engine::{Inner, Started, TaskEngine};
+use super::events::TaskEvent;
+use super::observer::CallContext;
+use super::reply::apply_reply;
+use super::store::{StoreError, Written};
+use crate::a2a::Task;
+use crate::agent::{Outcome, Reply, Turn};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{Notify, broadcast};
+
+/// The version a turn's task is stored at; `None` while a deferred task is
+/// not stored yet. Shared by the turn and its blocking waiter, whichever
+/// writes first creates the row.
+pub(super) type StoredVersion = Arc<tokio::sync::Mutex<Option<u64>>>;
+
+/// A turn in flight: its event channel and how to stop it.
+pub(super) struct RunningTurn {
+    pub(super) events: broadcast::Sender<TaskEvent>,
+    pub(super) cancel: Arc<Notify>,
+}
+
+/// A new turn's event channel (with its first listener) and cancel switch.
+pub(super) struct TurnChannel {
+    pub(super) events: broadcast::Sender<TaskEvent>,
+    pub(super) listener: broadcast::Receiver<TaskEvent>,
+    pub(super) cancel: Arc<Notify>,
+}
+
+impl TaskEngine {
+    /// Publish the claimed (`working`) task and run the agent in its own
+    /// tokio task.
+    pub(super) fn spawn_turn(
+        &self,
+        task: Task,
+        written: Option<Written>,
+        turn: Turn,
+        channel: TurnChannel,
+        call: &CallContext,
+    ) -> Started {
+        let TurnChannel {
+            events,
+            listener,
+            cancel,
+        } = channel;
+        let _ = events.send(TaskEvent::Status(Arc::new(task.clone())));
+        if let Some(written) = &written {
+            self.inner.notify(&task, written, call);
+        }
+        let stored: StoredVersion = Arc::new(tokio::sync::Mutex::new(written.map(|w| w.version)));
+        let inner = Arc::clone(&self.inner);
+        let working = task.clone();
+        let call = call.clone();
+        let version = Arc::clone(&stored);
+        // The turn outlives the request that started it; its span stays the
+        // request's child in the trace.
+        let span = tracing::info_span!(
+            "a2a.turn",
+            otel.name = "a2a.turn",
+            a2a.task.id = task.id.as_str(),
+            a2a.context.id = task.context_id.as_str(),
+            a2a.task.state = tracing::field::Empty,
+            a2a.specialist = tracing::field::Empty,
+            a2a.router.scores = tracing::field::Empty,
+            a2a.router.basis = tracing::field::Empty,
+            latency_ms = tracing::field::Empty,
+        );
+        tokio::spawn(tracing::Instrument::instrument(
+            async move {
+                let task_id = task.id.clone();
+                inner
+                    .finish_turn(task, version, turn, events, cancel, call)
+                    .await;
+                inner.turns().remove(&task_id);
+            },
+            span,
+        ));
+        Started::Running {
+            task: working,
+            events: listener,
+            stored,
+        }
+    }
+
+    /// Register a turn's event channel and cancel switch under the task id.
+    pub(super) fn open_turn(&self, task_id: &str) -> TurnChannel {
+        let (events, listener) = broadcast::channel(64);
+        let cancel = Arc::new(Notify::new());
+        self.inner.turns().insert(
+            task_id.to_string(),
+            RunningTurn {
+                events: events.clone(),
+                cancel: Arc::clone(&cancel),
+            },
+        );
+        TurnChannel {
+            events,
+            listener,
+            cancel,
+        }
+    }
+}
+
+impl Inner {
+    /// Run the agent, store its reply, publish the artifacts and the final
+    /// status. A cancel stops the agent and leaves the task as canceled.
+    pub(super) async fn finish_turn(
+        &self,
+        mut task: Task,
+        stored_version: StoredVersion,
+        turn: Turn,
+        events: broadcast::Sender<TaskEvent>,
+        cancel: Arc<Notify>,
+        call: CallContext,
+    ) {
+        let started = std::time::Instant::now();
+        let agent = Arc::clone(&self.agent);
+        // Its own tokio task: a panicking turn fails this task, not the server.
+        let mut running = tokio::spawn(tracing::Instrument::in_current_span(async move {
+            agent.respond(turn).await
+        }));
+        let reply = tokio::select! {
+            joined = &mut running => match joined {
+                Ok(reply) => reply,
+                Err(error) => {
+                    tracing::error!(task.id = %task.id, %error, "agent turn panicked");
+                    Reply::new(
+                        Outcome::Failed,
+                        "The agent failed on this request (internal error). Please try again.",
+                    )
+                }
+            },
+            _ = cancel.notified() => {
+                running.abort();
+                tracing::info!(task.id = %task.id, "turn stopped by tasks/cancel");
+                return;
+            }
+        };
+        let artifacts_before: std::collections::HashSet<String> = task
+            .artifacts
+            .iter()
+            .flatten()
+            .map(|artifact| artifact.artifact_id.clone())
+            .collect();
+        let span = tracing::Span::current();
+        let specialist = reply
+            .routing
+            .as_ref()
+            .and_then(|routing| routing.specialist.clone())
+            .unwrap_or_else(|| "-".into());
+        if let Some(routing) = &reply.routing {
+            span.record(
+                "a2a.specialist",
+                routing.specialist.as_deref().unwrap_or("-"),
+            );
+            span.record("a2a.router.basis", routing.basis.as_str());
+            if let Ok(scores) = serde_json::to_string(&routing.scores) {
+                span.record("a2a.router.scores", scores.as_str());
+            }
+        }
+        apply_reply(&mut task, reply);
+        span.record("a2a.task.state", task.status.state.as_str());
+        crate::telemetry::metrics::task_outcome(task.status.state.as_str(), &specialist);
+        span.record("latency_ms", started.elapsed().as_secs_f64() * 1000.0);
+        // Held while writing, so a blocking waiter whose budget runs out
+        // right now cannot create the row a second time.
+        let mut version = stored_version.lock().await;
+        let mut stored = self.store_result(&task, *version).await;
+        // A store that is briefly down gets a few more tries (a value that
+        // does not decode gets none: it would not decode the next time
+        // either); after that the lease runs out and the task ends
+        // `failed`, never stuck `working`.
+        for pause_ms in [200, 1_000, 3_000] {
+            if !stored.as_ref().is_err_and(StoreError::is_transient) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(pause_ms)).await;
+            stored = self.store_result(&task, *version).await;
+        }
+        if let Ok(written) = &stored {
+            *version = Some(written.version);
+        }
+        drop(version);
+        match stored {
+            Ok(written) => {
+                let added = task
+                    .artifacts
+                    .iter()
+                    .flatten()
+                    .filter(|artifact| !artifacts_before.contains(&artifact.artifact_id));
+                for artifact in added {
+                    let _ = events.send(TaskEvent::Artifact {
+                        task_id: task.id.clone(),
+                        context_id: task.context_id.clone(),
+                        artifact: artifact.clone(),
+                    });
+                }
+                self.notify(&task, &written, &call);
+                let _ = events.send(TaskEvent::Status(Arc::new(task)));
+            }
+            // Canceled while the turn ran: the cancel stands.
+            Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}
+            Err(error) => {
+                tracing::error!(task.id = %task.id, %error, "the turn's result could not be stored");
+                let _ = events.send(TaskEvent::StoreFailed(error));
+            }
+        }
+    }
+
+    /// Write a turn's result: an update, or the first write of a deferred
+    /// task.
+    async fn store_result(&self, task: &Task, version: Option<u64>) -> Result<Written, StoreError> {
+        match version {
+            Some(version) => self.store.update(task, version).await,
+            None => self.store.create(task, &[]).await.map(|version| Written {
+                version,
+                push_configs: Vec::new(),
+            }),
+        }
+    }
+}

@@ -17,7 +17,7 @@ pub enum SourceKind {
 }
 
 /// How to reach S/4HANA.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct S4HanaSettings {
     /// Direct mode (developers without BTP): the system's base URL, e.g.
@@ -91,7 +91,7 @@ impl Default for S4HanaSettings {
 
 /// A BTP service's client credentials (`credentials.url` = the OAuth
 /// server, `/oauth/token` is appended; `credentials.uri` = the API).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ServiceCredentials {
     pub token_url: Option<String>,
@@ -101,7 +101,7 @@ pub struct ServiceCredentials {
 }
 
 /// The `connectivity` binding's fields the proxy needs.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConnectivityCredentials {
     /// The token server (`token_service_url`, else `url`).
@@ -110,4 +110,82 @@ pub struct ConnectivityCredentials {
     pub client_secret: Option<String>,
     pub proxy_host: Option<String>,
     pub proxy_port: Option<u16>,
+}
+
+/// What `Debug` shows of a secret setting: whether it is set, never its value.
+fn secret(value: &Option<String>) -> Option<&'static str> {
+    value.as_ref().map(|_| "<redacted>")
+}
+
+impl std::fmt::Debug for S4HanaSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("S4HanaSettings")
+            .field("url", &self.url)
+            .field("user", &self.user)
+            .field("password", &secret(&self.password))
+            .field("api_key", &secret(&self.api_key))
+            .field("destination", &self.destination)
+            .field("destination_service", &self.destination_service)
+            .field("connectivity", &self.connectivity)
+            .field("sap_client", &self.sap_client)
+            .field("allow_loopback_http", &self.allow_loopback_http)
+            .field("call_timeout_ms", &self.call_timeout_ms)
+            .field("max_retries", &self.max_retries)
+            .field("retry_base_ms", &self.retry_base_ms)
+            .field("read_budget_ms", &self.read_budget_ms)
+            .field("token_expiry_margin_secs", &self.token_expiry_margin_secs)
+            .field("credit_segment", &self.credit_segment)
+            .field("sales_organization", &self.sales_organization)
+            .field("distribution_channel", &self.distribution_channel)
+            .field("max_listed_orders", &self.max_listed_orders)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for ServiceCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServiceCredentials")
+            .field("token_url", &self.token_url)
+            .field("uri", &self.uri)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &secret(&self.client_secret))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for ConnectivityCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectivityCredentials")
+            .field("token_url", &self.token_url)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &secret(&self.client_secret))
+            .field("proxy_host", &self.proxy_host)
+            .field("proxy_port", &self.proxy_port)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod secret_tests {
+    use super::*;
+
+    #[test]
+    fn debug_shows_no_password_key_or_client_secret() {
+        let settings = S4HanaSettings {
+            password: Some("pw-SECRET-1".into()),
+            api_key: Some("key-SECRET-2".into()),
+            destination_service: ServiceCredentials {
+                client_secret: Some("cs-SECRET-3".into()),
+                ..ServiceCredentials::default()
+            },
+            connectivity: ConnectivityCredentials {
+                client_secret: Some("cs-SECRET-4".into()),
+                ..ConnectivityCredentials::default()
+            },
+            ..S4HanaSettings::default()
+        };
+        let shown = format!("{settings:?}");
+        assert!(!shown.contains("SECRET"), "{shown}");
+        assert!(shown.contains("<redacted>"), "{shown}");
+    }
 }

@@ -12,13 +12,26 @@ use super::destination::client_credentials;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-#[derive(Debug, Clone)]
+/// `Debug` shows no secret.
+#[derive(Clone)]
 pub struct ConnectivityBinding {
     pub token_url: reqwest::Url,
     pub client_id: String,
     pub client_secret: String,
     pub proxy_host: String,
     pub proxy_port: u16,
+}
+
+impl std::fmt::Debug for ConnectivityBinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectivityBinding")
+            .field("token_url", &self.token_url.as_str())
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"<redacted>")
+            .field("proxy_host", &self.proxy_host)
+            .field("proxy_port", &self.proxy_port)
+            .finish()
+    }
 }
 
 pub struct ConnectivityProxy {

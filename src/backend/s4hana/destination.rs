@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
 const MAX_CACHED: usize = 1000;
 
-/// Where the service is and how to sign in to it.
-#[derive(Debug, Clone)]
+/// Where the service is and how to sign in to it. `Debug` shows no secret.
+#[derive(Clone)]
 pub struct ServiceBinding {
     /// OAuth server base (`credentials.url`); `/oauth/token` is appended.
     pub token_url: reqwest::Url,
@@ -32,8 +32,20 @@ pub struct ServiceBinding {
     pub client_secret: String,
 }
 
-/// One destination as the service answered it.
-#[derive(Debug, Clone)]
+impl std::fmt::Debug for ServiceBinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServiceBinding")
+            .field("token_url", &self.token_url.as_str())
+            .field("uri", &self.uri.as_str())
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"<redacted>")
+            .finish()
+    }
+}
+
+/// One destination as the service answered it. `Debug` shows neither the
+/// password nor the token header's value.
+#[derive(Clone)]
 pub struct FoundDestination {
     pub name: String,
     pub url: String,
@@ -49,6 +61,29 @@ pub struct FoundDestination {
     pub auth_header: Option<(String, String)>,
     /// Every configuration property (for `diagnose`).
     pub properties: serde_json::Map<String, Value>,
+}
+
+impl std::fmt::Debug for FoundDestination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FoundDestination")
+            .field("name", &self.name)
+            .field("url", &self.url)
+            .field("authentication", &self.authentication)
+            .field("proxy_type", &self.proxy_type)
+            .field("location_id", &self.location_id)
+            .field("sap_client", &self.sap_client)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
+            .field(
+                "auth_header",
+                &self
+                    .auth_header
+                    .as_ref()
+                    .map(|(name, _)| (name, "<redacted>")),
+            )
+            .field("properties", &"<not shown>")
+            .finish()
+    }
 }
 
 impl FoundDestination {

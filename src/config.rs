@@ -17,6 +17,8 @@ pub struct Settings {
     pub push: crate::push::PushSettings,
     pub store: crate::db::StoreSettings,
     pub rules: RulesSettings,
+    /// The agent's own settings (`agent.batch`: the fan-out of several orders).
+    pub agent: crate::agent::AgentSettings,
     pub telemetry: TelemetrySettings,
 }
 

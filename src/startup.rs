@@ -188,7 +188,8 @@ impl Application {
         let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders));
         let agent = Arc::new(
             OrderExceptionAgent::new(orders, approvals)
-                .with_backend_timeout(Duration::from_millis(settings.backend.timeout_ms)),
+                .with_backend_timeout(Duration::from_millis(settings.backend.timeout_ms))
+                .with_batch_settings(settings.agent.batch.clone()),
         );
         Self::build_with_stores(settings, agent, stores)
     }

@@ -5,12 +5,14 @@
 //! [`BlockRules`] (settings), not code.
 
 mod amount;
+mod blocked;
 mod embedded;
 mod rules;
 pub mod s4hana;
 pub mod settings;
 
 pub use amount::{Amount, AmountError};
+pub use blocked::{BlockKind, BlockedOrders, BlockedQuery};
 pub use embedded::EmbeddedOrders;
 pub use rules::BlockRules;
 pub use settings::{ConnectivityCredentials, S4HanaSettings, ServiceCredentials, SourceKind};
@@ -52,6 +54,8 @@ pub struct Blocks {
     pub credit: bool,
     pub price_dispute: bool,
     pub delivery: bool,
+    /// Master data the order needs is missing (the incompletion log).
+    pub incomplete: bool,
 }
 
 impl SalesOrder {
@@ -232,6 +236,7 @@ pub trait OrderSource: Send + Sync {
         material: &str,
     ) -> Result<Option<PriceCondition>, BackendError>;
     async fn incompletion(&self, sales_order: &str) -> Result<Vec<Incompletion>, BackendError>;
-    /// Orders with any block or incompletion, in order-number order.
-    async fn blocked_orders(&self) -> Result<Vec<SalesOrder>, BackendError>;
+    /// Orders with any block or incompletion that match `query`, in
+    /// order-number order: the first `query.limit`, and how many matched.
+    async fn blocked_orders(&self, query: &BlockedQuery) -> Result<BlockedOrders, BackendError>;
 }

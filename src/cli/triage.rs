@@ -54,7 +54,10 @@ pub fn request_text(order: &SalesOrder) -> String {
 
 /// The blocked orders of the embedded demo data, in order-number order.
 pub async fn blocked_orders() -> Result<Vec<SalesOrder>, CliError> {
-    Ok(EmbeddedOrders::demo()?.blocked_orders().await?)
+    Ok(EmbeddedOrders::demo()?
+        .blocked_orders(&crate::backend::BlockedQuery::all(usize::MAX))
+        .await?
+        .orders)
 }
 
 pub async fn run(args: TriageArgs) -> Result<u8, CliError> {

@@ -36,6 +36,15 @@ pub enum Filing {
     AlreadyFiled(LedgerEntry),
 }
 
+impl Filing {
+    /// The row written now or found from before.
+    pub fn into_entry(self) -> LedgerEntry {
+        match self {
+            Filing::Filed(entry) | Filing::AlreadyFiled(entry) => entry,
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum LedgerError {
     #[error("action ledger unavailable: {0}")]

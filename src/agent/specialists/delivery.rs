@@ -51,6 +51,10 @@ impl Specialist for Delivery {
         Action::RequestDeliveryDateChange
     }
 
+    fn handles(&self) -> crate::backend::BlockKind {
+        crate::backend::BlockKind::Delivery
+    }
+
     async fn explain(
         &self,
         order: &SalesOrder,

@@ -239,10 +239,13 @@ pub async fn run(
             )),
             Err(error) => steps.push(fail(name, error.to_string())),
         },
-        None => match reader.blocked_orders().await {
-            Ok(orders) => steps.push(pass(
+        None => match reader
+            .blocked_orders(&crate::backend::BlockedQuery::all(usize::MAX))
+            .await
+        {
+            Ok(found) => steps.push(pass(
                 name,
-                format!("{} blocked or incomplete open orders listed", orders.len()),
+                format!("{} blocked or incomplete open orders listed", found.total),
             )),
             Err(error) => steps.push(fail(name, error.to_string())),
         },

@@ -19,8 +19,8 @@ pub mod setup;
 pub mod transport;
 
 use crate::backend::{
-    BackendError, BlockRules, CreditAccount, Incompletion, OrderSource, PriceCondition, SalesOrder,
-    UserToken,
+    BackendError, BlockRules, BlockedOrders, BlockedQuery, CreditAccount, Incompletion,
+    OrderSource, PriceCondition, SalesOrder, UserToken,
 };
 use async_trait::async_trait;
 use std::collections::HashMap;
@@ -153,9 +153,10 @@ impl OrderSource for S4Reader {
         .await
     }
 
-    async fn blocked_orders(&self) -> Result<Vec<SalesOrder>, BackendError> {
+    async fn blocked_orders(&self, query: &BlockedQuery) -> Result<BlockedOrders, BackendError> {
         let target = self.target().await?;
-        reads::blocked_orders(&self.shared, target).await
+        let blocked = reads::blocked_orders(&self.shared, target).await?;
+        Ok(query.select(blocked))
     }
 }
 
@@ -185,7 +186,7 @@ impl OrderSource for S4HanaSource {
         self.reader(None).incompletion(sales_order).await
     }
 
-    async fn blocked_orders(&self) -> Result<Vec<SalesOrder>, BackendError> {
-        self.reader(None).blocked_orders().await
+    async fn blocked_orders(&self, query: &BlockedQuery) -> Result<BlockedOrders, BackendError> {
+        self.reader(None).blocked_orders(query).await
     }
 }

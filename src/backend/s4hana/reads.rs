@@ -77,6 +77,7 @@ pub(crate) async fn sales_order(
         .as_ref()
         .and_then(|gaps| gaps.first())
         .map(|gap| object_words(&gap.object));
+    order.blocks.incomplete = incomplete.is_some();
     order.block_note = shared.rules.block_note(&order, incomplete.as_deref());
     Ok(Some(Loaded { order, gaps }))
 }
@@ -452,6 +453,7 @@ pub(crate) async fn blocked_orders(
     let mut blocked = Vec::new();
     for ((mut order, _), gaps) in mapped.into_iter().zip(found) {
         let gaps = gaps?;
+        order.blocks.incomplete = !gaps.is_empty();
         let incomplete = gaps.first().map(|gap| object_words(&gap.object));
         order.block_note = shared.rules.block_note(&order, incomplete.as_deref());
         if !order.block_note.is_empty() {

@@ -9,6 +9,7 @@
 
 pub mod actions;
 pub mod ask;
+pub mod batch_view;
 pub mod card;
 pub mod client;
 pub mod diagnose;

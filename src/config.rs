@@ -17,8 +17,8 @@ pub struct Settings {
     pub push: crate::push::PushSettings,
     pub store: crate::db::StoreSettings,
     pub rules: RulesSettings,
-    /// The agent's own settings (`agent.batch`: the fan-out of several orders).
-    pub agent: crate::agent::AgentSettings,
+    /// How the agent fans a batch of several orders out to the specialists.
+    pub batch: crate::agent::BatchSettings,
     pub telemetry: TelemetrySettings,
 }
 

@@ -189,7 +189,7 @@ impl Application {
         let agent = Arc::new(
             OrderExceptionAgent::new(orders, approvals)
                 .with_backend_timeout(Duration::from_millis(settings.backend.timeout_ms))
-                .with_batch_settings(settings.agent.batch.clone()),
+                .with_batch_settings(settings.batch.clone()),
         );
         Self::build_with_stores(settings, agent, stores)
     }

@@ -20,7 +20,7 @@ pub use order_agent::OrderExceptionAgent;
 pub use proposal::{Action, Proposal};
 pub use router::{Router, RoutingDecision};
 pub use rulebook::{OfferedAction, Permission, RuleBook};
-pub use settings::{AgentSettings, BatchSettings};
+pub use settings::BatchSettings;
 pub use specialists::{Skill, Specialist};
 
 use crate::roles::Role;

@@ -42,7 +42,7 @@ impl OrderExceptionAgent {
         }
     }
 
-    /// How batches of orders are fanned out (`agent.batch`).
+    /// How batches of orders are fanned out (`batch.*` settings).
     pub fn with_batch_settings(mut self, settings: BatchSettings) -> Self {
         self.batch = settings;
         self

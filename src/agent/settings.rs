@@ -1,14 +1,8 @@
-//! The agent's own settings (`agent.*`): how a batch of orders is fanned
-//! out to the specialists.
+//! The agent's own settings (`batch.*`): how a batch of several orders is
+//! fanned out to the specialists.
 
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct AgentSettings {
-    pub batch: BatchSettings,
-}
 
 /// Several orders in one request (docs/routing.md#several-orders-in-one-request).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -218,7 +218,7 @@ crate::on_each_source!(
 #[tokio::test]
 async fn the_bound_duplicates_and_unknown_orders() {
     let app = TestApp::builder()
-        .settings(|settings| settings.agent.batch.max_orders = 2)
+        .settings(|settings| settings.batch.max_orders = 2)
         .spawn()
         .await;
     let clerk = app.as_role("ar_clerk");
@@ -274,7 +274,7 @@ async fn on_s4(s4: &S4Double, item_timeout_ms: u64, budget_ms: u64) -> TestApp {
         .settings(|settings| {
             s4_direct(s4, settings);
             settings.backend.s4hana.max_retries = 0;
-            settings.agent.batch.item_timeout_ms = item_timeout_ms;
+            settings.batch.item_timeout_ms = item_timeout_ms;
         })
         .spawn()
         .await

@@ -1,7 +1,7 @@
 //! The fan-out: each order of a batch goes to the specialist its own block
 //! calls for (the order's block status, then its block note through the
-//! router), all at once up to `agent.batch.max_in_flight`, each within
-//! `agent.batch.item_timeout_ms`. A slow or failing order ends as its own
+//! router), all at once up to `batch.max_in_flight`, each within
+//! `batch.item_timeout_ms`. A slow or failing order ends as its own
 //! item (`timed_out`, `failed`); the others complete. Results come back in
 //! the order the orders were given.
 

@@ -18,8 +18,7 @@ fn orders(task: &Value) -> Vec<Value> {
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|artifact| artifact["name"] == "orders")
-        .next_back()
+        .rfind(|artifact| artifact["name"] == "orders")
         .and_then(|artifact| artifact["parts"][0]["data"]["orders"].as_array().cloned())
         .unwrap_or_else(|| panic!("an orders artifact: {task}"))
 }
@@ -30,8 +29,7 @@ fn batch_data<'a>(task: &'a Value, name: &str) -> &'a Value {
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|artifact| artifact["name"] == name)
-        .next_back()
+        .rfind(|artifact| artifact["name"] == name)
         .map(|artifact| &artifact["parts"][0]["data"])
         .unwrap_or_else(|| panic!("a {name} artifact: {task}"))
 }

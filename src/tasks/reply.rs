@@ -385,4 +385,59 @@ mod tests {
         assert!(task.status.message.is_none());
         assert!(task.status.timestamp.is_some());
     }
+
+    #[test]
+    fn a_batch_keeps_its_offered_list_while_one_waits_and_adds_the_orders_artifact() {
+        use crate::agent::approval::{PendingOrder, PendingState};
+        use crate::agent::{BatchItem, BatchReport, ItemState};
+        let mut task = working_task();
+        let offered = vec![PendingOrder {
+            proposal: proposal(),
+            state: PendingState::Pending,
+        }];
+        let report = |pending: Vec<PendingOrder>| BatchReport {
+            summary: "1 of 1 order explained.".into(),
+            orders: vec![BatchItem {
+                order: "4725".into(),
+                specialist: Some("pricing".into()),
+                state: ItemState::Completed,
+                explanation: "4725 waits on a price dispute.".into(),
+                proposal: Some(proposal()),
+                approval: Some(note(ApprovalStatus::Pending)),
+            }],
+            not_listed: 0,
+            approvals: Vec::new(),
+            pending,
+        };
+        let asking = Reply {
+            batch: Some(report(offered.clone())),
+            ..Reply::new(Outcome::InputRequired, "Approve: 4725 open a dispute case?")
+        };
+        apply_reply(&mut task, asking);
+        assert_eq!(artifact_names(&task), ["orders"]);
+        let stored = &task.metadata.as_ref().expect("metadata")[PENDING_APPROVAL];
+        assert!(stored.is_array(), "a batch keeps a list: {stored}");
+        assert_eq!(
+            pending_approval(&task),
+            Some(PendingApproval::Batch(offered.clone()))
+        );
+        let message = task.status.message.as_ref().expect("a status message");
+        let metadata = message.metadata.as_ref().expect("metadata");
+        assert_eq!(metadata["approvals"][0]["salesOrder"], "4725");
+
+        // Decided: nothing waits, the answer goes first.
+        let mut decided = offered;
+        decided[0].state = PendingState::Filed;
+        let done = Reply {
+            batch: Some(BatchReport {
+                orders: Vec::new(),
+                approvals: vec![note(ApprovalStatus::Filed)],
+                ..report(decided)
+            }),
+            ..Reply::new(Outcome::Completed, "4725: Filed.")
+        };
+        apply_reply(&mut task, done);
+        assert_eq!(artifact_names(&task), ["answer", "orders", "approvals"]);
+        assert_eq!(pending_approval(&task), None);
+    }
 }

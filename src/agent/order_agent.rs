@@ -109,7 +109,7 @@ impl OrderExceptionAgent {
                          {bound}); ask about them in another request."
                     ),
                 });
-                let work = numbers.into_iter().take(bound).map(Work::Number).collect();
+                let work: Vec<Work> = numbers.into_iter().take(bound).map(Work::Number).collect();
                 (work, left_out)
             }
             BatchRequest::Blocked { customer, kind } => {
@@ -167,7 +167,13 @@ impl OrderExceptionAgent {
             settings: &self.batch,
             progress: &turn.progress,
         };
-        let items = fan_out.run(work).await;
+        let span = tracing::info_span!(
+            "batch",
+            otel.name = "batch",
+            batch.orders = work.len(),
+            batch.not_listed = left_out.as_ref().map_or(0, |left| left.count),
+        );
+        let items = tracing::Instrument::instrument(fan_out.run(work), span).await;
         answer::compose(items, left_out, &self.approvals, &turn.caller)
     }
 

@@ -29,7 +29,7 @@ const NOT_AN_ORDER_BEFORE: &[&str] = &[
 ];
 const AMOUNT_AFTER: &[&str] = &["eur", "euro", "euros", "usd", "percent"];
 /// Words that join the numbers of a list.
-const LIST_JOINERS: &[&str] = &["and", "or", "und"];
+const LIST_JOINERS: &[&str] = &["and", "or", "und", "order"];
 /// Plural nouns that make a question about several orders ("disputes"
 /// is not one: "the customer disputes the price" is about one order).
 const PLURALS: &[&str] = &["orders", "blocks", "holds"];
@@ -124,6 +124,10 @@ mod tests {
             orders(&["4711", "4723", "4725"])
         );
         assert_eq!(named("orders 4725 4711"), orders(&["4725", "4711"]));
+        assert_eq!(
+            named("order 4711 and order 4725"),
+            orders(&["4711", "4725"])
+        );
         assert_eq!(
             named("4711, 4725, 4711 please"),
             orders(&["4711", "4725"]),

@@ -4,7 +4,8 @@
 //! orders (the S/4 double with faults) end as their own items; the bound,
 //! duplicates and unknown orders.
 
-use crate::helpers::{TestApp, state, status_text};
+use crate::helpers::webhook::WebhookReceiver;
+use crate::helpers::{TestApp, state, status_text, user_message};
 use crate::s4hana_double::{S4Double, Step};
 use crate::sources::s4_direct;
 use serde_json::{Value, json};
@@ -306,27 +307,60 @@ async fn a_slow_order_times_out_and_a_failing_one_fails_while_the_others_complet
 }
 
 #[tokio::test]
-async fn past_the_budget_the_batch_answers_working_with_what_is_done_and_finishes_later() {
+async fn past_the_budget_the_batch_answers_working_with_what_is_done_and_the_rest_is_pushed() {
     let s4 = S4Double::start().await;
     s4.always("A_SalesOrder('4723')", Step::Delay(Duration::from_secs(4)));
-    let app = on_s4(&s4, 20_000, 1_500).await;
-    let clerk = app.as_role("ar_clerk");
-    let task = clerk.send_text("why are 4711 and 4723 stuck?").await;
-    assert_eq!(state(&task), "working", "{task}");
+    let receiver = WebhookReceiver::start().await;
+    let app = TestApp::builder()
+        .budget_ms(1_500)
+        .loopback_webhooks(&["127.0.0.1"])
+        .settings(|settings| {
+            s4_direct(&s4, settings);
+            settings.backend.s4hana.max_retries = 0;
+            settings.batch.item_timeout_ms = 20_000;
+        })
+        .spawn()
+        .await;
+    let body = app
+        .as_role("ar_clerk")
+        .rpc(
+            "message/send",
+            json!({
+                "message": user_message("why are 4711 and 4723 stuck?"),
+                "configuration": {
+                    "blocking": true,
+                    "pushNotificationConfig": { "url": format!("{}/batch", receiver.url) }
+                }
+            }),
+        )
+        .await;
+    let task = &body["result"];
+    assert_eq!(state(task), "working", "{task}");
     assert!(
-        status_text(&task).starts_with("1 of 2 orders looked at so far (4711 just now)"),
+        status_text(task).starts_with("1 of 2 orders looked at so far (4711 just now)"),
         "{}",
-        status_text(&task)
+        status_text(task)
     );
-    let id = task["id"].clone();
     let mut finished = Value::Null;
-    let done = crate::helpers::wait_until(Duration::from_secs(20), async || {
-        finished = app.rpc("tasks/get", json!({ "id": id })).await["result"].clone();
-        state(&finished) == "completed"
+    let pushed = crate::helpers::wait_until(Duration::from_secs(20), async || {
+        if let Some(call) = receiver
+            .at("/batch")
+            .into_iter()
+            .find(|call| call.body["status"]["state"] == "completed")
+        {
+            finished = call.body;
+        }
+        !finished.is_null()
     })
     .await;
-    assert!(done, "the batch finishes after the budget: {finished}");
-    let items = orders(&finished);
+    assert!(
+        pushed,
+        "the finished batch is pushed: {:?}",
+        receiver.at("/batch")
+    );
+    let finished = &finished;
+    assert_eq!(finished["id"], task["id"]);
+    let items = orders(finished);
     assert_eq!(numbers(&items), ["4711", "4723"]);
     assert!(
         items.iter().all(|item| item["state"] == "completed"),

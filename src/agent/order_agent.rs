@@ -16,6 +16,10 @@ use async_trait::async_trait;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// A blocked-orders query asks for this many times the bound, so the
+/// answer can say how many more match (or "at least" that many).
+const COUNT_PAST_THE_BOUND: usize = 5;
+
 pub struct OrderExceptionAgent {
     specialists: Vec<Box<dyn Specialist>>,
     router: Router,
@@ -114,10 +118,12 @@ impl OrderExceptionAgent {
             }
             BatchRequest::Blocked { customer, kind } => {
                 let what = describe_query(customer.as_deref(), kind);
+                // More than the bound is asked for, to say how many more match.
+                let probe = bound.saturating_mul(COUNT_PAST_THE_BOUND);
                 let query = BlockedQuery {
                     customer,
                     kind,
-                    limit: bound,
+                    limit: probe,
                 };
                 let listed =
                     tokio::time::timeout(self.batch.item_timeout(), orders.blocked_orders(&query))
@@ -140,21 +146,26 @@ impl OrderExceptionAgent {
                         );
                     }
                 };
-                if found.orders.is_empty() {
+                if found.is_empty() {
                     return Reply::new(Outcome::Completed, format!("No {what} found."));
                 }
-                let count = found.total.saturating_sub(found.orders.len());
+                let count = found.len().saturating_sub(bound);
+                let at_least = if found.len() >= probe {
+                    "at least "
+                } else {
+                    ""
+                };
                 let left_out = (count > 0).then(|| LeftOut {
                     count,
                     hint: format!(
-                        "{count} more {what} match than one request looks at (at most {bound}); \
+                        "{at_least}{count} more {what} match than one request looks at (at most {bound}); \
                          narrow the question, for example to one customer (\"blocked orders of \
                          customer 10023\") or one kind of block (\"credit blocks\")."
                     ),
                 });
                 let work = found
-                    .orders
                     .into_iter()
+                    .take(bound)
                     .map(|order| Work::Order(Box::new(order)))
                     .collect();
                 (work, left_out)
@@ -270,7 +281,13 @@ impl OrderExceptionAgent {
 
 /// "blocked orders", "credit blocks of customer 10023".
 fn describe_query(customer: Option<&str>, kind: Option<BlockKind>) -> String {
-    let what = kind.map_or("blocked orders", BlockKind::plural);
+    let what = match kind {
+        None => "blocked orders",
+        Some(BlockKind::Credit) => "credit blocks",
+        Some(BlockKind::PriceDispute) => "price disputes",
+        Some(BlockKind::MasterData) => "incomplete orders",
+        Some(BlockKind::Delivery) => "delivery blocks",
+    };
     match customer {
         Some(customer) => format!("{what} of customer {customer}"),
         None => what.to_string(),

@@ -67,8 +67,6 @@ impl BlockRules {
         let status = order.total_credit_check_status.as_str();
         let delivery = order.delivery_block_reason.as_str();
         order.blocks = Blocks {
-            // Not a status field: the incompletion log says it.
-            incomplete: order.blocks.incomplete,
             credit: !status.is_empty()
                 && !self.credit_released_statuses.iter().any(|s| s == status)
                 && self.credit_blocked_statuses.iter().any(|s| s == status),

@@ -5,6 +5,7 @@ mod approvals;
 mod auth;
 mod bad_settings;
 mod batch;
+mod blocked_orders;
 mod budget;
 mod card;
 mod cli;

@@ -10,7 +10,7 @@ use crate::agent::router::Router;
 use crate::agent::settings::BatchSettings;
 use crate::agent::specialists::Specialist;
 use crate::agent::{Outcome, Progress};
-use crate::backend::{BackendError, OrderSource, Refusal, SalesOrder};
+use crate::backend::{BackendError, BlockKind, OrderSource, Refusal, SalesOrder};
 use futures_util::StreamExt;
 use std::sync::Arc;
 
@@ -49,6 +49,19 @@ fn item(order: &str, specialist: Option<&str>, state: ItemState, text: String) -
         proposal: None,
         approval: None,
     }
+}
+
+/// The kinds of block the order's status fields show (missing master data
+/// shows in the block note only).
+fn block_kinds(order: &SalesOrder) -> Vec<BlockKind> {
+    [
+        (order.credit_blocked(), BlockKind::Credit),
+        (order.price_disputed(), BlockKind::PriceDispute),
+        (order.delivery_blocked(), BlockKind::Delivery),
+    ]
+    .into_iter()
+    .filter_map(|(blocked, kind)| blocked.then_some(kind))
+    .collect()
 }
 
 impl FanOut<'_> {
@@ -100,10 +113,11 @@ impl FanOut<'_> {
         results.into_iter().flatten().collect()
     }
 
-    /// The specialist for this order's own block: its block status first,
-    /// then its block note in the router's words.
+    /// The specialist for this order's own block: its block status first
+    /// (credit check, billing block, delivery block), then its block note
+    /// in the router's words (missing master data).
     fn specialist_for(&self, order: &SalesOrder) -> Option<&dyn Specialist> {
-        let by_status = order.block_kinds().into_iter().find_map(|kind| {
+        let by_status = block_kinds(order).into_iter().find_map(|kind| {
             self.specialists
                 .iter()
                 .find(|specialist| specialist.handles() == kind)
@@ -132,7 +146,7 @@ impl FanOut<'_> {
             },
         };
         let number = order.sales_order.clone();
-        if order.block_note.trim().is_empty() && order.block_kinds().is_empty() {
+        if order.block_note.trim().is_empty() && block_kinds(&order).is_empty() {
             return Ok(item(
                 &number,
                 None,

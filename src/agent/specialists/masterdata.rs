@@ -54,7 +54,7 @@ impl Specialist for MasterData {
     }
 
     fn handles(&self) -> crate::backend::BlockKind {
-        crate::backend::BlockKind::Incomplete
+        crate::backend::BlockKind::MasterData
     }
 
     async fn explain(

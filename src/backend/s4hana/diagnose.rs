@@ -240,12 +240,12 @@ pub async fn run(
             Err(error) => steps.push(fail(name, error.to_string())),
         },
         None => match reader
-            .blocked_orders(&crate::backend::BlockedQuery::all(usize::MAX))
+            .blocked_orders(&crate::backend::BlockedQuery::any(usize::MAX))
             .await
         {
-            Ok(found) => steps.push(pass(
+            Ok(orders) => steps.push(pass(
                 name,
-                format!("{} blocked or incomplete open orders listed", found.total),
+                format!("{} blocked or incomplete open orders listed", orders.len()),
             )),
             Err(error) => steps.push(fail(name, error.to_string())),
         },

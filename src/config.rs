@@ -2,7 +2,11 @@
 //! Cloud Foundry (`PORT`, `VCAP_APPLICATION`). The public URL is the one
 //! exception: an explicit `PUBLIC_URL` or `server.public_url` beats
 //! `VCAP_APPLICATION`, because CF does not promise the order of several routes.
+//! The Cloud Foundry environment is read here, once (`cloud_foundry.rs`),
+//! and travels with the settings to the rooms that need a binding.
 
+use crate::cloud_foundry::{CloudFoundry, CloudFoundryError};
+pub use crate::cloud_foundry::{EnvSource, ProcessEnv};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -18,6 +22,11 @@ pub struct Settings {
     pub store: crate::db::StoreSettings,
     pub rules: RulesSettings,
     pub telemetry: TelemetrySettings,
+    /// `VCAP_APPLICATION`, `VCAP_SERVICES`, `CF_INSTANCE_INDEX` as read at
+    /// load; not a setting (never in a file or serialized). Default: off
+    /// Cloud Foundry, nothing bound.
+    #[serde(skip)]
+    pub cloud_foundry: CloudFoundry,
 }
 
 /// Logs and OpenTelemetry export (see docs/telemetry.md).
@@ -159,48 +168,12 @@ impl Default for BackendSettings {
 pub enum ConfigError {
     #[error("configuration: {0}")]
     Load(#[from] config::ConfigError),
-    #[error("VCAP_APPLICATION is not valid JSON: {0}")]
-    VcapApplication(serde_json::Error),
+    #[error(transparent)]
+    CloudFoundry(#[from] CloudFoundryError),
     #[error("PORT `{0}` is not a port number")]
     Port(String),
     #[error("public URL `{url}` {reason}")]
     PublicUrl { url: String, reason: String },
-}
-
-/// The parts of `VCAP_APPLICATION` we use.
-#[derive(Debug, Default, Deserialize)]
-struct VcapApplication {
-    #[serde(default)]
-    application_uris: Vec<String>,
-    #[serde(default)]
-    uris: Vec<String>,
-}
-
-/// The environment as a function, so tests need not touch process globals.
-pub trait EnvSource {
-    fn var(&self, name: &str) -> Option<String>;
-}
-
-pub struct ProcessEnv;
-
-/// A fixed environment for unit tests: `StaticEnv(&[("PORT", "8080")])`.
-#[cfg(test)]
-pub(crate) struct StaticEnv(pub &'static [(&'static str, &'static str)]);
-
-#[cfg(test)]
-impl EnvSource for StaticEnv {
-    fn var(&self, name: &str) -> Option<String> {
-        self.0
-            .iter()
-            .find(|(key, _)| *key == name)
-            .map(|(_, value)| value.to_string())
-    }
-}
-
-impl EnvSource for ProcessEnv {
-    fn var(&self, name: &str) -> Option<String> {
-        std::env::var(name).ok().filter(|value| !value.is_empty())
-    }
 }
 
 impl Settings {
@@ -236,9 +209,11 @@ impl Settings {
         Ok(settings)
     }
 
-    /// `PORT` wins over everything; `PUBLIC_URL`, then `server.public_url`,
-    /// then `VCAP_APPLICATION.application_uris[0]` give the public URL.
+    /// Read the Cloud Foundry environment into `cloud_foundry`. `PORT` wins
+    /// over everything; `PUBLIC_URL`, then `server.public_url`, then
+    /// `VCAP_APPLICATION.application_uris[0]` give the public URL.
     pub fn apply_cloud_foundry(&mut self, env: &dyn EnvSource) -> Result<(), ConfigError> {
+        self.cloud_foundry = CloudFoundry::from_env(env)?;
         if let Some(port) = env.var("PORT") {
             self.server.port = port.trim().parse().map_err(|_| ConfigError::Port(port))?;
         }
@@ -249,11 +224,9 @@ impl Settings {
             self.server.public_url = Some(url);
         }
         if self.server.public_url.is_none()
-            && let Some(vcap) = env.var("VCAP_APPLICATION")
+            && let Some(application) = &self.cloud_foundry.application
         {
-            let vcap: VcapApplication =
-                serde_json::from_str(&vcap).map_err(ConfigError::VcapApplication)?;
-            let host = vcap.application_uris.first().or(vcap.uris.first());
+            let host = application.first_route();
             self.server.public_url = host.map(|host| format!("https://{host}/"));
         }
         if let Some(url) = self.server.public_url.take() {
@@ -381,7 +354,7 @@ mod tests {
         let env = FakeEnv(HashMap::from([("VCAP_APPLICATION", "{")]));
         assert!(matches!(
             Settings::default().apply_cloud_foundry(&env),
-            Err(ConfigError::VcapApplication(_))
+            Err(ConfigError::CloudFoundry(_))
         ));
         let env = FakeEnv(HashMap::from([("PUBLIC_URL", "agent.example.com")]));
         assert!(matches!(

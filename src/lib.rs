@@ -9,6 +9,7 @@ pub mod btp;
 pub mod card;
 pub mod cli;
 pub mod clock;
+pub mod cloud_foundry;
 pub mod config;
 pub mod db;
 pub mod http;

@@ -104,7 +104,8 @@ async fn serve(config: Option<PathBuf>) -> ExitCode {
             return ExitCode::from(startup::EXIT_BAD_SETTINGS);
         }
     };
-    let telemetry = telemetry::init_service(&settings.telemetry, &ProcessEnv);
+    let telemetry =
+        telemetry::init_service(&settings.telemetry, &settings.cloud_foundry, &ProcessEnv);
     let application = match Application::build(settings).await {
         Ok(application) => application,
         Err(error) => {

@@ -8,7 +8,7 @@ use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook};
 use crate::auth::{AuthConfigError, ResolvedAuth, TokenValidator};
 use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
 use crate::card::{CardDocument, build_card, extended_card};
-use crate::config::{ProcessEnv, Settings};
+use crate::config::Settings;
 use crate::db::{Database, DbError};
 use crate::tasks::{InMemoryTaskStore, Maintenance, SqlTaskStore, TaskEngine, TaskStore};
 use actix_web::dev::Server;
@@ -105,8 +105,8 @@ pub struct Stores {
 /// Open the stores the settings name: SQLite by default, PostgreSQL with a
 /// URL or a `postgresql-db` binding, or memory. The schema is migrated here.
 pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
-    let vcap_services = crate::config::EnvSource::var(&ProcessEnv, "VCAP_SERVICES");
-    let Some(database) = Database::open(&settings.store, vcap_services.as_deref()).await? else {
+    let Some(database) = Database::open(&settings.store, &settings.cloud_foundry.services).await?
+    else {
         return Ok(Stores {
             tasks: Arc::new(InMemoryTaskStore::from_settings(&settings.tasks)),
             ledger: Arc::new(MemoryLedger::default()),
@@ -117,7 +117,11 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
     // new holder, so its predecessor's turns expire and end `failed`.
     let instance = format!(
         "{}-{}",
-        std::env::var("CF_INSTANCE_INDEX").unwrap_or_else(|_| "local".into()),
+        settings
+            .cloud_foundry
+            .instance_index
+            .as_deref()
+            .unwrap_or("local"),
         uuid::Uuid::new_v4().simple()
     );
     Ok(Stores {
@@ -154,7 +158,7 @@ pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, Backend
         let source = crate::backend::s4hana::build(
             &settings.backend.s4hana,
             settings.backend.blocks.clone(),
-            &ProcessEnv,
+            &settings.cloud_foundry,
         )?;
         return Ok(Arc::new(source));
     }
@@ -167,15 +171,6 @@ pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, Backend
             .with_rules(&settings.backend.blocks)
             .with_latency(Duration::from_millis(settings.backend.latency_ms)),
     ))
-}
-
-/// The first `destination` binding's `credentials` (`Null` without one).
-fn destination_binding() -> serde_json::Value {
-    std::env::var("VCAP_SERVICES")
-        .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .and_then(|vcap| vcap.get("destination")?.get(0)?.get("credentials").cloned())
-        .unwrap_or_default()
 }
 
 impl Application {
@@ -211,7 +206,7 @@ impl Application {
         // One TLS crypto provider for the whole process (ring); a second
         // install attempt (tests build many apps) is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let validator = match crate::auth::resolve(&settings.auth, &ProcessEnv)? {
+        let validator = match crate::auth::resolve(&settings.auth, &settings.cloud_foundry)? {
             ResolvedAuth::Off => {
                 tracing::warn!(
                     "AUTHENTICATION IS OFF: every caller is anonymous. Bind an identity service or set \
@@ -264,13 +259,16 @@ impl Application {
             .as_ref()
             .map(|_| extended_card(&card.card, &agent.offered_actions()));
         let push = if settings.push.enabled {
-            let on_cloud_foundry = std::env::var_os("VCAP_APPLICATION").is_some();
-            if on_cloud_foundry && settings.push.allows_test_targets() {
+            if settings.cloud_foundry.on_cloud_foundry() && settings.push.allows_test_targets() {
                 return Err(StartupError::PushTestSettingOnCloudFoundry);
             }
             Some(crate::push::PushService::from_settings(
                 &settings.push,
-                &destination_binding(),
+                settings
+                    .cloud_foundry
+                    .services
+                    .credentials("destination")
+                    .unwrap_or(&serde_json::Value::Null),
                 Arc::clone(&stores.tasks),
             )?)
         } else {

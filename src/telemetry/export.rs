@@ -3,10 +3,10 @@
 //! metrics on a periodic reader (`OTEL_METRIC_EXPORT_INTERVAL`, 60 s), which
 //! `metrics::install` makes the meter provider's one reader.
 
-use super::cf::CfApplication;
 use super::span_queue::{self, BoundedSpanProcessor};
 use super::target::{self, Target, TargetError, TlsMaterial, Transport};
-use crate::config::{EnvSource, TelemetrySettings};
+use crate::cloud_foundry::{CfApplication, EnvSource, VcapServices};
+use crate::config::TelemetrySettings;
 use opentelemetry::KeyValue;
 use opentelemetry_otlp::tonic_types::transport::{Certificate, ClientTlsConfig, Identity};
 use opentelemetry_otlp::{
@@ -43,10 +43,11 @@ pub struct Providers {
 /// Build the exporters the settings and environment ask for.
 pub fn providers(
     settings: &TelemetrySettings,
+    services: &VcapServices,
     env: &dyn EnvSource,
     cf: Option<&CfApplication>,
 ) -> Result<Providers, ExportError> {
-    let targets = target::resolve(settings, env)?;
+    let targets = target::resolve(settings, services, env)?;
     // ring is the binary's one rustls provider (reqwest and tonic use it).
     let _ = rustls::crypto::ring::default_provider().install_default();
     let resource = resource(cf);
@@ -208,12 +209,17 @@ pub fn resource(cf: Option<&CfApplication>) -> Resource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::StaticEnv as Env;
+    use crate::cloud_foundry::StaticEnv as Env;
 
     #[tokio::test]
     async fn nothing_configured_builds_no_provider() {
-        let built = providers(&TelemetrySettings::default(), &Env(&[]), None)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let built = providers(
+            &TelemetrySettings::default(),
+            &VcapServices::default(),
+            &Env(&[]),
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert!(built.traces.is_none() && built.metrics.is_none());
     }
 
@@ -221,13 +227,14 @@ mod tests {
     async fn a_binding_with_a_broken_certificate_is_an_error_not_a_panic() {
         let error = providers(
             &TelemetrySettings::default(),
-            &Env(&[(
-                "VCAP_SERVICES",
+            &VcapServices::parse(
                 r#"{"cloud-logging":[{"label":"cloud-logging","name":"logs",
                 "credentials":{"ingest-otlp-endpoint":"127.0.0.1:9",
                 "ingest-otlp-cert":"not a certificate","ingest-otlp-key":"not a key",
                 "server-ca":"not a CA"}}]}"#,
-            )]),
+            )
+            .unwrap(),
+            &Env(&[]),
             None,
         )
         .err();

@@ -8,160 +8,25 @@
 use crate::cloud_foundry::{CloudFoundry, CloudFoundryError};
 pub use crate::cloud_foundry::{EnvSource, ProcessEnv};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
-    pub server: ServerSettings,
+    pub server: crate::http::ServerSettings,
     pub tasks: crate::tasks::TaskSettings,
-    pub card: CardSettings,
-    pub backend: BackendSettings,
+    pub card: crate::http::CardSettings,
+    pub backend: crate::backend::BackendSettings,
     pub auth: crate::auth::AuthSettings,
     pub push: crate::push::PushSettings,
     pub store: crate::db::StoreSettings,
-    pub rules: RulesSettings,
-    pub telemetry: TelemetrySettings,
+    pub rules: crate::agent::rulebook::RulesSettings,
+    pub telemetry: crate::telemetry::TelemetrySettings,
     /// `VCAP_APPLICATION`, `VCAP_SERVICES`, `CF_INSTANCE_INDEX` as read at
     /// load; not a setting (never in a file or serialized). Default: off
     /// Cloud Foundry, nothing bound.
     #[serde(skip)]
     pub cloud_foundry: CloudFoundry,
-}
-
-/// Logs and OpenTelemetry export (see docs/telemetry.md).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct TelemetrySettings {
-    /// `text` or `json` (SAP Cloud Logging fields on stdout). Unset: `json`
-    /// on Cloud Foundry (`VCAP_APPLICATION` present), else `text`.
-    pub log_format: Option<LogFormat>,
-    /// OTLP/HTTP base URL (`/v1/traces` is appended); wins over
-    /// `OTEL_EXPORTER_OTLP_ENDPOINT`. Unset and no OTEL variable: no export.
-    pub otlp_endpoint: Option<String>,
-    /// Serve Prometheus text at `GET /metrics` (unauthenticated; off by default).
-    pub metrics_endpoint: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LogFormat {
-    Text,
-    Json,
-}
-
-/// The rule book: who may do what. Unset entries keep the seed defaults.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct RulesSettings {
-    /// Role name → the actions that role may have filed (replaces the seed
-    /// for that role).
-    pub roles: std::collections::BTreeMap<String, Vec<String>>,
-    /// Specialist skill id → the actions it may propose (replaces what the
-    /// specialist declares; an empty list silences its proposals).
-    pub proposals: std::collections::BTreeMap<String, Vec<String>>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ServerSettings {
-    pub host: String,
-    pub port: u16,
-    /// The JSON-RPC endpoint as callers see it (agent card `url`).
-    pub public_url: Option<String>,
-    /// actix worker threads; unset = one per physical core.
-    pub workers: Option<usize>,
-    /// Seconds to finish in-flight requests after SIGTERM (CF kills after 10).
-    pub shutdown_timeout_secs: u64,
-    /// A larger request body gets 413.
-    pub max_body_bytes: usize,
-    /// A request's headers must arrive within this after the connection
-    /// opened, and its body within this after the headers; else 408 and the
-    /// connection is closed.
-    pub request_timeout_ms: u64,
-    /// Bytes all request bodies being read or handled may hold at once
-    /// (beyond the first 16 KiB of each, which always fit); a body that
-    /// needs more gets 503 with `Retry-After`.
-    pub body_bytes_in_flight: usize,
-    /// Open connections at most (split over the workers); more wait to be
-    /// accepted.
-    pub max_connections: usize,
-    /// A `: keep-alive` comment on quiet SSE streams this often.
-    pub sse_keep_alive_ms: u64,
-}
-
-impl Default for ServerSettings {
-    fn default() -> Self {
-        ServerSettings {
-            host: "0.0.0.0".into(),
-            port: 8080,
-            public_url: None,
-            workers: None,
-            shutdown_timeout_secs: 5,
-            max_body_bytes: 1024 * 1024,
-            request_timeout_ms: 10_000,
-            body_bytes_in_flight: 16 * 1024 * 1024,
-            max_connections: 512,
-            sse_keep_alive_ms: 15_000,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct CardSettings {
-    pub name: String,
-    pub description: String,
-    pub provider_organization: String,
-    pub provider_url: String,
-    pub documentation_url: Option<String>,
-    /// `Cache-Control: max-age` of the card, in seconds.
-    pub cache_max_age_secs: u64,
-}
-
-impl Default for CardSettings {
-    fn default() -> Self {
-        CardSettings {
-            name: "Order Exception Agent".into(),
-            description: "Explains why SAP sales orders are stuck (credit blocks, price disputes, \
-                          missing master data, delivery blocks) and proposes the next action."
-                .into(),
-            provider_organization: "order-exception-agent".into(),
-            provider_url: "https://example.com/order-exception-agent".into(),
-            documentation_url: None,
-            cache_max_age_secs: 300,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct BackendSettings {
-    /// `embedded` (the demo data, default) or `s4hana`.
-    pub source: crate::backend::SourceKind,
-    /// How to reach S/4HANA (docs/s4hana.md).
-    pub s4hana: crate::backend::S4HanaSettings,
-    /// What counts as which block (status values, codes, condition type, text id).
-    pub blocks: crate::backend::BlockRules,
-    /// A folder with the demo data files; unset = the data built into the binary.
-    pub data_dir: Option<PathBuf>,
-    /// Added to every read of the embedded data, to demo the async path.
-    pub latency_ms: u64,
-    /// A turn whose backend reads take longer fails with a clear message.
-    pub timeout_ms: u64,
-}
-
-impl Default for BackendSettings {
-    fn default() -> Self {
-        BackendSettings {
-            source: crate::backend::SourceKind::Embedded,
-            s4hana: crate::backend::S4HanaSettings::default(),
-            blocks: crate::backend::BlockRules::default(),
-            data_dir: None,
-            latency_ms: 0,
-            timeout_ms: 120_000,
-        }
-    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -6,7 +6,6 @@ pub mod agent;
 pub mod auth;
 pub mod backend;
 pub mod btp;
-pub mod card;
 pub mod cli;
 pub mod clock;
 pub mod cloud_foundry;

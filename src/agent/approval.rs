@@ -408,8 +408,8 @@ impl Approvals {
 mod tests {
     use super::*;
     use crate::agent::ledger::MemoryLedger;
+    use crate::agent::rulebook::RulesSettings;
     use crate::backend::EmbeddedOrders;
-    use crate::config::RulesSettings;
     use std::collections::BTreeSet;
 
     fn approvals() -> (Approvals, Arc<MemoryLedger>) {

@@ -3,9 +3,21 @@
 //! where both allow it (the intersection); nothing else ever files.
 
 use super::proposal::{Action, UnknownAction};
-use crate::config::RulesSettings;
 use crate::roles::{Role, UnknownRole};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// The rule book: who may do what. Unset entries keep the seed defaults.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RulesSettings {
+    /// Role name → the actions that role may have filed (replaces the seed
+    /// for that role).
+    pub roles: std::collections::BTreeMap<String, Vec<String>>,
+    /// Specialist skill id → the actions it may propose (replaces what the
+    /// specialist declares; an empty list silences its proposals).
+    pub proposals: std::collections::BTreeMap<String, Vec<String>>,
+}
 
 #[derive(Debug, Clone)]
 pub struct RuleBook {

@@ -2,8 +2,8 @@
 //! person with at least one role may read it (who approved what is not for
 //! anonymous or technical callers).
 
+use super::AppState;
 use super::problem::problem;
-use crate::startup::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::json;

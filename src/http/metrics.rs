@@ -1,7 +1,7 @@
 //! GET /metrics — Prometheus text, when `telemetry.metrics_endpoint` is on.
 
+use super::AppState;
 use super::problem::problem;
-use crate::startup::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 

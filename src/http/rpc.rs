@@ -1,7 +1,7 @@
+use super::AppState;
 use super::header_text;
 use super::problem::problem;
 use super::request_log::{self, CallFacts};
-use crate::startup::AppState;
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use std::time::Duration;
@@ -130,7 +130,10 @@ pub async fn json_rpc(
     if !conversation.is_empty() {
         span.record("sap.conversation_id", conversation.as_str());
     }
-    crate::telemetry::propagation::adopt_remote_parent(&span, request.headers());
+    crate::telemetry::propagation::adopt_remote_parent(
+        &span,
+        &super::TraceHeaders(request.headers()),
+    );
     let started = std::time::Instant::now();
     let mut facts = CallFacts::default();
     let mut payload = payload;

@@ -3,10 +3,10 @@
 //! metrics on a periodic reader (`OTEL_METRIC_EXPORT_INTERVAL`, 60 s), which
 //! `metrics::install` makes the meter provider's one reader.
 
+use super::settings::TelemetrySettings;
 use super::span_queue::{self, BoundedSpanProcessor};
 use super::target::{self, Target, TargetError, TlsMaterial, Transport};
 use crate::cloud_foundry::{CfApplication, EnvSource, VcapServices};
-use crate::config::TelemetrySettings;
 use opentelemetry::KeyValue;
 use opentelemetry_otlp::tonic_types::transport::{Certificate, ClientTlsConfig, Identity};
 use opentelemetry_otlp::{

@@ -15,18 +15,19 @@ mod export;
 pub mod metrics;
 pub mod propagation;
 mod sap_json;
+mod settings;
 mod span_queue;
 mod target;
 mod text;
 
 use crate::cloud_foundry::{CloudFoundry, EnvSource};
-use crate::config::{LogFormat, TelemetrySettings};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
 pub use crate::cloud_foundry::CfApplication;
 pub use export::ExportError;
+pub use settings::{LogFormat, TelemetrySettings};
 
 /// The filter of the service when `RUST_LOG` is not set.
 pub const SERVICE_LOG: &str = "info,actix_server=warn";

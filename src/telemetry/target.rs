@@ -3,8 +3,8 @@
 //! order. Nothing configured means no export at all.
 
 use super::cloud_logging::{self, CloudLoggingBinding};
+use super::settings::TelemetrySettings;
 use crate::cloud_foundry::{EnvSource, VcapServices};
-use crate::config::TelemetrySettings;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {

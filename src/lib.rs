@@ -3,6 +3,8 @@
 
 pub mod a2a;
 pub mod agent;
+#[cfg(test)]
+mod architecture_check;
 pub mod auth;
 pub mod backend;
 pub mod btp;

@@ -10,12 +10,11 @@ use crate::auth::{AuthConfigError, TokenValidator, ValidatorSetupError};
 use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
 use crate::config::Settings;
 use crate::db::{Database, DbError};
-use crate::http::{AppState, BindError, BodyLimits, CardDocument};
+use crate::http::{AppState, BindError, BodyLimits, CardDocument, Serving};
 use crate::push::{PushObserver, PushService, PushSetupError};
 use crate::tasks::{
     InMemoryTaskStore, Maintenance, SqlTaskStore, TaskEngine, TaskObserver, TaskStore,
 };
-use actix_web::dev::Server;
 use std::sync::Arc;
 
 #[derive(Debug, thiserror::Error)]
@@ -137,7 +136,7 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
 pub struct Application {
     port: u16,
     public_url: String,
-    server: Server,
+    server: Serving,
 }
 
 /// The order source the settings ask for.
@@ -256,6 +255,6 @@ impl Application {
     }
 
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        self.server.until_stopped().await
     }
 }

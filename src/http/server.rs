@@ -4,7 +4,6 @@
 
 use super::ServerSettings;
 use super::state::AppState;
-use actix_web::dev::Server;
 use actix_web::{App, HttpServer, web};
 use std::net::{SocketAddr, TcpListener};
 
@@ -47,13 +46,23 @@ pub fn bind(settings: &ServerSettings) -> Result<Bound, BindError> {
     })
 }
 
-/// Serve the routes on `bound` with `state`; the returned server runs when
-/// awaited.
+/// The running server: it serves until SIGTERM (or SIGINT) and a graceful
+/// stop.
+pub struct Serving(actix_web::dev::Server);
+
+impl Serving {
+    /// Wait until the server has stopped.
+    pub async fn until_stopped(self) -> std::io::Result<()> {
+        self.0.await
+    }
+}
+
+/// Serve the routes on `bound` with `state`.
 pub fn serve(
     bound: Bound,
     state: AppState,
     settings: &ServerSettings,
-) -> Result<Server, BindError> {
+) -> Result<Serving, BindError> {
     let state = web::Data::new(state);
     let workers = settings.workers();
     let server =
@@ -65,10 +74,12 @@ pub fn serve(
     let Bound {
         listener, address, ..
     } = bound;
-    Ok(server
-        .listen(listener)
-        .map_err(|source| BindError { address, source })?
-        .run())
+    Ok(Serving(
+        server
+            .listen(listener)
+            .map_err(|source| BindError { address, source })?
+            .run(),
+    ))
 }
 
 fn default_public_url(bound: SocketAddr) -> String {

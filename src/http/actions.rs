@@ -24,8 +24,13 @@ pub async fn list(request: HttpRequest, state: web::Data<AppState>) -> HttpRespo
     match state.ledger.list().await {
         Ok(entries) => HttpResponse::Ok().json(json!({ "actions": entries })),
         Err(error) => {
+            // The database's words stay in the log; the caller learns only
+            // that the ledger cannot be read now.
             tracing::error!(%error, "listing the action ledger failed");
-            problem(StatusCode::SERVICE_UNAVAILABLE, error.to_string())
+            problem(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the action ledger is unavailable; try again later",
+            )
         }
     }
 }

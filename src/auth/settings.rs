@@ -4,7 +4,7 @@
 
 use super::issuer::TrailingSlash;
 use crate::cloud_foundry::CloudFoundry;
-use crate::roles::Role;
+use crate::roles::BusinessRole;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -88,7 +88,7 @@ pub struct IdentityConfig {
     pub app_tid: Option<String>,
     pub required_api: String,
     pub trailing_slash: TrailingSlash,
-    pub group_roles: HashMap<String, Role>,
+    pub group_roles: HashMap<String, BusinessRole>,
     pub protect_card: bool,
     pub http_timeout: Duration,
     pub key_cache_ttl: Duration,
@@ -194,7 +194,7 @@ pub fn resolve(
     }
 
     let mut group_roles = HashMap::new();
-    for role in Role::ALL {
+    for role in BusinessRole::ALL {
         group_roles.insert(role.as_str().to_string(), role);
     }
     for entry in &settings.group_roles {
@@ -317,7 +317,10 @@ mod tests {
             ["accounts.ondemand.com", "accounts.cloud.sap"]
         );
         assert_eq!(config.app_tid.as_deref(), Some("t-1"));
-        assert_eq!(config.group_roles.get("ar_clerk"), Some(&Role::ArClerk));
+        assert_eq!(
+            config.group_roles.get("ar_clerk"),
+            Some(&BusinessRole::ArClerk)
+        );
     }
 
     #[test]
@@ -393,10 +396,13 @@ mod tests {
         else {
             panic!("required");
         };
-        assert_eq!(config.group_roles.get("AR_Team"), Some(&Role::ArClerk));
+        assert_eq!(
+            config.group_roles.get("AR_Team"),
+            Some(&BusinessRole::ArClerk)
+        );
         assert_eq!(
             config.group_roles.get("Finance"),
-            Some(&Role::CreditManager)
+            Some(&BusinessRole::CreditManager)
         );
         let bad = AuthSettings {
             group_roles: vec!["X=boss".into()],

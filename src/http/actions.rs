@@ -3,7 +3,7 @@
 //! anonymous or technical callers).
 
 use super::AppState;
-use super::problem::problem;
+use super::error_response::error_response;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::json;
@@ -16,7 +16,7 @@ pub async fn list(request: HttpRequest, state: web::Data<AppState>) -> HttpRespo
     if let Some(principal) = &principal
         && !principal.may_approve()
     {
-        return problem(
+        return error_response(
             StatusCode::FORBIDDEN,
             "the action ledger is for people with a role (ar_clerk, credit_manager, master_data_specialist or viewer)",
         );
@@ -27,7 +27,7 @@ pub async fn list(request: HttpRequest, state: web::Data<AppState>) -> HttpRespo
             // The database's words stay in the log; the caller learns only
             // that the ledger cannot be read now.
             tracing::error!(%error, "listing the action ledger failed");
-            problem(
+            error_response(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "the action ledger is unavailable; try again later",
             )

@@ -1,7 +1,7 @@
 //! The agent card document: built once at start from settings and the
 //! agent's skills, served with an ETag.
 
-use crate::a2a::card::{
+use crate::a2a::agent_card::{
     AgentCapabilities, AgentCard, AgentInterface, AgentProvider, AgentSkill, PROTOCOL_VERSION,
 };
 use crate::agent::{OfferedAction, Skill};

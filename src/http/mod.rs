@@ -5,11 +5,11 @@
 mod actions;
 mod auth;
 mod body;
-mod card;
 mod card_document;
+mod card_endpoint;
+mod error_response;
 mod health;
-mod metrics;
-mod problem;
+mod metrics_endpoint;
 mod request_log;
 mod rpc;
 mod server;
@@ -47,30 +47,30 @@ pub fn routes(config: &mut web::ServiceConfig) {
     for path in ["/.well-known/agent-card.json", "/.well-known/agent.json"] {
         config.service(
             web::resource(path)
-                .route(web::get().to(card::agent_card))
-                .default_service(web::to(problem::only_get)),
+                .route(web::get().to(card_endpoint::agent_card))
+                .default_service(web::to(error_response::only_get)),
         );
     }
     config
         .service(
             web::resource("/health")
                 .route(web::get().to(health::health))
-                .default_service(web::to(problem::only_get)),
+                .default_service(web::to(error_response::only_get)),
         )
         .service(
             web::resource("/metrics")
-                .route(web::get().to(metrics::metrics))
-                .default_service(web::to(problem::only_get)),
+                .route(web::get().to(metrics_endpoint::metrics))
+                .default_service(web::to(error_response::only_get)),
         )
         .service(
             web::resource("/actions")
                 .route(web::get().to(actions::list))
-                .default_service(web::to(problem::only_get)),
+                .default_service(web::to(error_response::only_get)),
         )
         .service(
             web::resource("/")
                 .route(web::post().to(rpc::json_rpc))
-                .default_service(web::to(problem::only_post)),
+                .default_service(web::to(error_response::only_post)),
         )
-        .default_service(web::to(problem::not_found));
+        .default_service(web::to(error_response::not_found));
 }

@@ -3,7 +3,7 @@
 
 use super::BodyLimits;
 use super::card_document::CardDocument;
-use crate::a2a::card::AgentCard;
+use crate::a2a::agent_card::AgentCard;
 use crate::agent::ledger::ActionLedger;
 use crate::auth::TokenValidator;
 use crate::tasks::TaskEngine;

@@ -60,7 +60,7 @@ impl std::fmt::Debug for TlsMaterial {
 
 /// One signal's destination.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Target {
+pub struct ExportTarget {
     pub transport: Transport,
     pub endpoint: String,
     pub tls: TlsMaterial,
@@ -71,9 +71,9 @@ pub struct Target {
 
 /// Both signals' destinations and what the start-up log says about them.
 #[derive(Debug, Default)]
-pub struct Targets {
-    pub traces: Option<Target>,
-    pub metrics: Option<Target>,
+pub struct ExportTargets {
+    pub traces: Option<ExportTarget>,
+    pub metrics: Option<ExportTarget>,
     /// Where the configuration came from, for the start-up log.
     pub source: String,
     /// Things an admin should know (a skipped binding, an unused one).
@@ -97,8 +97,8 @@ pub fn resolve(
     settings: &TelemetrySettings,
     services: &VcapServices,
     env: &dyn EnvSource,
-) -> Result<Targets, TargetError> {
-    let mut targets = Targets::default();
+) -> Result<ExportTargets, TargetError> {
+    let mut targets = ExportTargets::default();
     if env
         .var("OTEL_SDK_DISABLED")
         .is_some_and(|v| v.eq_ignore_ascii_case("true"))
@@ -152,8 +152,8 @@ fn disabled(env: &dyn EnvSource, signal: Signal) -> bool {
         .is_some_and(|v| v.eq_ignore_ascii_case("none"))
 }
 
-fn cloud_logging_target(binding: &CloudLoggingBinding) -> Target {
-    Target {
+fn cloud_logging_target(binding: &CloudLoggingBinding) -> ExportTarget {
+    ExportTarget {
         transport: Transport::Grpc,
         endpoint: binding.url(),
         tls: TlsMaterial {
@@ -175,7 +175,7 @@ fn from_variables(
     setting: Option<&str>,
     env: &dyn EnvSource,
     signal: Signal,
-) -> Result<Option<Target>, TargetError> {
+) -> Result<Option<ExportTarget>, TargetError> {
     let specific = |suffix: &str| {
         let own = format!("OTEL_EXPORTER_OTLP_{}_{suffix}", signal.name());
         let general = format!("OTEL_EXPORTER_OTLP_{suffix}");
@@ -219,7 +219,7 @@ fn from_variables(
         client_pem: read("CLIENT_CERTIFICATE")?.zip(read("CLIENT_KEY")?),
         domain: None,
     };
-    Ok(Some(Target {
+    Ok(Some(ExportTarget {
         transport,
         endpoint,
         tls,

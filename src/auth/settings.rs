@@ -70,6 +70,19 @@ impl Default for AuthSettings {
     }
 }
 
+impl AuthSettings {
+    /// Timeout of discovery and key requests, at least 100 ms.
+    pub fn http_timeout(&self) -> Duration {
+        Duration::from_millis(self.http_timeout_ms.max(100))
+    }
+
+    /// How long fetched keys are used: 1 s..30 min, so keys neither hammer
+    /// IAS nor outlive a rotation.
+    pub fn key_cache_ttl(&self) -> Duration {
+        Duration::from_secs(self.key_cache_ttl_secs.clamp(1, 1800))
+    }
+}
+
 /// `auth.xsuaa.*`: a hybrid XSUAA binding (optional).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -250,9 +263,8 @@ pub fn resolve(
         trailing_slash: settings.issuer_trailing_slash,
         group_roles,
         protect_card: settings.protect_card,
-        http_timeout: Duration::from_millis(settings.http_timeout_ms.max(100)),
-        // 1 s..30 min: keys must neither hammer IAS nor outlive a rotation.
-        key_cache_ttl: Duration::from_secs(settings.key_cache_ttl_secs.clamp(1, 1800)),
+        http_timeout: settings.http_timeout(),
+        key_cache_ttl: settings.key_cache_ttl(),
         test_key_server,
         xsuaa,
     })))

@@ -18,12 +18,12 @@ pub use approval::{ApprovalNote, ApprovalStatus, Approvals, PendingApproval};
 pub use batch::{BatchItem, BatchReport, ItemState};
 pub use order_agent::OrderExceptionAgent;
 pub use proposal::{Action, Proposal};
-pub use router::{Router, RoutingDecision};
+pub use router::{Router, RoutingBasis, RoutingDecision};
 pub use rulebook::{OfferedAction, Permission, RuleBook};
 pub use settings::BatchSettings;
 pub use specialists::{Skill, Specialist};
 
-use crate::roles::Role;
+use crate::roles::BusinessRole;
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -35,7 +35,7 @@ use std::sync::{Arc, Mutex};
 pub struct Caller {
     /// The person's user id; `None` for a technical client.
     pub user_id: Option<String>,
-    pub roles: BTreeSet<Role>,
+    pub roles: BTreeSet<BusinessRole>,
     /// The person's own token, for reads as that person (principal
     /// propagation to S/4HANA); `None` for a technical client.
     pub user_token: Option<crate::backend::UserToken>,

@@ -6,7 +6,7 @@ use super::batch::answer::{self, LeftOut};
 use super::batch::fan_out::{FanOut, Work};
 use super::batch::{self as batches, BatchRequest};
 use super::input::DataFields;
-use super::router::{Router, RoutingDecision};
+use super::router::{Router, RoutingBasis, RoutingDecision};
 use super::settings::BatchSettings;
 use super::specialists::{self, Skill, Specialist};
 use super::text::find_sales_order;
@@ -249,7 +249,7 @@ impl OrderExceptionAgent {
                 });
             }
             decision.specialist = by_note.specialist;
-            decision.basis = "order-block-note".into();
+            decision.basis = RoutingBasis::OrderBlockNote;
             decision.tied.clear();
         }
 

@@ -5,7 +5,7 @@
 
 use super::batch_view::{OrderResult, approvals, order_results};
 use super::output::{Approval, field, indented};
-use super::{CliError, Target, parse_roles, print};
+use super::{AgentArgs, CliError, parse_roles, print};
 use std::collections::BTreeMap;
 
 pub const DEFAULT_ROLE: &str = "ar_clerk";
@@ -34,7 +34,7 @@ ignored. See docs/authentication.md.";
 #[derive(Debug, Clone, clap::Args)]
 pub struct TriageArgs {
     #[command(flatten)]
-    pub target: Target,
+    pub target: AgentArgs,
 
     /// Approve the agent's proposal for these orders (repeat, or separate
     /// with commas or spaces) when it asks for an approval.

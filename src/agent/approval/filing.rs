@@ -7,7 +7,7 @@ use super::{ApprovalStatus, Approvals};
 use crate::agent::Proposal;
 use crate::agent::Turn;
 use crate::agent::ledger::{Filing, LedgerEntry, LedgerError};
-use crate::roles::Role;
+use crate::roles::BusinessRole;
 use std::sync::Arc;
 
 /// Why an approved proposal was not filed.
@@ -29,7 +29,7 @@ impl Approvals {
     pub(super) async fn file_approved(
         &self,
         proposal: &Proposal,
-        role: Role,
+        role: BusinessRole,
         turn: &Turn,
     ) -> Result<Filing, NotFiled> {
         let orders = Arc::clone(&self.orders).as_user(turn.caller.user_token.as_ref());
@@ -48,7 +48,7 @@ impl Approvals {
     pub(super) async fn record(
         &self,
         proposal: &Proposal,
-        role: Role,
+        role: BusinessRole,
         turn: &Turn,
     ) -> Result<Filing, LedgerError> {
         let entry = LedgerEntry {

@@ -346,6 +346,7 @@ impl Approvals {
             approved_at: crate::clock::now_rfc3339(),
             task_id: turn.task_id.clone(),
             context_id: turn.context_id.clone(),
+            ..LedgerEntry::default()
         };
         let span = tracing::info_span!(
             "ledger.write",

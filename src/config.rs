@@ -17,6 +17,7 @@ pub struct Settings {
     pub push: crate::push::PushSettings,
     pub store: crate::db::StoreSettings,
     pub rules: RulesSettings,
+    pub actions: crate::agent::execution::ActionSettings,
     pub telemetry: TelemetrySettings,
 }
 

@@ -2,6 +2,7 @@
 //! configured timeout (actix handles the signal).
 
 use crate::a2a::card::AgentCard;
+use crate::agent::execution::Executions;
 use crate::agent::ledger::{ActionLedger, MemoryLedger, SqlLedger};
 use crate::agent::rulebook::RuleBookError;
 use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook};
@@ -150,23 +151,67 @@ fn default_public_url(bound: std::net::SocketAddr) -> String {
 
 /// The order source the settings ask for.
 pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, BackendError> {
+    Ok(order_source_and_s4(settings)?.0)
+}
+
+/// The order source, and the S/4HANA source itself when it is one (its
+/// writes carry approved actions out).
+fn order_source_and_s4(
+    settings: &Settings,
+) -> Result<
+    (
+        Arc<dyn OrderSource>,
+        Option<Arc<crate::backend::s4hana::S4HanaSource>>,
+    ),
+    BackendError,
+> {
     if settings.backend.source == crate::backend::SourceKind::S4hana {
-        let source = crate::backend::s4hana::build(
+        let source = Arc::new(crate::backend::s4hana::build(
             &settings.backend.s4hana,
             settings.backend.blocks.clone(),
             &ProcessEnv,
-        )?;
-        return Ok(Arc::new(source));
+        )?);
+        return Ok((source.clone(), Some(source)));
     }
     let orders = match &settings.backend.data_dir {
         Some(dir) => EmbeddedOrders::from_dir(dir)?,
         None => EmbeddedOrders::demo()?,
     };
-    Ok(Arc::new(
-        orders
-            .with_rules(&settings.backend.blocks)
-            .with_latency(Duration::from_millis(settings.backend.latency_ms)),
+    Ok((
+        Arc::new(
+            orders
+                .with_rules(&settings.backend.blocks)
+                .with_latency(Duration::from_millis(settings.backend.latency_ms)),
+        ),
+        None,
     ))
+}
+
+/// Who carries approved actions out: S/4HANA when `actions.executor` says
+/// so and the source is S/4HANA, else the ledger only.
+fn executions(
+    settings: &Settings,
+    ledger: &Arc<dyn ActionLedger>,
+    s4: Option<Arc<crate::backend::s4hana::S4HanaSource>>,
+) -> Arc<Executions> {
+    use crate::agent::execution::{ExecutorKind, s4::S4Executor};
+    let executions = match (settings.actions.executor, s4) {
+        (ExecutorKind::S4hana, Some(source)) => Executions::new(
+            Arc::clone(ledger),
+            Arc::new(S4Executor::new(source, settings.actions.clone())),
+            settings.actions.clone(),
+        ),
+        (ExecutorKind::S4hana, None) => {
+            tracing::warn!(
+                "actions.executor = s4hana needs backend.source = s4hana; approved actions are filed in the ledger only"
+            );
+            Executions::ledger_only(Arc::clone(ledger))
+        }
+        (ExecutorKind::Ledger, _) => Executions::ledger_only(Arc::clone(ledger)),
+    };
+    let executions = Arc::new(executions);
+    executions.spawn_retry_job();
+    executions
 }
 
 /// The first `destination` binding's `credentials` (`Null` without one).
@@ -183,9 +228,10 @@ impl Application {
     /// and stores.
     pub async fn build(settings: Settings) -> Result<Self, StartupError> {
         let stores = open_stores(&settings).await?;
-        let orders = order_source(&settings)?;
+        let (orders, s4) = order_source_and_s4(&settings)?;
         let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;
-        let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders));
+        let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders))
+            .with_executions(executions(&settings, &stores.ledger, s4));
         let agent = Arc::new(
             OrderExceptionAgent::new(orders, approvals)
                 .with_backend_timeout(Duration::from_millis(settings.backend.timeout_ms)),

@@ -5,6 +5,7 @@
 //! again on anything else. Reply text (a customer note, the user's words)
 //! is never read for actions: only the stored proposal is filed.
 
+use super::execution::{Executions, approved};
 use super::ledger::{ActionLedger, Filing, LedgerEntry};
 use super::rulebook::{Permission, RuleBook};
 use super::{Action, Caller, Outcome, Proposal, Reply, Turn};
@@ -130,9 +131,16 @@ pub struct Approvals {
     rules: RuleBook,
     ledger: Arc<dyn ActionLedger>,
     orders: Arc<dyn OrderSource>,
+    executions: Arc<Executions>,
 }
 
 impl Approvals {
+    /// Carry filed actions out with `executions` (default: the ledger only).
+    pub fn with_executions(mut self, executions: Arc<Executions>) -> Self {
+        self.executions = executions;
+        self
+    }
+
     pub fn new(
         rules: RuleBook,
         ledger: Arc<dyn ActionLedger>,
@@ -140,6 +148,7 @@ impl Approvals {
     ) -> Self {
         Approvals {
             rules,
+            executions: Arc::new(Executions::ledger_only(Arc::clone(&ledger))),
             ledger,
             orders,
         }
@@ -249,7 +258,13 @@ impl Approvals {
         match self.permission(&proposal, caller) {
             Ok(_) => {
                 reply.outcome = Outcome::InputRequired;
-                reply.text = format!("{}\n\n{}", reply.text, question(&proposal));
+                let ask =
+                    if self.executions.needs_delivery_date() && approved::needs_date(&proposal) {
+                        approved::DATE_QUESTION.to_string()
+                    } else {
+                        question(&proposal)
+                    };
+                reply.text = format!("{}\n\n{ask}", reply.text);
                 reply.approval = Some(self.note(ApprovalStatus::Pending, &proposal, caller));
             }
             Err(refusal) => {
@@ -273,6 +288,25 @@ impl Approvals {
     #[tracing::instrument(name = "approval", skip_all, fields(otel.name = "approval", approval.action = pending.action.as_str(), approval.decision = tracing::field::debug(decision(&turn.text)), sap.sales_order = pending.sales_order.as_str()))]
     pub async fn answer(&self, pending: Proposal, turn: &Turn) -> Reply {
         let caller = &turn.caller;
+        if self.executions.needs_delivery_date()
+            && approved::needs_date(&pending)
+            && decision(&turn.text) != Decision::Reject
+        {
+            return match approved::with_date(pending.clone(), &turn.text) {
+                Ok(dated) => Reply {
+                    proposal: Some(dated.clone()),
+                    approval: Some(self.note(ApprovalStatus::Pending, &dated, caller)),
+                    ..Reply::new(Outcome::InputRequired, question(&dated))
+                },
+                Err(error) => Reply {
+                    approval: Some(self.note(ApprovalStatus::Pending, &pending, caller)),
+                    ..Reply::new(
+                        Outcome::InputRequired,
+                        format!("{error}. {}", approved::DATE_QUESTION),
+                    )
+                },
+            };
+        }
         match decision(&turn.text) {
             Decision::Reject => Reply {
                 approval: Some(self.note(ApprovalStatus::Declined, &pending, caller)),
@@ -346,6 +380,7 @@ impl Approvals {
             approved_at: crate::clock::now_rfc3339(),
             task_id: turn.task_id.clone(),
             context_id: turn.context_id.clone(),
+            parameters: approved::parameters(&pending, role, &self.rules),
             ..LedgerEntry::default()
         };
         let span = tracing::info_span!(
@@ -395,6 +430,21 @@ impl Approvals {
                 );
                 return self.ask_again(pending, caller, preface);
             }
+        };
+        // After the ledger row is recorded, hand it to the executor.
+        let text = match entry.state.is_open() {
+            true => {
+                let report = self
+                    .executions
+                    .run(&entry, caller.user_token.as_ref())
+                    .await;
+                if report.text.is_empty() {
+                    text
+                } else {
+                    format!("{text}\n\n{}", report.text)
+                }
+            }
+            false => text,
         };
         let mut note = self.note(status, &pending, caller);
         note.entry = Some(entry);

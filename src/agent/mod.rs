@@ -3,6 +3,7 @@
 //! [`Turn`] and stores the [`Reply`] it gets back.
 
 pub mod approval;
+pub mod execution;
 pub mod input;
 pub mod ledger;
 mod order_agent;

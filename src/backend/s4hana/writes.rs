@@ -246,6 +246,35 @@ impl S4Writer {
         .map(|_| ())
     }
 
+    /// Replace the text of an existing sales order text (204; no ETag).
+    pub async fn append_text(
+        &self,
+        order: &str,
+        text: &OrderText,
+        long_text: &str,
+    ) -> Result<(), WriteError> {
+        let path = format!(
+            "A_SalesOrderText(SalesOrder={},Language={},LongTextID={})",
+            odata::literal(order),
+            odata::literal(&text.language),
+            odata::literal(&text.long_text_id)
+        );
+        self.send(
+            Write {
+                method: "MERGE",
+                service: SALES,
+                entity_set: "A_SalesOrderText",
+                path,
+                body: Some(json!({ "LongText": long_text }).to_string()),
+                if_match: None,
+                order,
+            },
+            &[204],
+        )
+        .await
+        .map(|_| ())
+    }
+
     /// `ReleaseCreditBlock` for a sales order; S/4HANA's message on success.
     pub async fn release_credit_block(&self, order: &str) -> Result<String, WriteError> {
         let answer = self

@@ -1,0 +1,314 @@
+//! Carrying approved actions out, exactly once. The ledger row filed first
+//! decides whether an action happens; an [`ActionExecutor`] then does it
+//! (the ledger-only default does nothing more; `s4`: in S/4HANA as the
+//! approver) under a claim on the row, and the outcome moves the row to
+//! `done`, `failed` (a permanent refusal, with the reason) or `retrying`
+//! (a transient one, tried again by [`Executions::run_due`] with backoff, at
+//! most `actions.max_attempts` times). Before any write the executor checks
+//! whether S/4HANA already shows the change, so a crash between the ledger
+//! and S/4HANA, a retried turn or a second instance never executes twice.
+
+pub mod approved;
+pub mod date;
+pub mod s4;
+mod settings;
+
+pub use settings::{ActionSettings, ExecutorKind};
+
+use super::ledger::{ActionLedger, Claim, ExecutionState, Finish, LedgerEntry};
+use crate::backend::UserToken;
+use async_trait::async_trait;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// What one attempt did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Executed {
+    /// Nothing to carry out: the ledger row is the action.
+    LedgerOnly,
+    /// Carried out now; what the user reads after "Done in S/4HANA: ".
+    Done(String),
+    /// S/4HANA already showed the change; treated as done.
+    AlreadyDone(String),
+    /// Refused for good; why (after "S/4HANA refused it: ").
+    Refused(String),
+    /// No answer (timeout, 429, 5xx); worth another attempt.
+    Transient(String),
+}
+
+/// Carries out one approved action; the seam the backend's writes sit behind.
+#[async_trait]
+pub trait ActionExecutor: Send + Sync {
+    /// Whether the delivery date change needs the customer's date (asked
+    /// before the approval question).
+    fn needs_delivery_date(&self) -> bool {
+        false
+    }
+
+    /// Whether an attempt needs the approver's own token (principal
+    /// propagation): then a retry runs only where the token is known.
+    fn needs_user(&self) -> bool {
+        false
+    }
+
+    async fn execute(&self, entry: &LedgerEntry, user: Option<&UserToken>) -> Executed;
+}
+
+/// Today's behaviour: the ledger row is all.
+pub struct LedgerOnly;
+
+#[async_trait]
+impl ActionExecutor for LedgerOnly {
+    async fn execute(&self, _entry: &LedgerEntry, _user: Option<&UserToken>) -> Executed {
+        Executed::LedgerOnly
+    }
+}
+
+/// The outcome the user reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub state: ExecutionState,
+    /// Empty for the ledger only (the filing text says it all).
+    pub text: String,
+}
+
+pub const TRIED_AGAIN: &str =
+    "Recorded; S/4HANA did not answer, it will be tried again (you will get a notification).";
+
+/// The executor with the ledger it moves, and the tokens of approvers whose
+/// actions wait for a retry (in this process only; never stored).
+pub struct Executions {
+    ledger: Arc<dyn ActionLedger>,
+    executor: Arc<dyn ActionExecutor>,
+    settings: ActionSettings,
+    instance: String,
+    tokens: Mutex<HashMap<(String, String), UserToken>>,
+}
+
+impl Executions {
+    pub fn new(
+        ledger: Arc<dyn ActionLedger>,
+        executor: Arc<dyn ActionExecutor>,
+        settings: ActionSettings,
+    ) -> Self {
+        Executions {
+            ledger,
+            executor,
+            settings,
+            instance: uuid::Uuid::new_v4().simple().to_string(),
+            tokens: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The ledger only (the default, and the embedded backend).
+    pub fn ledger_only(ledger: Arc<dyn ActionLedger>) -> Self {
+        Self::new(ledger, Arc::new(LedgerOnly), ActionSettings::default())
+    }
+
+    pub fn needs_delivery_date(&self) -> bool {
+        self.executor.needs_delivery_date()
+    }
+
+    fn claim(&self, due_only: bool) -> Claim {
+        Claim {
+            owner: format!("{}-{}", self.instance, uuid::Uuid::new_v4().simple()),
+            lease_ms: self.settings.lease_ms,
+            due_only,
+            stale_ms: self.settings.lease_ms,
+        }
+    }
+
+    /// Carry `entry` out now (right after filing, or when it is approved
+    /// again while still open).
+    pub async fn run(&self, entry: &LedgerEntry, user: Option<&UserToken>) -> Report {
+        self.attempt(entry, user, false).await
+    }
+
+    async fn attempt(
+        &self,
+        entry: &LedgerEntry,
+        user: Option<&UserToken>,
+        due_only: bool,
+    ) -> Report {
+        let claim = self.claim(due_only);
+        let claimed = match self
+            .ledger
+            .claim(&entry.sales_order, &entry.action, &claim)
+            .await
+        {
+            Ok(Some(claimed)) => claimed,
+            Ok(None) => return self.as_it_stands(entry).await,
+            Err(error) => {
+                tracing::error!(%error, sales_order = %entry.sales_order, "claiming the ledger row failed");
+                return Report {
+                    state: entry.state,
+                    text: TRIED_AGAIN.into(),
+                };
+            }
+        };
+        let span = tracing::info_span!(
+            "action.execute",
+            otel.name = "action.execute",
+            action.name = claimed.action.as_str(),
+            sap.sales_order = claimed.sales_order.as_str(),
+            action.outcome = tracing::field::Empty,
+            action.attempts = tracing::field::Empty,
+        );
+        let executed =
+            tracing::Instrument::instrument(self.executor.execute(&claimed, user), span.clone())
+                .await;
+        let attempts = claimed.attempts + 1;
+        let (finish, report) = self.outcome(&claimed, executed, attempts);
+        span.record("action.outcome", finish.state.as_str());
+        span.record("action.attempts", i64::from(attempts));
+        let key = (claimed.sales_order.clone(), claimed.action.clone());
+        match (finish.state, user) {
+            (ExecutionState::Retrying, Some(user)) => {
+                self.tokens_lock().insert(key, user.clone());
+            }
+            (ExecutionState::Retrying, None) => {}
+            _ => {
+                self.tokens_lock().remove(&key);
+            }
+        }
+        if let Err(error) = self
+            .ledger
+            .finish(&claimed.sales_order, &claimed.action, &claim.owner, &finish)
+            .await
+        {
+            tracing::error!(%error, sales_order = %claimed.sales_order, "recording the outcome failed");
+        }
+        report
+    }
+
+    fn tokens_lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), UserToken>> {
+        self.tokens
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn outcome(&self, entry: &LedgerEntry, executed: Executed, attempts: u32) -> (Finish, Report) {
+        let finish = |state, answer: &str, retry_in_ms| Finish {
+            state,
+            answer: Some(answer.to_string()),
+            retry_in_ms,
+        };
+        match executed {
+            Executed::LedgerOnly => (
+                finish(ExecutionState::Done, "ledger only", None),
+                Report {
+                    state: ExecutionState::Done,
+                    text: String::new(),
+                },
+            ),
+            Executed::Done(what) | Executed::AlreadyDone(what) => (
+                finish(ExecutionState::Done, &what, None),
+                Report {
+                    state: ExecutionState::Done,
+                    text: format!("Done in S/4HANA: {what}."),
+                },
+            ),
+            Executed::Refused(reason) => (
+                finish(ExecutionState::Failed, &reason, None),
+                Report {
+                    state: ExecutionState::Failed,
+                    text: format!(
+                        "Recorded, but S/4HANA refused it: {reason}. Nothing was changed."
+                    ),
+                },
+            ),
+            Executed::Transient(reason) if attempts >= self.settings.max_attempts.max(1) => {
+                let reason = format!("S/4HANA did not answer after {attempts} attempts ({reason})");
+                tracing::warn!(sales_order = %entry.sales_order, action = %entry.action, %reason, "giving up");
+                (
+                    finish(ExecutionState::Failed, &reason, None),
+                    Report {
+                        state: ExecutionState::Failed,
+                        text: format!("Recorded, but {reason}. Nothing was changed."),
+                    },
+                )
+            }
+            Executed::Transient(reason) => {
+                let wait = self
+                    .settings
+                    .retry_base_ms
+                    .saturating_mul(1 << attempts.saturating_sub(1).min(10));
+                (
+                    finish(ExecutionState::Retrying, &reason, Some(wait)),
+                    Report {
+                        state: ExecutionState::Retrying,
+                        text: TRIED_AGAIN.into(),
+                    },
+                )
+            }
+        }
+    }
+
+    /// A row someone else holds or that is finished: say how it stands.
+    async fn as_it_stands(&self, entry: &LedgerEntry) -> Report {
+        let now = self
+            .ledger
+            .get(&entry.sales_order, &entry.action)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| entry.clone());
+        let answer = now.answer.clone().unwrap_or_default();
+        let text = match now.state {
+            ExecutionState::Done
+                if answer == "ledger only" || answer.starts_with("ledger only") =>
+            {
+                String::new()
+            }
+            ExecutionState::Done => format!("Done in S/4HANA: {answer}."),
+            ExecutionState::Failed => {
+                format!("Recorded, but S/4HANA refused it: {answer}. Nothing was changed.")
+            }
+            ExecutionState::Retrying | ExecutionState::Recorded => {
+                "Recorded; it is being carried out in S/4HANA (you will get a notification).".into()
+            }
+        };
+        Report {
+            state: now.state,
+            text,
+        }
+    }
+
+    /// One pass of the retry job: every due row this process may carry out
+    /// (with the approver's token when the executor needs one).
+    pub async fn run_due(&self) -> usize {
+        let due = match self.ledger.due(self.settings.lease_ms, 20).await {
+            Ok(due) => due,
+            Err(error) => {
+                tracing::warn!(%error, "the retry job could not read the ledger");
+                return 0;
+            }
+        };
+        let mut ran = 0;
+        for entry in due {
+            let key = (entry.sales_order.clone(), entry.action.clone());
+            let token = self.tokens_lock().get(&key).cloned();
+            if token.is_none() && self.executor.needs_user() {
+                continue;
+            }
+            self.attempt(&entry, token.as_ref(), true).await;
+            ran += 1;
+        }
+        ran
+    }
+
+    /// The retry job, until the process ends.
+    pub fn spawn_retry_job(self: &Arc<Self>) {
+        if self.settings.executor == ExecutorKind::Ledger {
+            return;
+        }
+        let executions = Arc::clone(self);
+        let every = std::time::Duration::from_millis(self.settings.retry_interval_ms.max(10));
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                executions.run_due().await;
+            }
+        });
+    }
+}

@@ -109,8 +109,14 @@ pub fn decision(text: &str) -> Decision {
 }
 
 pub fn question(proposal: &Proposal) -> String {
+    let to = proposal
+        .details
+        .get("requestedDeliveryDate")
+        .and_then(serde_json::Value::as_str)
+        .map(|date| format!(" to {date}"))
+        .unwrap_or_default();
     format!(
-        "{} for order {}? Reply approve or reject.",
+        "{}{to} for order {}? Reply approve or reject.",
         proposal.action.verb_phrase(),
         proposal.sales_order
     )

@@ -1,0 +1,364 @@
+//! Approved actions carried out in S/4HANA (issue 17), end to end against
+//! the S/4HANA and Destination doubles, as the user: the delivery date
+//! question, the MERGE with `If-Match` (one change in the double), a stale
+//! ETag, a 403, a 503 then success on retry (done once), fifty concurrent
+//! approvals (one change), a credit review by a credit manager (note and
+//! `ReleaseCreditBlock`), and the ledger listing's execution state.
+
+use crate::destination_double::{Destination, DestinationDouble};
+use crate::helpers::key_server::{self, KeyServer, user_claims};
+use crate::helpers::{TestApp, approval, state, status_text, wait_until};
+use crate::s4hana_double::users::known::{CLERK, CREDIT_MANAGER};
+use crate::s4hana_double::{Access, S4Double, Scope, Step};
+use order_exception_agent::agent::execution::ExecutorKind;
+use order_exception_agent::backend::SourceKind;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+const DELIVERY_4740: &str = "customer wants a later delivery date on 4740";
+
+struct World {
+    app: TestApp,
+    s4: S4Double,
+    _destinations: DestinationDouble,
+    _keys: KeyServer,
+}
+
+async fn world() -> World {
+    let keys = KeyServer::start().await;
+    let s4 = S4Double::start().await;
+    let destinations =
+        DestinationDouble::start(vec![Destination::saml_bearer("S4HANA_ORDERS", &s4.url)]).await;
+    let app = TestApp::builder()
+        .settings(|s| {
+            s.auth.client_id = Some(key_server::CLIENT_ID.into());
+            s.auth.domains = vec![key_server::DOMAIN.into()];
+            s.auth.app_tid = Some(key_server::APP_TID.into());
+            s.auth.url = Some(key_server::ISSUER.into());
+            s.auth.test_key_server = Some(keys.url.clone());
+            s.backend.source = SourceKind::S4hana;
+            let s4s = &mut s.backend.s4hana;
+            s4s.allow_loopback_http = true;
+            s4s.call_timeout_ms = 2_000;
+            s4s.retry_base_ms = 50;
+            s4s.max_retries = 0;
+            s4s.destination_service.token_url = Some(destinations.url.clone());
+            s4s.destination_service.uri = Some(destinations.url.clone());
+            s4s.destination_service.client_id = Some(crate::destination_double::CLIENT_ID.into());
+            s4s.destination_service.client_secret =
+                Some(crate::destination_double::CLIENT_SECRET.into());
+            s.actions.executor = ExecutorKind::S4hana;
+            s.actions.retry_base_ms = 50;
+            s.actions.retry_interval_ms = 50;
+        })
+        .spawn()
+        .await;
+    World {
+        app,
+        s4,
+        _destinations: destinations,
+        _keys: keys,
+    }
+}
+
+fn clerk() -> String {
+    key_server::token(&user_claims())
+}
+
+fn credit_manager() -> String {
+    let claims = key_server::with(user_claims(), "email", json!(CREDIT_MANAGER.1));
+    key_server::token(&key_server::with(
+        claims,
+        "groups",
+        json!(["credit_manager"]),
+    ))
+}
+
+async fn send(app: &TestApp, token: &str, message: Value) -> Value {
+    let response = app
+        .client
+        .post(format!("{}/", app.address))
+        .bearer_auth(token)
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "message/send",
+                      "params": {"message": message}}))
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(response.status().as_u16(), 200);
+    let body: Value = response.json().await.expect("JSON");
+    assert!(body.get("error").is_none(), "{body}");
+    body["result"].clone()
+}
+
+async fn reply(app: &TestApp, token: &str, task: &Value, text: &str) -> Value {
+    let mut message = crate::helpers::user_message(text);
+    message["taskId"] = task["id"].clone();
+    message["contextId"] = task["contextId"].clone();
+    send(app, token, message).await
+}
+
+/// Ask about 4740's delivery block and give the date: the approval question.
+async fn asked_with_date(app: &TestApp, token: &str) -> Value {
+    let asked = send(app, token, crate::helpers::user_message(DELIVERY_4740)).await;
+    assert_eq!(state(&asked), "input-required", "{asked}");
+    assert!(
+        status_text(&asked).ends_with("Which delivery date did the customer ask for?"),
+        "{}",
+        status_text(&asked)
+    );
+    let dated = reply(app, token, &asked, "18 December 2026").await;
+    assert_eq!(state(&dated), "input-required", "{dated}");
+    assert_eq!(approval(&dated)["status"], "pending");
+    dated
+}
+
+fn merges_of(s4: &S4Double, entity: &str) -> usize {
+    s4.changes()
+        .iter()
+        .filter(|change| change.entity == entity && change.method != "POST")
+        .count()
+}
+
+async fn actions(app: &TestApp, token: &str) -> Vec<Value> {
+    let listing: Value = app
+        .client
+        .get(format!("{}/actions", app.address))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("answers")
+        .json()
+        .await
+        .expect("JSON");
+    listing["actions"]
+        .as_array()
+        .cloned()
+        .or_else(|| listing.as_array().cloned())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_delivery_date_change_is_asked_for_approved_and_made_once_in_s4hana() {
+    let world = world().await;
+    let token = clerk();
+    let dated = asked_with_date(&world.app, &token).await;
+    let second = asked_with_date(&world.app, &token).await;
+    assert!(
+        status_text(&dated).contains("2026-12-18"),
+        "{}",
+        status_text(&dated)
+    );
+    let done = reply(&world.app, &token, &dated, "approve").await;
+    assert_eq!(state(&done), "completed", "{done}");
+    assert!(
+        status_text(&done).ends_with(
+            "Done in S/4HANA: the requested delivery date of 4740 is now 2026-12-18 and its delivery block is removed."
+        ),
+        "{}",
+        status_text(&done)
+    );
+    let order = world.s4.entity("A_SalesOrder", "'4740'").expect("4740");
+    assert_eq!(order["RequestedDeliveryDate"], "/Date(1797552000000)/");
+    assert_eq!(order["DeliveryBlockReason"], "");
+    assert_eq!(merges_of(&world.s4, "A_SalesOrder('4740')"), 1);
+    let changes = world.s4.changes();
+    assert!(
+        changes.iter().all(|change| change.user == CLERK.0),
+        "{changes:?}"
+    );
+    // The write carried the ETag of the order as it was explained.
+    let merge = world
+        .s4
+        .requests()
+        .into_iter()
+        .find(|request| request.method == "MERGE")
+        .expect("a MERGE");
+    assert!(
+        merge
+            .headers
+            .get("if-match")
+            .is_some_and(|etag| etag != "*")
+    );
+
+    let listed = actions(&world.app, &token).await;
+    let row = listed
+        .iter()
+        .find(|row| row["salesOrder"] == "4740")
+        .expect("the row");
+    assert_eq!(row["state"], "done", "{row}");
+    assert_eq!(row["attempts"], 1);
+    assert_eq!(row["parameters"]["requestedDeliveryDate"], "2026-12-18");
+
+    // Approving the same proposal in a second task changes nothing more
+    // (asking anew finds no delivery block any more).
+    let again = reply(&world.app, &token, &second, "approve").await;
+    assert_eq!(approval(&again)["status"], "already_filed", "{again}");
+    assert_eq!(merges_of(&world.s4, "A_SalesOrder('4740')"), 1);
+}
+
+#[tokio::test]
+async fn a_date_in_the_past_or_unreadable_is_asked_again() {
+    let world = world().await;
+    let token = clerk();
+    let asked = send(
+        &world.app,
+        &token,
+        crate::helpers::user_message(DELIVERY_4740),
+    )
+    .await;
+    let past = reply(&world.app, &token, &asked, "2020-01-01").await;
+    assert_eq!(state(&past), "input-required");
+    assert_eq!(
+        status_text(&past),
+        "2020-01-01 is not in the future; please give a later date. Which delivery date did the customer ask for?"
+    );
+    let unreadable = reply(&world.app, &token, &past, "soonish").await;
+    assert!(status_text(&unreadable).starts_with("\"soonish\" is not a date I understand"));
+    assert!(world.s4.changes().is_empty());
+}
+
+#[tokio::test]
+async fn a_forbidden_order_is_recorded_refused_and_unchanged() {
+    let world = world().await;
+    world.s4.set_access(
+        CLERK.1,
+        Access {
+            read: Scope::All,
+            change: Scope::Nothing,
+            services: None,
+        },
+    );
+    let token = clerk();
+    let dated = asked_with_date(&world.app, &token).await;
+    let refused = reply(&world.app, &token, &dated, "approve").await;
+    assert!(
+        status_text(&refused).ends_with(
+            "Recorded, but S/4HANA refused it: you may not change sales order 4740 (403). Nothing was changed."
+        ),
+        "{}",
+        status_text(&refused)
+    );
+    assert!(world.s4.changes().is_empty());
+    let listed = actions(&world.app, &token).await;
+    assert_eq!(listed[0]["state"], "failed", "{listed:?}");
+    assert_eq!(
+        listed[0]["answer"],
+        "you may not change sales order 4740 (403)"
+    );
+}
+
+#[tokio::test]
+async fn an_order_changed_since_it_was_explained_is_not_written() {
+    let world = world().await;
+    let token = clerk();
+    let dated = asked_with_date(&world.app, &token).await;
+    // Someone else changes the block in between: a new ETag.
+    world
+        .s4
+        .set_field("A_SalesOrder", "'4740'", "DeliveryBlockReason", json!("ZX"));
+    world.s4.set_field(
+        "A_SalesOrder",
+        "'4740'",
+        "LastChangeDateTime",
+        json!("/Date(1796144102774+0000)/"),
+    );
+    let refused = reply(&world.app, &token, &dated, "approve").await;
+    assert!(
+        status_text(&refused).contains("sales order 4740 changed since it was explained (412"),
+        "{}",
+        status_text(&refused)
+    );
+    assert!(world.s4.changes().is_empty());
+    assert_eq!(
+        world.s4.entity("A_SalesOrder", "'4740'").expect("4740")["DeliveryBlockReason"],
+        "ZX"
+    );
+}
+
+#[tokio::test]
+async fn no_answer_then_success_on_retry_changes_the_order_once() {
+    let world = world().await;
+    world
+        .s4
+        .script("MERGE", vec![Step::Status(503), Step::Status(503)]);
+    let token = clerk();
+    let dated = asked_with_date(&world.app, &token).await;
+    let later = reply(&world.app, &token, &dated, "approve").await;
+    assert!(
+        status_text(&later).ends_with(
+            "Recorded; S/4HANA did not answer, it will be tried again (you will get a notification)."
+        ),
+        "{}",
+        status_text(&later)
+    );
+    let done = wait_until(Duration::from_secs(20), async || {
+        actions(&world.app, &token)
+            .await
+            .first()
+            .is_some_and(|row| row["state"] == "done")
+    })
+    .await;
+    assert!(done, "{:?}", actions(&world.app, &token).await);
+    assert_eq!(merges_of(&world.s4, "A_SalesOrder('4740')"), 1);
+    assert_eq!(actions(&world.app, &token).await[0]["attempts"], 3);
+}
+
+#[tokio::test]
+async fn fifty_concurrent_approvals_make_one_change() {
+    let world = world().await;
+    let token = clerk();
+    let mut asked = Vec::new();
+    for _ in 0..50 {
+        asked.push(asked_with_date(&world.app, &token).await);
+    }
+    let approvals: Vec<_> = asked
+        .iter()
+        .map(|task| reply(&world.app, &token, task, "approve"))
+        .collect();
+    let answers = futures_util::future::join_all(approvals).await;
+    let filed = answers
+        .iter()
+        .filter(|answer| approval(answer)["status"] == "filed")
+        .count();
+    assert_eq!(filed, 1);
+    assert_eq!(merges_of(&world.s4, "A_SalesOrder('4740')"), 1);
+}
+
+#[tokio::test]
+async fn a_credit_manager_files_a_review_note_and_releases_the_credit_block() {
+    let world = world().await;
+    let token = credit_manager();
+    let asked = send(
+        &world.app,
+        &token,
+        crate::helpers::user_message("why is order 4711 blocked by credit"),
+    )
+    .await;
+    assert_eq!(state(&asked), "input-required", "{asked}");
+    let done = reply(&world.app, &token, &asked, "approve").await;
+    let text = status_text(&done);
+    assert!(
+        text.ends_with(
+            "Done in S/4HANA: a credit review note is on sales order 4711 and its credit block is released."
+        ),
+        "{text}"
+    );
+    let changes = world.s4.changes();
+    assert!(
+        changes
+            .iter()
+            .any(|change| change.entity.contains("ReleaseCreditBlock")),
+        "{changes:?}"
+    );
+    assert!(
+        changes
+            .iter()
+            .any(|change| change.entity.contains("A_SalesOrderText")
+                || change.entity.contains("to_Text")),
+        "{changes:?}"
+    );
+    assert_eq!(
+        world.s4.entity("A_SalesOrder", "'4711'").expect("4711")["TotalCreditCheckStatus"],
+        "D"
+    );
+}

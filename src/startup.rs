@@ -154,17 +154,14 @@ pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, Backend
     Ok(order_source_and_s4(settings)?.0)
 }
 
+type SourceAndWriter = (
+    Arc<dyn OrderSource>,
+    Option<Arc<crate::backend::s4hana::S4HanaSource>>,
+);
+
 /// The order source, and the S/4HANA source itself when it is one (its
 /// writes carry approved actions out).
-fn order_source_and_s4(
-    settings: &Settings,
-) -> Result<
-    (
-        Arc<dyn OrderSource>,
-        Option<Arc<crate::backend::s4hana::S4HanaSource>>,
-    ),
-    BackendError,
-> {
+fn order_source_and_s4(settings: &Settings) -> Result<SourceAndWriter, BackendError> {
     if settings.backend.source == crate::backend::SourceKind::S4hana {
         let source = Arc::new(crate::backend::s4hana::build(
             &settings.backend.s4hana,

@@ -184,6 +184,46 @@ fn order_source_and_s4(settings: &Settings) -> Result<SourceAndWriter, BackendEr
     ))
 }
 
+/// The push room's action hook behind the agent's seam.
+struct HookAdapter(crate::push::action_hook::ActionHook);
+
+#[async_trait::async_trait]
+impl crate::agent::execution::hook::ActionHook for HookAdapter {
+    async fn deliver(
+        &self,
+        payload: &serde_json::Value,
+        idempotency_key: &str,
+        user: Option<&crate::backend::UserToken>,
+    ) -> Result<String, crate::agent::execution::hook::HookFailure> {
+        use crate::agent::execution::hook::HookFailure;
+        use crate::push::action_hook::HookError;
+        self.0
+            .deliver(payload, idempotency_key, user.map(|user| user.expose()))
+            .await
+            .map_err(|error| match error {
+                HookError::Refused(reason) => HookFailure::Refused(reason),
+                HookError::Transient(reason) => HookFailure::Transient(reason),
+            })
+    }
+}
+
+/// The action hook `push.action_hook` sets up, if any.
+fn action_hook(settings: &Settings) -> Option<Arc<dyn crate::agent::execution::hook::ActionHook>> {
+    let hook = crate::push::action_hook::ActionHook::from_settings(
+        &settings.push.action_hook,
+        &settings.push.destination,
+        &destination_binding(),
+    );
+    match hook {
+        Ok(Some(hook)) => Some(Arc::new(HookAdapter(hook))),
+        Ok(None) => None,
+        Err(error) => {
+            tracing::error!(%error, "the action hook's HTTP client could not be built; no hook");
+            None
+        }
+    }
+}
+
 /// Who carries approved actions out: S/4HANA when `actions.executor` says
 /// so and the source is S/4HANA, else the ledger only.
 fn executions(
@@ -195,7 +235,9 @@ fn executions(
     let executions = match (settings.actions.executor, s4) {
         (ExecutorKind::S4hana, Some(source)) => Executions::new(
             Arc::clone(ledger),
-            Arc::new(S4Executor::new(source, settings.actions.clone())),
+            Arc::new(
+                S4Executor::new(source, settings.actions.clone()).with_hook(action_hook(settings)),
+            ),
             settings.actions.clone(),
         ),
         (ExecutorKind::S4hana, None) => {

@@ -10,6 +10,7 @@
 
 pub mod approved;
 pub mod date;
+pub mod hook;
 pub mod s4;
 mod settings;
 

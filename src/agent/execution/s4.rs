@@ -13,8 +13,10 @@
 //!   `actions.note_text_id`), and `ReleaseCreditBlock` when the approval
 //!   carried `releaseCreditBlock` (the rule book's `release_credit_block`).
 //! - `open_dispute_case`, `request_master_data_change`: the note (no
-//!   released API files them).
+//!   released API files them), then the outbound action hook when one is
+//!   set up ([`super::hook`]).
 
+use super::hook::{ActionHook, HookFailure, idempotency_key, payload};
 use super::{ActionExecutor, ActionSettings, Executed};
 use crate::agent::ledger::LedgerEntry;
 use crate::backend::UserToken;
@@ -27,11 +29,22 @@ use std::sync::Arc;
 pub struct S4Executor {
     source: Arc<S4HanaSource>,
     settings: ActionSettings,
+    hook: Option<Arc<dyn ActionHook>>,
 }
 
 impl S4Executor {
     pub fn new(source: Arc<S4HanaSource>, settings: ActionSettings) -> Self {
-        S4Executor { source, settings }
+        S4Executor {
+            source,
+            settings,
+            hook: None,
+        }
+    }
+
+    /// Hand dispute cases and master data changes to this hook too.
+    pub fn with_hook(mut self, hook: Option<Arc<dyn ActionHook>>) -> Self {
+        self.hook = hook;
+        self
     }
 }
 
@@ -77,13 +90,28 @@ impl ActionExecutor for S4Executor {
         match entry.action.as_str() {
             "request_delivery_date_change" => self.delivery_date(&writer, entry).await,
             "request_credit_review" => self.credit_review(&writer, entry).await,
-            _ => match self.note(&writer, entry).await {
-                Ok(_) => Executed::Done(format!(
+            _ => {
+                if let Err(error) = self.note(&writer, entry).await {
+                    return ended(error);
+                }
+                let noted = format!(
                     "a note on sales order {} records the approved {}",
                     entry.sales_order, entry.action
-                )),
-                Err(error) => ended(error),
-            },
+                );
+                let Some(hook) = &self.hook else {
+                    return Executed::Done(noted);
+                };
+                match hook
+                    .deliver(&payload(entry), &idempotency_key(entry), user)
+                    .await
+                {
+                    Ok(answer) => {
+                        Executed::Done(format!("{noted}, and the action hook took it ({answer})"))
+                    }
+                    Err(HookFailure::Refused(reason)) => Executed::Refused(reason),
+                    Err(HookFailure::Transient(reason)) => Executed::Transient(reason),
+                }
+            }
         }
     }
 }

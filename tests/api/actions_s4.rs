@@ -17,14 +17,20 @@ use std::time::Duration;
 
 const DELIVERY_4740: &str = "customer wants a later delivery date on 4740";
 
-struct World {
-    app: TestApp,
-    s4: S4Double,
+pub(crate) struct World {
+    pub app: TestApp,
+    pub s4: S4Double,
     _destinations: DestinationDouble,
     _keys: KeyServer,
 }
 
 async fn world() -> World {
+    world_with(|_| {}).await
+}
+
+pub(crate) async fn world_with(
+    tune: impl FnOnce(&mut order_exception_agent::config::Settings),
+) -> World {
     let keys = KeyServer::start().await;
     let s4 = S4Double::start().await;
     let destinations =
@@ -50,6 +56,7 @@ async fn world() -> World {
             s.actions.executor = ExecutorKind::S4hana;
             s.actions.retry_base_ms = 50;
             s.actions.retry_interval_ms = 50;
+            tune(s);
         })
         .spawn()
         .await;
@@ -61,7 +68,7 @@ async fn world() -> World {
     }
 }
 
-fn clerk() -> String {
+pub(crate) fn clerk() -> String {
     key_server::token(&user_claims())
 }
 
@@ -74,7 +81,7 @@ fn credit_manager() -> String {
     ))
 }
 
-async fn send(app: &TestApp, token: &str, message: Value) -> Value {
+pub(crate) async fn send(app: &TestApp, token: &str, message: Value) -> Value {
     let response = app
         .client
         .post(format!("{}/", app.address))
@@ -90,7 +97,7 @@ async fn send(app: &TestApp, token: &str, message: Value) -> Value {
     body["result"].clone()
 }
 
-async fn reply(app: &TestApp, token: &str, task: &Value, text: &str) -> Value {
+pub(crate) async fn reply(app: &TestApp, token: &str, task: &Value, text: &str) -> Value {
     let mut message = crate::helpers::user_message(text);
     message["taskId"] = task["id"].clone();
     message["contextId"] = task["contextId"].clone();
@@ -119,7 +126,7 @@ fn merges_of(s4: &S4Double, entity: &str) -> usize {
         .count()
 }
 
-async fn actions(app: &TestApp, token: &str) -> Vec<Value> {
+pub(crate) async fn actions(app: &TestApp, token: &str) -> Vec<Value> {
     let listing: Value = app
         .client
         .get(format!("{}/actions", app.address))

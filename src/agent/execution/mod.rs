@@ -35,6 +35,8 @@ pub enum Executed {
     Refused(String),
     /// No answer (timeout, 429, 5xx); worth another attempt.
     Transient(String),
+    /// The note is on the order, but the action hook refused it for good.
+    HookRefused(String),
 }
 
 /// Carries out one approved action; the seam the backend's writes sit behind.
@@ -215,6 +217,16 @@ impl Executions {
                     state: ExecutionState::Failed,
                     text: format!(
                         "Recorded, but S/4HANA refused it: {reason}. Nothing was changed."
+                    ),
+                },
+            ),
+            Executed::HookRefused(reason) => (
+                finish(ExecutionState::Failed, &reason, None),
+                Report {
+                    state: ExecutionState::Failed,
+                    text: format!(
+                        "Recorded and noted on sales order {}, but the action hook refused it: {reason}.",
+                        entry.sales_order
                     ),
                 },
             ),

@@ -108,7 +108,7 @@ impl ActionExecutor for S4Executor {
                     Ok(answer) => {
                         Executed::Done(format!("{noted}, and the action hook took it ({answer})"))
                     }
-                    Err(HookFailure::Refused(reason)) => Executed::Refused(reason),
+                    Err(HookFailure::Refused(reason)) => Executed::HookRefused(reason),
                     Err(HookFailure::Transient(reason)) => Executed::Transient(reason),
                 }
             }

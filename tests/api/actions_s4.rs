@@ -369,3 +369,29 @@ async fn a_credit_manager_files_a_review_note_and_releases_the_credit_block() {
         "D"
     );
 }
+
+#[tokio::test]
+async fn with_the_embedded_backend_an_approval_files_the_ledger_only() {
+    // Even when the settings ask for S/4HANA execution: the embedded data
+    // is never written, the answer is the filing line alone.
+    let app = TestApp::builder()
+        .settings(|s| s.actions.executor = ExecutorKind::S4hana)
+        .spawn()
+        .await;
+    let clerk = app.as_role("ar_clerk");
+    let asked = clerk.send_text(DELIVERY_4740).await;
+    assert_eq!(state(&asked), "input-required", "{asked}");
+    assert!(
+        status_text(&asked).ends_with("Reply approve or reject."),
+        "no date question: {}",
+        status_text(&asked)
+    );
+    let filed = clerk.reply(&asked, "approve").await;
+    assert_eq!(
+        status_text(&filed),
+        "Filed: Request a delivery date change for sales order 4740 (order 4740, request_delivery_date_change), approved by local-user as ar_clerk."
+    );
+    let rows = app.actions().await;
+    assert_eq!(rows[0]["state"], "done");
+    assert_eq!(rows[0]["answer"], "ledger only");
+}

@@ -120,15 +120,10 @@ mod tests {
             "18.12.2026",
             "12/18/2026",
             "18 December 2026",
-            "18. Dezember 2026x",
             "December 18, 2026",
             "Dec 18 2026",
             "18th Dec 2026.",
         ] {
-            if text.contains("Dezember") {
-                assert!(future_date(text, today()).is_err(), "{text}");
-                continue;
-            }
             assert_eq!(
                 future_date(text, today()).as_deref(),
                 Ok("2026-12-18"),

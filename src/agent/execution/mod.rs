@@ -325,3 +325,142 @@ impl Executions {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::ledger::{Filing, MemoryLedger};
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// Answers from a script, then `Done`; counts its calls.
+    struct Scripted {
+        script: Mutex<Vec<Executed>>,
+        calls: AtomicU32,
+    }
+
+    #[async_trait]
+    impl ActionExecutor for Scripted {
+        async fn execute(&self, _entry: &LedgerEntry, _user: Option<&UserToken>) -> Executed {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            let mut script = self.script.lock().expect("lock");
+            if script.is_empty() {
+                Executed::Done("changed".into())
+            } else {
+                script.remove(0)
+            }
+        }
+    }
+
+    async fn filed(ledger: &Arc<dyn ActionLedger>) -> LedgerEntry {
+        let entry = crate::agent::ledger::contract::entry("4740", "u1");
+        match ledger.file(entry).await.expect("file") {
+            Filing::Filed(entry) => entry,
+            Filing::AlreadyFiled(_) => panic!("fresh"),
+        }
+    }
+
+    fn executions(script: Vec<Executed>, max_attempts: u32) -> (Executions, Arc<Scripted>) {
+        let ledger: Arc<dyn ActionLedger> = Arc::new(MemoryLedger::default());
+        let executor = Arc::new(Scripted {
+            script: Mutex::new(script),
+            calls: AtomicU32::new(0),
+        });
+        let settings = ActionSettings {
+            executor: ExecutorKind::S4hana,
+            max_attempts,
+            retry_base_ms: 0,
+            ..ActionSettings::default()
+        };
+        (
+            Executions::new(
+                ledger,
+                executor.clone() as Arc<dyn ActionExecutor>,
+                settings,
+            ),
+            executor,
+        )
+    }
+
+    #[tokio::test]
+    async fn the_ledger_only_default_records_the_row_done_and_says_nothing_more() {
+        let ledger: Arc<dyn ActionLedger> = Arc::new(MemoryLedger::default());
+        let executions = Executions::ledger_only(Arc::clone(&ledger));
+        let entry = filed(&ledger).await;
+        let report = executions.run(&entry, None).await;
+        assert_eq!(report.text, "");
+        let row = ledger
+            .get("4740", &entry.action)
+            .await
+            .expect("get")
+            .expect("row");
+        assert_eq!(row.state, ExecutionState::Done);
+        assert_eq!(row.answer.as_deref(), Some("ledger only"));
+        assert!(!executions.needs_delivery_date());
+    }
+
+    #[tokio::test]
+    async fn transient_failures_are_retried_until_done_once() {
+        let (executions, executor) = executions(
+            vec![
+                Executed::Transient("HTTP 503".into()),
+                Executed::Transient("HTTP 503".into()),
+            ],
+            5,
+        );
+        let entry = filed(&executions.ledger).await;
+        let first = executions.run(&entry, None).await;
+        assert_eq!(first.state, ExecutionState::Retrying);
+        assert_eq!(first.text, TRIED_AGAIN);
+        // The retry job carries it on (backoff 0 here) until it is done.
+        for _ in 0..5 {
+            executions.run_due().await;
+        }
+        let row = executions
+            .ledger
+            .get("4740", &entry.action)
+            .await
+            .expect("get")
+            .expect("row");
+        assert_eq!(row.state, ExecutionState::Done, "{row:?}");
+        assert_eq!(row.attempts, 3);
+        assert_eq!(executor.calls.load(Ordering::SeqCst), 3);
+        assert_eq!(executions.run_due().await, 0);
+    }
+
+    #[tokio::test]
+    async fn retries_are_bounded_and_a_refusal_stops_at_once() {
+        let (executions, executor) =
+            executions(vec![Executed::Transient("HTTP 503".into()); 10], 2);
+        let entry = filed(&executions.ledger).await;
+        executions.run(&entry, None).await;
+        executions.run_due().await;
+        executions.run_due().await;
+        let row = executions
+            .ledger
+            .get("4740", &entry.action)
+            .await
+            .expect("get")
+            .expect("row");
+        assert_eq!(row.state, ExecutionState::Failed);
+        assert_eq!(
+            row.answer.as_deref(),
+            Some("S/4HANA did not answer after 2 attempts (HTTP 503)")
+        );
+        assert_eq!(executor.calls.load(Ordering::SeqCst), 2);
+
+        let (executions, executor) =
+            executions_refusing("you may not change sales order 4740 (403)");
+        let entry = filed(&executions.ledger).await;
+        let report = executions.run(&entry, None).await;
+        assert_eq!(
+            report.text,
+            "Recorded, but S/4HANA refused it: you may not change sales order 4740 (403). Nothing was changed."
+        );
+        assert_eq!(executions.run_due().await, 0);
+        assert_eq!(executor.calls.load(Ordering::SeqCst), 1);
+    }
+
+    fn executions_refusing(reason: &str) -> (Executions, Arc<Scripted>) {
+        executions(vec![Executed::Refused(reason.into())], 5)
+    }
+}

@@ -438,19 +438,20 @@ impl Approvals {
             }
         };
         // After the ledger row is recorded, hand it to the executor.
-        let text = match entry.state.is_open() {
+        let (text, entry) = match entry.state.is_open() {
             true => {
                 let report = self
                     .executions
                     .run(&entry, caller.user_token.as_ref())
                     .await;
+                let entry = report.entry.unwrap_or(entry);
                 if report.text.is_empty() {
-                    text
+                    (text, entry)
                 } else {
-                    format!("{text}\n\n{}", report.text)
+                    (format!("{text}\n\n{}", report.text), entry)
                 }
             }
-            false => text,
+            false => (text, entry),
         };
         let mut note = self.note(status, &pending, caller);
         note.entry = Some(entry);

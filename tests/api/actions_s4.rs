@@ -395,3 +395,45 @@ async fn with_the_embedded_backend_an_approval_files_the_ledger_only() {
     assert_eq!(rows[0]["state"], "done");
     assert_eq!(rows[0]["answer"], "ledger only");
 }
+
+#[tokio::test]
+async fn a_new_etag_on_an_order_that_still_needs_the_change_is_written_after_a_re_read() {
+    let world = world().await;
+    let token = clerk();
+    let dated = asked_with_date(&world.app, &token).await;
+    let explained = world.s4.etag("A_SalesOrder", "'4740'").expect("an ETag");
+    // Someone touched the order (a new ETag), the block is still there.
+    world.s4.set_field(
+        "A_SalesOrder",
+        "'4740'",
+        "LastChangeDateTime",
+        json!("/Date(1796144102774+0000)/"),
+    );
+    assert_ne!(
+        world.s4.etag("A_SalesOrder", "'4740'"),
+        Some(explained.clone())
+    );
+    let done = reply(&world.app, &token, &dated, "approve").await;
+    assert!(
+        status_text(&done).starts_with("Filed: ")
+            && status_text(&done).contains("Done in S/4HANA: "),
+        "{}",
+        status_text(&done)
+    );
+    let merges: Vec<_> = world
+        .s4
+        .requests()
+        .into_iter()
+        .filter(|request| request.method == "MERGE")
+        .collect();
+    assert_eq!(
+        merges.len(),
+        2,
+        "the stale write, then one with the new ETag"
+    );
+    assert_eq!(merges[0].status, Some(412));
+    assert_eq!(merges[0].headers.get("if-match"), Some(&explained));
+    assert_eq!(merges_of(&world.s4, "A_SalesOrder('4740')"), 1);
+    // The reply's ledger entry is the row as the execution left it.
+    assert_eq!(approval(&done)["entry"]["state"], "done");
+}

@@ -73,6 +73,8 @@ pub struct Report {
     pub state: ExecutionState,
     /// Empty for the ledger only (the filing text says it all).
     pub text: String,
+    /// The row as the attempt left it (`None`: it could not be read back).
+    pub entry: Option<LedgerEntry>,
 }
 
 pub const TRIED_AGAIN: &str =
@@ -146,6 +148,7 @@ impl Executions {
                 return Report {
                     state: entry.state,
                     text: TRIED_AGAIN.into(),
+                    entry: None,
                 };
             }
         };
@@ -174,14 +177,17 @@ impl Executions {
                 self.tokens_lock().remove(&key);
             }
         }
-        if let Err(error) = self
+        match self
             .ledger
             .finish(&claimed.sales_order, &claimed.action, &claim.owner, &finish)
             .await
         {
-            tracing::error!(%error, sales_order = %claimed.sales_order, "recording the outcome failed");
+            Ok(entry) => Report { entry, ..report },
+            Err(error) => {
+                tracing::error!(%error, sales_order = %claimed.sales_order, "recording the outcome failed");
+                report
+            }
         }
-        report
     }
 
     fn tokens_lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), UserToken>> {
@@ -202,6 +208,7 @@ impl Executions {
                 Report {
                     state: ExecutionState::Done,
                     text: String::new(),
+                    entry: None,
                 },
             ),
             Executed::Done(what) | Executed::AlreadyDone(what) => (
@@ -209,6 +216,7 @@ impl Executions {
                 Report {
                     state: ExecutionState::Done,
                     text: format!("Done in S/4HANA: {what}."),
+                    entry: None,
                 },
             ),
             Executed::Refused(reason) => (
@@ -218,6 +226,7 @@ impl Executions {
                     text: format!(
                         "Recorded, but S/4HANA refused it: {reason}. Nothing was changed."
                     ),
+                    entry: None,
                 },
             ),
             Executed::HookRefused(reason) => (
@@ -228,6 +237,7 @@ impl Executions {
                         "Recorded and noted on sales order {}, but the action hook refused it: {reason}.",
                         entry.sales_order
                     ),
+                    entry: None,
                 },
             ),
             Executed::Transient(reason) if attempts >= self.settings.max_attempts.max(1) => {
@@ -238,6 +248,7 @@ impl Executions {
                     Report {
                         state: ExecutionState::Failed,
                         text: format!("Recorded, but {reason}. Nothing was changed."),
+                        entry: None,
                     },
                 )
             }
@@ -251,6 +262,7 @@ impl Executions {
                     Report {
                         state: ExecutionState::Retrying,
                         text: TRIED_AGAIN.into(),
+                        entry: None,
                     },
                 )
             }
@@ -284,6 +296,7 @@ impl Executions {
         Report {
             state: now.state,
             text,
+            entry: Some(now),
         }
     }
 

@@ -184,6 +184,31 @@ fn order_source_and_s4(settings: &Settings) -> Result<SourceAndWriter, BackendEr
     ))
 }
 
+/// Results of approved actions that arrive after the answer: a follow-up
+/// task in the approval's context, pushed to its webhooks.
+struct LaterResults(TaskEngine);
+
+#[async_trait::async_trait]
+impl crate::agent::execution::ResultNotifier for LaterResults {
+    async fn later(
+        &self,
+        entry: &crate::agent::ledger::LedgerEntry,
+        text: &str,
+        user: Option<&crate::backend::UserToken>,
+    ) {
+        let call = crate::tasks::CallContext {
+            bearer_token: user.and_then(|token| {
+                crate::auth::BearerToken::from_authorization(&format!("Bearer {}", token.expose()))
+                    .ok()
+            }),
+            ..crate::tasks::CallContext::default()
+        };
+        if let Err(error) = self.0.follow_up(&entry.task_id, text, &call).await {
+            tracing::warn!(%error, task.id = %entry.task_id, "the later result of an action could not be sent");
+        }
+    }
+}
+
 /// The push room's action hook behind the agent's seam.
 struct HookAdapter(crate::push::action_hook::ActionHook);
 
@@ -269,13 +294,14 @@ impl Application {
         let stores = open_stores(&settings).await?;
         let (orders, s4) = order_source_and_s4(&settings)?;
         let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;
+        let executions = executions(&settings, &stores.ledger, s4);
         let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders))
-            .with_executions(executions(&settings, &stores.ledger, s4));
+            .with_executions(Arc::clone(&executions));
         let agent = Arc::new(
             OrderExceptionAgent::new(orders, approvals)
                 .with_backend_timeout(Duration::from_millis(settings.backend.timeout_ms)),
         );
-        Self::build_with_stores(settings, agent, stores)
+        Self::build_with_stores(settings, agent, stores, Some(executions))
     }
 
     /// The service around any agent (tests plug in scripted ones).
@@ -284,13 +310,14 @@ impl Application {
         agent: Arc<dyn Agent>,
     ) -> Result<Self, StartupError> {
         let stores = open_stores(&settings).await?;
-        Self::build_with_stores(settings, agent, stores)
+        Self::build_with_stores(settings, agent, stores, None)
     }
 
     fn build_with_stores(
         settings: Settings,
         agent: Arc<dyn Agent>,
         stores: Stores,
+        executions: Option<Arc<Executions>>,
     ) -> Result<Self, StartupError> {
         tracing::info!(store = %stores.location, "task store and action ledger");
         // One TLS crypto provider for the whole process (ring); a second
@@ -366,6 +393,9 @@ impl Application {
                 as Arc<dyn crate::tasks::TaskObserver>
         });
         let engine = TaskEngine::new(stores.tasks, agent, settings.tasks.clone(), observer);
+        if let Some(executions) = executions {
+            executions.set_notifier(Arc::new(LaterResults(engine.clone())));
+        }
         engine.spawn_maintenance(Maintenance::from_settings(&settings.store));
         let request_timeout = Duration::from_millis(settings.server.request_timeout_ms.max(1));
         let state = web::Data::new(AppState {

@@ -437,3 +437,65 @@ async fn a_new_etag_on_an_order_that_still_needs_the_change_is_written_after_a_r
     // The reply's ledger entry is the row as the execution left it.
     assert_eq!(approval(&done)["entry"]["state"], "done");
 }
+
+#[tokio::test]
+async fn a_result_that_arrives_after_the_answer_is_pushed_as_a_follow_up_task() {
+    let receiver = crate::helpers::webhook::WebhookReceiver::start().await;
+    let world = world_with(|s| {
+        s.push.allowed_hosts = vec!["127.0.0.1".into()];
+        s.push.allow_loopback_http = true;
+        s.push.allow_private_addresses = true;
+        s.push.retry_base_ms = 50;
+    })
+    .await;
+    world.s4.script("MERGE", vec![Step::Status(503)]);
+    let token = clerk();
+    let dated = asked_with_date(&world.app, &token).await;
+    let mut message = crate::helpers::user_message("approve");
+    message["taskId"] = dated["id"].clone();
+    message["contextId"] = dated["contextId"].clone();
+    let response = world
+        .app
+        .client
+        .post(format!("{}/", world.app.address))
+        .bearer_auth(&token)
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "message/send",
+                      "params": {"message": message, "configuration": {
+                          "blocking": true,
+                          "pushNotificationConfig": {"url": format!("{}/later", receiver.url)}}}}))
+        .send()
+        .await
+        .expect("answers");
+    let answered: Value = response.json().await.expect("JSON");
+    assert!(
+        status_text(&answered["result"]).ends_with(TRIED),
+        "{answered}"
+    );
+    let mut later = Vec::new();
+    let pushed = wait_until(Duration::from_secs(20), async || {
+        later = receiver
+            .at("/later")
+            .into_iter()
+            .filter(|call| status_text(&call.body).starts_with("Done in S/4HANA"))
+            .collect();
+        !later.is_empty()
+    })
+    .await;
+    assert!(pushed, "{:?}", receiver.at("/later"));
+    let follow_up = &later[0].body;
+    assert_eq!(
+        status_text(follow_up),
+        "Done in S/4HANA: the requested delivery date of 4740 is now 2026-12-18 and its delivery block is removed."
+    );
+    assert_eq!(state(follow_up), "completed");
+    assert_eq!(follow_up["contextId"], dated["contextId"]);
+    assert_ne!(follow_up["id"], dated["id"]);
+    assert_eq!(
+        follow_up["status"]["message"]["referenceTaskIds"][0],
+        dated["id"]
+    );
+    assert_eq!(merges_of(&world.s4, "A_SalesOrder('4740')"), 1);
+}
+
+const TRIED: &str =
+    "Recorded; S/4HANA did not answer, it will be tried again (you will get a notification).";

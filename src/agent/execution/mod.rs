@@ -57,6 +57,13 @@ pub trait ActionExecutor: Send + Sync {
     async fn execute(&self, entry: &LedgerEntry, user: Option<&UserToken>) -> Executed;
 }
 
+/// Where a result that arrives after the answer goes (a push notification
+/// to the approver's client); wired by `startup.rs` to the task engine.
+#[async_trait]
+pub trait ResultNotifier: Send + Sync {
+    async fn later(&self, entry: &LedgerEntry, text: &str, user: Option<&UserToken>);
+}
+
 /// Today's behaviour: the ledger row is all.
 pub struct LedgerOnly;
 
@@ -88,6 +95,7 @@ pub struct Executions {
     settings: ActionSettings,
     instance: String,
     tokens: Mutex<HashMap<(String, String), UserToken>>,
+    notifier: std::sync::OnceLock<Arc<dyn ResultNotifier>>,
 }
 
 impl Executions {
@@ -102,7 +110,13 @@ impl Executions {
             settings,
             instance: uuid::Uuid::new_v4().simple().to_string(),
             tokens: Mutex::new(HashMap::new()),
+            notifier: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Send results that arrive after the answer here (set once).
+    pub fn set_notifier(&self, notifier: Arc<dyn ResultNotifier>) {
+        let _ = self.notifier.set(notifier);
     }
 
     /// The ledger only (the default, and the embedded backend).
@@ -317,8 +331,15 @@ impl Executions {
             if token.is_none() && self.executor.needs_user() {
                 continue;
             }
-            self.attempt(&entry, token.as_ref(), true).await;
+            let report = self.attempt(&entry, token.as_ref(), true).await;
             ran += 1;
+            let finished = matches!(report.state, ExecutionState::Done | ExecutionState::Failed);
+            if let (true, false, Some(notifier)) =
+                (finished, report.text.is_empty(), self.notifier.get())
+            {
+                let entry = report.entry.clone().unwrap_or(entry);
+                notifier.later(&entry, &report.text, token.as_ref()).await;
+            }
         }
         ran
     }

@@ -37,25 +37,7 @@ pub(crate) async fn world_with(
         DestinationDouble::start(vec![Destination::saml_bearer("S4HANA_ORDERS", &s4.url)]).await;
     let app = TestApp::builder()
         .settings(|s| {
-            s.auth.client_id = Some(key_server::CLIENT_ID.into());
-            s.auth.domains = vec![key_server::DOMAIN.into()];
-            s.auth.app_tid = Some(key_server::APP_TID.into());
-            s.auth.url = Some(key_server::ISSUER.into());
-            s.auth.test_key_server = Some(keys.url.clone());
-            s.backend.source = SourceKind::S4hana;
-            let s4s = &mut s.backend.s4hana;
-            s4s.allow_loopback_http = true;
-            s4s.call_timeout_ms = 2_000;
-            s4s.retry_base_ms = 50;
-            s4s.max_retries = 0;
-            s4s.destination_service.token_url = Some(destinations.url.clone());
-            s4s.destination_service.uri = Some(destinations.url.clone());
-            s4s.destination_service.client_id = Some(crate::destination_double::CLIENT_ID.into());
-            s4s.destination_service.client_secret =
-                Some(crate::destination_double::CLIENT_SECRET.into());
-            s.actions.executor = ExecutorKind::S4hana;
-            s.actions.retry_base_ms = 50;
-            s.actions.retry_interval_ms = 50;
+            s4_settings(s, &keys.url, &destinations.url);
             tune(s);
         })
         .spawn()
@@ -66,6 +48,45 @@ pub(crate) async fn world_with(
         _destinations: destinations,
         _keys: keys,
     }
+}
+
+impl World {
+    /// Another instance on the same doubles (and, with `tune`, the same store).
+    pub(crate) async fn another_app(
+        &self,
+        tune: impl FnOnce(&mut order_exception_agent::config::Settings),
+    ) -> TestApp {
+        let (keys, destinations) = (self._keys.url.clone(), self._destinations.url.clone());
+        TestApp::builder()
+            .settings(|s| {
+                s4_settings(s, &keys, &destinations);
+                tune(s);
+            })
+            .spawn()
+            .await
+    }
+}
+
+/// Authentication on, S/4HANA through the destination, S/4HANA execution.
+fn s4_settings(s: &mut order_exception_agent::config::Settings, keys: &str, destinations: &str) {
+    s.auth.client_id = Some(key_server::CLIENT_ID.into());
+    s.auth.domains = vec![key_server::DOMAIN.into()];
+    s.auth.app_tid = Some(key_server::APP_TID.into());
+    s.auth.url = Some(key_server::ISSUER.into());
+    s.auth.test_key_server = Some(keys.to_string());
+    s.backend.source = SourceKind::S4hana;
+    let s4s = &mut s.backend.s4hana;
+    s4s.allow_loopback_http = true;
+    s4s.call_timeout_ms = 2_000;
+    s4s.retry_base_ms = 50;
+    s4s.max_retries = 0;
+    s4s.destination_service.token_url = Some(destinations.to_string());
+    s4s.destination_service.uri = Some(destinations.to_string());
+    s4s.destination_service.client_id = Some(crate::destination_double::CLIENT_ID.into());
+    s4s.destination_service.client_secret = Some(crate::destination_double::CLIENT_SECRET.into());
+    s.actions.executor = ExecutorKind::S4hana;
+    s.actions.retry_base_ms = 50;
+    s.actions.retry_interval_ms = 50;
 }
 
 pub(crate) fn clerk() -> String {
@@ -329,6 +350,43 @@ async fn fifty_concurrent_approvals_make_one_change() {
         .count();
     assert_eq!(filed, 1);
     assert_eq!(merges_of(&world.s4, "A_SalesOrder('4740')"), 1);
+}
+
+#[tokio::test]
+async fn fifty_concurrent_approvals_on_two_instances_sharing_postgres_make_one_change() {
+    let Some(url) = crate::helpers::postgres_url("fifty_approvals_on_two_instances").await else {
+        return;
+    };
+    let on_postgres = |s: &mut order_exception_agent::config::Settings| {
+        s.store.backend = Some(order_exception_agent::db::StoreBackend::Postgres);
+        s.store.database_url = Some(url.clone());
+    };
+    let world = world_with(on_postgres).await;
+    let two = world.another_app(on_postgres).await;
+    let token = clerk();
+    let mut asked = Vec::new();
+    for _ in 0..50 {
+        asked.push(asked_with_date(&world.app, &token).await);
+    }
+    // Joule's follow-ups land on either instance.
+    let approvals: Vec<_> = asked
+        .iter()
+        .enumerate()
+        .map(|(index, task)| {
+            let app = if index % 2 == 0 { &world.app } else { &two };
+            reply(app, &token, task, "approve")
+        })
+        .collect();
+    let answers = futures_util::future::join_all(approvals).await;
+    let filed = answers
+        .iter()
+        .filter(|answer| approval(answer)["status"] == "filed")
+        .count();
+    assert_eq!(filed, 1);
+    assert_eq!(merges_of(&world.s4, "A_SalesOrder('4740')"), 1);
+    let rows = actions(&two, &token).await;
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["state"], "done");
 }
 
 #[tokio::test]

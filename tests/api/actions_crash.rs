@@ -4,7 +4,7 @@
 //! file finds the row unfinished once its lease has run out, checks S/4HANA
 //! and carries it out: one change. When S/4HANA already shows the change
 //! (it was made just before the crash), the restart records it done and
-//! writes nothing.
+//! writes nothing. On PostgreSQL another instance takes the row over.
 
 use crate::helpers::binary::start_binary;
 use crate::helpers::{approval, state, wait_until};
@@ -13,11 +13,22 @@ use crate::s4hana_double::{S4Double, Step};
 use serde_json::{Value, json};
 use std::time::Duration;
 
-fn envs<'a>(s4: &'a str, dir: &'a str) -> Vec<(&'a str, &'a str)> {
-    vec![
-        ("AGENT__STORE__BACKEND", "sqlite"),
-        ("AGENT__STORE__DATA_DIR", dir),
-        ("AGENT__STORE__SQLITE_FILE", "agent.sqlite3"),
+/// The store: a SQLite file in `dir`, or PostgreSQL at a URL.
+enum Db<'a> {
+    Sqlite(&'a str),
+    Postgres(&'a str),
+}
+
+fn envs<'a>(s4: &'a str, db: &Db<'a>) -> Vec<(&'a str, &'a str)> {
+    let mut envs = match db {
+        Db::Sqlite(dir) => vec![
+            ("AGENT__STORE__BACKEND", "sqlite"),
+            ("AGENT__STORE__DATA_DIR", *dir),
+            ("AGENT__STORE__SQLITE_FILE", "agent.sqlite3"),
+        ],
+        Db::Postgres(url) => vec![("AGENT__STORE__DATABASE_URL", *url)],
+    };
+    envs.extend([
         ("AGENT__BACKEND__SOURCE", "s4hana"),
         ("AGENT__BACKEND__S4HANA__URL", s4),
         ("AGENT__BACKEND__S4HANA__USER", COMM_USER.0),
@@ -27,7 +38,8 @@ fn envs<'a>(s4: &'a str, dir: &'a str) -> Vec<(&'a str, &'a str)> {
         ("AGENT__ACTIONS__EXECUTOR", "s4hana"),
         ("AGENT__ACTIONS__LEASE_MS", "1000"),
         ("AGENT__ACTIONS__RETRY_INTERVAL_MS", "100"),
-    ]
+    ]);
+    envs
 }
 
 fn merges(s4: &S4Double) -> usize {
@@ -38,9 +50,9 @@ fn merges(s4: &S4Double) -> usize {
 }
 
 /// Ask, give the date, approve without waiting; the binary is left working.
-async fn approve_and_kill(s4: &S4Double, dir: &str) {
+async fn approve_and_kill(s4: &S4Double, db: &Db<'_>) {
     s4.always("MERGE", Step::Hang);
-    let mut doomed = start_binary(&envs(&s4.url, dir)).await;
+    let mut doomed = start_binary(&envs(&s4.url, db)).await;
     let app = doomed.app().as_role("ar_clerk");
     let asked = app
         .send_text("customer wants a later delivery date on 4740")
@@ -71,8 +83,8 @@ async fn approve_and_kill(s4: &S4Double, dir: &str) {
     s4.clear_faults();
 }
 
-async fn restarted_until_done(s4: &S4Double, dir: &str) -> Value {
-    let restarted = start_binary(&envs(&s4.url, dir)).await;
+async fn restarted_until_done(s4: &S4Double, db: &Db<'_>) -> Value {
+    let restarted = start_binary(&envs(&s4.url, db)).await;
     let app = restarted.app().as_role("ar_clerk");
     let mut rows = Vec::new();
     let done = wait_until(Duration::from_secs(20), async || {
@@ -96,9 +108,10 @@ async fn a_crash_between_ledger_and_s4hana_executes_once_after_the_restart() {
     let s4 = S4Double::start().await;
     let dir = temp_dir();
     let dir_text = dir.to_string_lossy().to_string();
-    approve_and_kill(&s4, &dir_text).await;
+    let db = Db::Sqlite(&dir_text);
+    approve_and_kill(&s4, &db).await;
     assert_eq!(merges(&s4), 0, "the hanging write changed nothing");
-    let row = restarted_until_done(&s4, &dir_text).await;
+    let row = restarted_until_done(&s4, &db).await;
     assert_eq!(merges(&s4), 1);
     assert_eq!(row["parameters"]["requestedDeliveryDate"], "2026-12-18");
     assert_eq!(
@@ -113,7 +126,8 @@ async fn a_change_s4hana_already_shows_is_recorded_done_without_a_second_write()
     let s4 = S4Double::start().await;
     let dir = temp_dir();
     let dir_text = dir.to_string_lossy().to_string();
-    approve_and_kill(&s4, &dir_text).await;
+    let db = Db::Sqlite(&dir_text);
+    approve_and_kill(&s4, &db).await;
     // The change reached S/4HANA just before the crash.
     s4.set_field(
         "A_SalesOrder",
@@ -122,7 +136,7 @@ async fn a_change_s4hana_already_shows_is_recorded_done_without_a_second_write()
         json!("/Date(1797552000000)/"),
     );
     s4.set_field("A_SalesOrder", "'4740'", "DeliveryBlockReason", json!(""));
-    let row = restarted_until_done(&s4, &dir_text).await;
+    let row = restarted_until_done(&s4, &db).await;
     assert_eq!(merges(&s4), 0, "nothing is written twice");
     assert!(
         row["answer"]
@@ -131,4 +145,19 @@ async fn a_change_s4hana_already_shows_is_recorded_done_without_a_second_write()
         "{row}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_crashed_instance_s_action_is_carried_out_once_by_another_on_postgres() {
+    let Some(url) = crate::helpers::postgres_url("a_crashed_instance_s_action").await else {
+        return;
+    };
+    let s4 = S4Double::start().await;
+    let db = Db::Postgres(&url);
+    approve_and_kill(&s4, &db).await;
+    assert_eq!(merges(&s4), 0);
+    // Any instance's retry job takes the row once the lease has run out.
+    let row = restarted_until_done(&s4, &db).await;
+    assert_eq!(merges(&s4), 1);
+    assert_eq!(row["attempts"], 1);
 }

@@ -123,3 +123,36 @@ async fn a_hook_url_the_guard_forbids_is_refused_and_nothing_is_sent() {
     let listed = actions(&world.app, &clerk()).await;
     assert_eq!(listed[0]["state"], "failed");
 }
+
+#[tokio::test]
+async fn an_approved_master_data_change_is_noted_and_handed_to_the_hook() {
+    let receiver = WebhookReceiver::start().await;
+    let world = hooked(&receiver, true).await;
+    let token = crate::helpers::key_server::token(&crate::helpers::key_server::with(
+        crate::helpers::key_server::user_claims(),
+        "groups",
+        serde_json::json!(["master_data_specialist"]),
+    ));
+    let asked = send(
+        &world.app,
+        &token,
+        crate::helpers::user_message("order 4723 is incomplete"),
+    )
+    .await;
+    assert_eq!(state(&asked), "input-required", "{asked}");
+    let done = reply(&world.app, &token, &asked, "approve").await;
+    assert!(
+        status_text(&done).ends_with(
+            "Done in S/4HANA: a note on sales order 4723 records the approved request_master_data_change, and the action hook took it (HTTP 200)."
+        ),
+        "{}",
+        status_text(&done)
+    );
+    let calls = receiver.at("/hook");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(
+        calls[0].headers["idempotency-key"],
+        "4723/request_master_data_change"
+    );
+    assert_eq!(calls[0].body["approver_role"], "master_data_specialist");
+}

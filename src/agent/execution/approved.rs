@@ -6,7 +6,7 @@
 use super::date::{DateError, future_date, today};
 use crate::agent::rulebook::RuleBook;
 use crate::agent::{Action, Proposal};
-use crate::roles::Role;
+use crate::roles::BusinessRole;
 use serde_json::{Map, Value, json};
 
 pub const DATE_QUESTION: &str = "Which delivery date did the customer ask for?";
@@ -15,7 +15,7 @@ pub const DATE_QUESTION: &str = "Which delivery date did the customer ask for?";
 const CREDIT_MANAGER_MAX_PERCENT: f64 = 5.0;
 
 /// The parameters filed with the ledger row.
-pub fn parameters(proposal: &Proposal, role: Role, rules: &RuleBook) -> Map<String, Value> {
+pub fn parameters(proposal: &Proposal, role: BusinessRole, rules: &RuleBook) -> Map<String, Value> {
     let mut parameters = proposal.details.clone();
     if proposal.action == Action::RequestCreditReview {
         let within = proposal

@@ -23,6 +23,8 @@ pub struct Settings {
     pub rules: crate::agent::rulebook::RulesSettings,
     /// How the agent fans a batch of several orders out to the specialists.
     pub batch: crate::agent::BatchSettings,
+    /// Which executor carries approved actions out (ledger only by default).
+    pub actions: crate::agent::execution::ActionSettings,
     pub telemetry: crate::telemetry::TelemetrySettings,
     /// `VCAP_APPLICATION`, `VCAP_SERVICES`, `CF_INSTANCE_INDEX` as read at
     /// load; not a setting (never in a file or serialized). Default: off

@@ -152,11 +152,15 @@ impl Approvals {
             match self.file_approved(&proposal, role, turn).await {
                 Ok(filing) => {
                     let (status, text) = filing::describe(&filing);
+                    let (entry, report) = self.carry_out(filing.into_entry(), turn).await;
                     let mut note = self.note(status, &proposal, caller);
-                    note.entry = Some(filing.into_entry());
+                    note.entry = Some(entry);
                     notes.push(note);
                     pending[index].state = PendingState::Filed;
-                    lines.push(format!("{order}: {text}"));
+                    match report.is_empty() {
+                        true => lines.push(format!("{order}: {text}")),
+                        false => lines.push(format!("{order}: {text} {report}")),
+                    }
                 }
                 Err(NotFiled::UnknownOrder(_)) => {
                     pending[index].state = PendingState::Declined;

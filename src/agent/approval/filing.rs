@@ -6,6 +6,7 @@
 use super::{ApprovalStatus, Approvals};
 use crate::agent::Proposal;
 use crate::agent::Turn;
+use crate::agent::execution::approved;
 use crate::agent::ledger::{Filing, LedgerEntry, LedgerError};
 use crate::roles::BusinessRole;
 use std::sync::Arc;
@@ -61,6 +62,8 @@ impl Approvals {
             approved_at: crate::clock::now_rfc3339(),
             task_id: turn.task_id.clone(),
             context_id: turn.context_id.clone(),
+            parameters: approved::parameters(proposal, role, &self.rules),
+            ..LedgerEntry::default()
         };
         let span = tracing::info_span!(
             "ledger.write",
@@ -81,6 +84,21 @@ impl Approvals {
             tracing::error!(%error, sales_order = %proposal.sales_order, "filing failed");
         }
         filed
+    }
+
+    /// Hand a recorded row to the executor (the ledger-only one does
+    /// nothing more): the row as execution left it, and what the user
+    /// reads about it (empty when there is nothing to add). A row that is
+    /// no longer open (done or failed before) is not run again.
+    pub(super) async fn carry_out(&self, entry: LedgerEntry, turn: &Turn) -> (LedgerEntry, String) {
+        if !entry.state.is_open() {
+            return (entry, String::new());
+        }
+        let report = self
+            .executions
+            .run(&entry, turn.caller.user_token.as_ref())
+            .await;
+        (report.entry.unwrap_or(entry), report.text)
     }
 }
 

@@ -16,6 +16,7 @@ pub mod reply_parse;
 pub use batch::{PendingApproval, PendingOrder, PendingState};
 pub use reply_parse::{BatchDecision, Decision, batch_decision, decision};
 
+use super::execution::{Executions, approved};
 use super::ledger::{ActionLedger, LedgerEntry};
 use super::rulebook::{Permission, RuleBook};
 use super::{Action, Caller, Outcome, Proposal, Reply, Turn};
@@ -59,8 +60,14 @@ pub struct ApprovalNote {
 }
 
 pub fn question(proposal: &Proposal) -> String {
+    let to = proposal
+        .details
+        .get("requestedDeliveryDate")
+        .and_then(serde_json::Value::as_str)
+        .map(|date| format!(" to {date}"))
+        .unwrap_or_default();
     format!(
-        "{} for order {}? Reply approve or reject.",
+        "{}{to} for order {}? Reply approve or reject.",
         proposal.action.verb_phrase(),
         proposal.sales_order
     )
@@ -81,9 +88,16 @@ pub struct Approvals {
     rules: RuleBook,
     ledger: Arc<dyn ActionLedger>,
     orders: Arc<dyn OrderSource>,
+    executions: Arc<Executions>,
 }
 
 impl Approvals {
+    /// Carry filed actions out with `executions` (default: the ledger only).
+    pub fn with_executions(mut self, executions: Arc<Executions>) -> Self {
+        self.executions = executions;
+        self
+    }
+
     pub fn new(
         rules: RuleBook,
         ledger: Arc<dyn ActionLedger>,
@@ -91,6 +105,7 @@ impl Approvals {
     ) -> Self {
         Approvals {
             rules,
+            executions: Arc::new(Executions::ledger_only(Arc::clone(&ledger))),
             ledger,
             orders,
         }
@@ -200,7 +215,13 @@ impl Approvals {
         match self.permission(&proposal, caller) {
             Ok(_) => {
                 reply.outcome = Outcome::InputRequired;
-                reply.text = format!("{}\n\n{}", reply.text, question(&proposal));
+                let ask =
+                    if self.executions.needs_delivery_date() && approved::needs_date(&proposal) {
+                        approved::DATE_QUESTION.to_string()
+                    } else {
+                        question(&proposal)
+                    };
+                reply.text = format!("{}\n\n{ask}", reply.text);
                 reply.approval = Some(self.note(ApprovalStatus::Pending, &proposal, caller));
             }
             Err(refusal) => {
@@ -224,6 +245,25 @@ impl Approvals {
     #[tracing::instrument(name = "approval", skip_all, fields(otel.name = "approval", approval.action = pending.action.as_str(), approval.decision = tracing::field::debug(decision(&turn.text)), sap.sales_order = pending.sales_order.as_str()))]
     pub async fn answer(&self, pending: Proposal, turn: &Turn) -> Reply {
         let caller = &turn.caller;
+        if self.executions.needs_delivery_date()
+            && approved::needs_date(&pending)
+            && decision(&turn.text) != Decision::Reject
+        {
+            return match approved::with_date(pending.clone(), &turn.text) {
+                Ok(dated) => Reply {
+                    proposal: Some(dated.clone()),
+                    approval: Some(self.note(ApprovalStatus::Pending, &dated, caller)),
+                    ..Reply::new(Outcome::InputRequired, question(&dated))
+                },
+                Err(error) => Reply {
+                    approval: Some(self.note(ApprovalStatus::Pending, &pending, caller)),
+                    ..Reply::new(
+                        Outcome::InputRequired,
+                        format!("{error}. {}", approved::DATE_QUESTION),
+                    )
+                },
+            };
+        }
         match decision(&turn.text) {
             Decision::Reject => Reply {
                 approval: Some(self.note(ApprovalStatus::Declined, &pending, caller)),
@@ -285,8 +325,14 @@ impl Approvals {
             }
         };
         let (status, text) = filing::describe(&filing);
+        // After the ledger row is recorded, the executor carries it out.
+        let (entry, report) = self.carry_out(filing.into_entry(), turn).await;
+        let text = match report.is_empty() {
+            true => text,
+            false => format!("{text}\n\n{report}"),
+        };
         let mut note = self.note(status, &pending, caller);
-        note.entry = Some(filing.into_entry());
+        note.entry = Some(entry);
         Reply {
             approval: Some(note),
             ..Reply::new(Outcome::Completed, text)

@@ -80,6 +80,9 @@ impl Specialist for Delivery {
             json!(order.delivery_block_reason),
         );
         details.insert("newDate".into(), json!("to be confirmed with the customer"));
+        if !order.etag.is_empty() {
+            details.insert("etag".into(), json!(order.etag));
+        }
         Ok(proposing(
             self,
             order,

@@ -58,7 +58,7 @@ async fn approve_and_kill(s4: &S4Double, db: &Db<'_>) {
         .send_text("customer wants a later delivery date on 4740")
         .await;
     assert_eq!(state(&asked), "input-required", "{asked}");
-    let dated = app.reply(&asked, "2026-12-18").await;
+    let dated = app.reply(&asked, &crate::helpers::delivery_day().iso).await;
     assert_eq!(approval(&dated)["status"], "pending", "{dated}");
     let mut message = crate::helpers::user_message("approve");
     message["taskId"] = dated["id"].clone();
@@ -113,10 +113,13 @@ async fn a_crash_between_ledger_and_s4hana_executes_once_after_the_restart() {
     assert_eq!(merges(&s4), 0, "the hanging write changed nothing");
     let row = restarted_until_done(&s4, &db).await;
     assert_eq!(merges(&s4), 1);
-    assert_eq!(row["parameters"]["requestedDeliveryDate"], "2026-12-18");
+    assert_eq!(
+        row["parameters"]["requestedDeliveryDate"],
+        crate::helpers::delivery_day().iso.as_str()
+    );
     assert_eq!(
         s4.entity("A_SalesOrder", "'4740'").expect("4740")["RequestedDeliveryDate"],
-        "/Date(1797552000000)/"
+        crate::helpers::delivery_day().odata.as_str()
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -133,15 +136,15 @@ async fn a_change_s4hana_already_shows_is_recorded_done_without_a_second_write()
         "A_SalesOrder",
         "'4740'",
         "RequestedDeliveryDate",
-        json!("/Date(1797552000000)/"),
+        json!(crate::helpers::delivery_day().odata.as_str()),
     );
     s4.set_field("A_SalesOrder", "'4740'", "DeliveryBlockReason", json!(""));
     let row = restarted_until_done(&s4, &db).await;
     assert_eq!(merges(&s4), 0, "nothing is written twice");
     assert!(
-        row["answer"]
-            .as_str()
-            .is_some_and(|answer| answer.contains("is now 2026-12-18")),
+        row["answer"].as_str().is_some_and(
+            |answer| answer.contains(&format!("is now {}", crate::helpers::delivery_day().iso))
+        ),
         "{row}"
     );
     let _ = std::fs::remove_dir_all(&dir);

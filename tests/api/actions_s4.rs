@@ -134,7 +134,7 @@ async fn asked_with_date(app: &TestApp, token: &str) -> Value {
         "{}",
         status_text(&asked)
     );
-    let dated = reply(app, token, &asked, "18 December 2026").await;
+    let dated = reply(app, token, &asked, &crate::helpers::delivery_day().written).await;
     assert_eq!(state(&dated), "input-required", "{dated}");
     assert_eq!(approval(&dated)["status"], "pending");
     dated
@@ -172,7 +172,7 @@ async fn a_delivery_date_change_is_asked_for_approved_and_made_once_in_s4hana() 
     let dated = asked_with_date(&world.app, &token).await;
     let second = asked_with_date(&world.app, &token).await;
     assert!(
-        status_text(&dated).contains("2026-12-18"),
+        status_text(&dated).contains(&crate::helpers::delivery_day().iso),
         "{}",
         status_text(&dated)
     );
@@ -180,13 +180,16 @@ async fn a_delivery_date_change_is_asked_for_approved_and_made_once_in_s4hana() 
     assert_eq!(state(&done), "completed", "{done}");
     assert!(
         status_text(&done).ends_with(
-            "Done in S/4HANA: the requested delivery date of 4740 is now 2026-12-18 and its delivery block is removed."
+            &format!("Done in S/4HANA: the requested delivery date of 4740 is now {} and its delivery block is removed.", crate::helpers::delivery_day().iso)
         ),
         "{}",
         status_text(&done)
     );
     let order = world.s4.entity("A_SalesOrder", "'4740'").expect("4740");
-    assert_eq!(order["RequestedDeliveryDate"], "/Date(1797552000000)/");
+    assert_eq!(
+        order["RequestedDeliveryDate"],
+        crate::helpers::delivery_day().odata.as_str()
+    );
     assert_eq!(order["DeliveryBlockReason"], "");
     assert_eq!(merges_of(&world.s4, "A_SalesOrder('4740')"), 1);
     let changes = world.s4.changes();
@@ -215,7 +218,10 @@ async fn a_delivery_date_change_is_asked_for_approved_and_made_once_in_s4hana() 
         .expect("the row");
     assert_eq!(row["state"], "done", "{row}");
     assert_eq!(row["attempts"], 1);
-    assert_eq!(row["parameters"]["requestedDeliveryDate"], "2026-12-18");
+    assert_eq!(
+        row["parameters"]["requestedDeliveryDate"],
+        crate::helpers::delivery_day().iso.as_str()
+    );
 
     // Approving the same proposal in a second task changes nothing more
     // (asking anew finds no delivery block any more).
@@ -543,7 +549,10 @@ async fn a_result_that_arrives_after_the_answer_is_pushed_as_a_follow_up_task() 
     let follow_up = &later[0].body;
     assert_eq!(
         status_text(follow_up),
-        "Done in S/4HANA: the requested delivery date of 4740 is now 2026-12-18 and its delivery block is removed."
+        format!(
+            "Done in S/4HANA: the requested delivery date of 4740 is now {} and its delivery block is removed.",
+            crate::helpers::delivery_day().iso
+        )
     );
     assert_eq!(state(follow_up), "completed");
     assert_eq!(follow_up["contextId"], dated["contextId"]);

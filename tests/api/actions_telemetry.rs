@@ -30,7 +30,7 @@ async fn a_delivery_date_change_is_one_action_span_with_its_write_inside() {
     let asked = app
         .send_text("customer wants a later delivery date on 4740")
         .await;
-    let dated = app.reply(&asked, "December 18, 2026").await;
+    let dated = app.reply(&asked, &crate::helpers::delivery_day().us).await;
     let done = app.reply(&dated, "approve").await;
     assert_eq!(approval(&done)["entry"]["state"], "done", "{done}");
     let named = |name: &str| {

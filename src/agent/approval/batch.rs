@@ -10,6 +10,7 @@ use super::filing::{self, NotFiled};
 use super::reply_parse::{BatchDecision, Decision, batch_decision};
 use super::{ApprovalStatus, Approvals};
 use crate::agent::batch::BatchReport;
+use crate::agent::execution::approved;
 use crate::agent::{Outcome, Proposal, Reply, Turn};
 use serde::{Deserialize, Serialize};
 
@@ -219,12 +220,22 @@ pub enum Offer {
         reason: String,
         dropped: bool,
     },
+    /// The caller may approve it, but the executor needs a detail the
+    /// batch question cannot ask for (the customer's delivery date): the
+    /// line says to ask about that order on its own.
+    NeedsOwnQuestion(String),
 }
 
 impl Approvals {
     /// Check one batch item's proposal for this caller.
     pub fn offer_item(&self, proposal: &Proposal, caller: &crate::agent::Caller) -> Offer {
         match self.permission(proposal, caller) {
+            Ok(_) if self.executions.needs_delivery_date() && approved::needs_date(proposal) => {
+                Offer::NeedsOwnQuestion(format!(
+                    "To approve it, ask about order {} on its own: the change needs the delivery date the customer asked for.",
+                    proposal.sales_order
+                ))
+            }
             Ok(_) => Offer::Offered(self.note(ApprovalStatus::Pending, proposal, caller)),
             Err(refusal) => {
                 let (note, reason) = *refusal;

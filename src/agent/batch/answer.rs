@@ -96,6 +96,9 @@ pub fn compose(
                     item.proposal = None;
                 }
             }
+            Offer::NeedsOwnQuestion(reason) => {
+                item.explanation = format!("{} {reason}", item.explanation);
+            }
         }
     }
     let summary = summary(&items);

@@ -566,3 +566,37 @@ async fn a_result_that_arrives_after_the_answer_is_pushed_as_a_follow_up_task() 
 
 const TRIED: &str =
     "Recorded; S/4HANA did not answer, it will be tried again (you will get a notification).";
+
+/// A batch with S/4HANA execution: the delivery date change of 4740 needs
+/// the customer's date, which the joint question cannot ask for, so it is
+/// not offered there (the line says to ask about 4740 on its own); "approve
+/// all" files the one offered proposal, 4725's, and nothing for 4740.
+#[tokio::test]
+async fn a_batch_does_not_offer_a_delivery_date_change_that_needs_its_date() {
+    let world = world().await;
+    let token = clerk();
+    let triage = send(
+        &world.app,
+        &token,
+        crate::helpers::user_message("show me all blocked orders"),
+    )
+    .await;
+    assert_eq!(state(&triage), "input-required", "{triage}");
+    let text = status_text(&triage);
+    assert!(
+        text.contains("To approve it, ask about order 4740 on its own"),
+        "{text}"
+    );
+    let question = text.lines().last().unwrap_or_default();
+    assert!(question.starts_with("Approve: 4725 "), "{question}");
+    assert!(!question.contains("4740"), "{question}");
+
+    let approved = reply(&world.app, &token, &triage, "approve all").await;
+    let listed = actions(&world.app, &token).await;
+    let orders: Vec<&str> = listed
+        .iter()
+        .filter_map(|row| row["salesOrder"].as_str())
+        .collect();
+    assert_eq!(orders, ["4725"], "{approved}");
+    assert_eq!(merges_of(&world.s4, "A_SalesOrder('4740')"), 0);
+}

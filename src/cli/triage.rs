@@ -3,7 +3,7 @@
 
 use super::output::{TaskView, field, indented};
 use super::{CliError, Target, parse_roles, print};
-use crate::backend::{EmbeddedOrders, OrderSource, SalesOrder};
+use crate::backend::{BlockedQuery, EmbeddedOrders, OrderSource, SalesOrder};
 use std::collections::BTreeMap;
 
 pub const DEFAULT_ROLE: &str = "ar_clerk";
@@ -54,7 +54,9 @@ pub fn request_text(order: &SalesOrder) -> String {
 
 /// The blocked orders of the embedded demo data, in order-number order.
 pub async fn blocked_orders() -> Result<Vec<SalesOrder>, CliError> {
-    Ok(EmbeddedOrders::demo()?.blocked_orders().await?)
+    Ok(EmbeddedOrders::demo()?
+        .blocked_orders(&BlockedQuery::any(usize::MAX))
+        .await?)
 }
 
 pub async fn run(args: TriageArgs) -> Result<u8, CliError> {

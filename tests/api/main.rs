@@ -4,6 +4,7 @@ mod a2a_v1_schema;
 mod approvals;
 mod auth;
 mod bad_settings;
+mod blocked_orders;
 mod budget;
 mod card;
 mod cli;

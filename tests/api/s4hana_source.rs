@@ -468,3 +468,78 @@ async fn the_block_codes_come_from_the_settings() {
         status_text(&task)
     );
 }
+
+/// The approval turn reads the order again: S/4HANA's answer then is the
+/// user's, as on the first turn, and nothing is filed.
+#[tokio::test]
+async fn an_approval_turn_answers_s4_statuses_as_the_first_turn_does() {
+    let s4 = S4Double::start().await;
+    let app = TestApp::builder()
+        .settings(|settings| {
+            crate::sources::s4_direct(&s4, settings);
+            settings.backend.s4hana.retry_base_ms = 10;
+        })
+        .spawn()
+        .await;
+    let clerk = app.as_role("ar_clerk");
+    let dispute = "Order 4725: Pricing: customer disputes the price.";
+    for (status, outcome, text) in [
+        (
+            403,
+            "rejected",
+            "S/4HANA does not let you see sales order 4725. Nothing was filed.",
+        ),
+        (
+            500,
+            "failed",
+            "S/4HANA did not answer in time; please try again. Nothing was filed.",
+        ),
+        (
+            502,
+            "failed",
+            "S/4HANA did not answer in time; please try again. Nothing was filed.",
+        ),
+    ] {
+        let asked = clerk.send_text(dispute).await;
+        assert_eq!(state(&asked), "input-required", "{asked}");
+        s4.clear_requests();
+        s4.script("A_SalesOrder('4725')", vec![Step::Status(status)]);
+        let answered = clerk.reply(&asked, "approve").await;
+        assert_eq!(state(&answered), outcome, "{status}: {answered}");
+        assert_eq!(status_text(&answered), text, "{status}");
+        let order_reads = s4
+            .requests()
+            .iter()
+            .filter(|r| r.target.contains("A_SalesOrder('4725')"))
+            .count();
+        assert_eq!(order_reads, 1, "{status} is not retried");
+    }
+    // 404 (the order went away meanwhile): not found, failed.
+    let asked = clerk.send_text(dispute).await;
+    s4.script("A_SalesOrder('4725')", vec![Step::Status(404)]);
+    let answered = clerk.reply(&asked, "approve").await;
+    assert_eq!(state(&answered), "failed", "{answered}");
+    assert!(
+        status_text(&answered).contains("4725 not found"),
+        "{answered}"
+    );
+    // 503 once: retried, and the approval is filed.
+    let asked = clerk.send_text(dispute).await;
+    s4.clear_requests();
+    s4.script("A_SalesOrder('4725')", vec![Step::StatusRetryAfter(503, 0)]);
+    let answered = clerk.reply(&asked, "approve").await;
+    assert_eq!(state(&answered), "completed", "{answered}");
+    assert!(status_text(&answered).starts_with("Filed: "), "{answered}");
+    let order_reads = s4
+        .requests()
+        .iter()
+        .filter(|r| r.target.contains("A_SalesOrder('4725')"))
+        .count();
+    assert_eq!(order_reads, 2, "one 503, one retry");
+    let actions = app.actions().await;
+    assert_eq!(
+        actions.len(),
+        1,
+        "only the last approval filed: {actions:?}"
+    );
+}

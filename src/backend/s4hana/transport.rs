@@ -1,7 +1,7 @@
 //! How one OData read reaches S/4HANA and what its answer means: the target
 //! for this user (direct, or through the destination: its token, or the
 //! connectivity proxy with the user's principal), then one GET per read
-//! with a timeout, retries of 429/502/503/504 with backoff (`Retry-After`
+//! with a timeout, retries of 429 and 503 with backoff (`Retry-After`
 //! honoured) within the read's budget, and one `backend.read` span
 //! (service, entity set, status, latency, retries, sales order; never a
 //! token). Statuses become [`BackendError`]s: 403 `Forbidden`, 401
@@ -292,7 +292,7 @@ impl Transport {
                 }
             };
             let status = response.status().as_u16();
-            if matches!(status, 429 | 502 | 503 | 504) && retries < self.max_retries {
+            if matches!(status, 429 | 503) && retries < self.max_retries {
                 let wait = retry_after(&response)
                     .unwrap_or_else(|| self.retry_base.saturating_mul(1 << retries.min(10)));
                 if started.elapsed() + wait < self.read_budget {

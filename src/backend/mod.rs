@@ -98,6 +98,19 @@ pub struct SalesOrderItem {
     pub material: String,
     pub requested_quantity: String,
     pub net_amount: Amount,
+    /// The rate of the configured price condition (`PPR0`) on the item,
+    /// when the source has pricing elements (S/4HANA's
+    /// `to_Item/to_PricingElement`); the embedded data has none.
+    #[serde(default)]
+    pub condition_rate: Option<Amount>,
+}
+
+impl SalesOrderItem {
+    /// The price the order bills for the item, to set against the price
+    /// list: the configured condition's rate, else the item's net amount.
+    pub fn billed_price(&self) -> Amount {
+        self.condition_rate.unwrap_or(self.net_amount)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

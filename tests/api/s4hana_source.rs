@@ -167,11 +167,9 @@ async fn saml_bearer_reads_as_the_user_with_the_token_the_service_returns() {
             .map(|r| r.target.clone())
             .collect::<Vec<_>>()
     );
-    assert!(
-        world.s4.requests()[0]
-            .target
-            .contains("$expand=to_Item,to_Text,to_Partner")
-    );
+    assert!(world.s4.requests()[0].target.contains(
+        "$expand=to_Item,to_Item/to_PricingElement,to_PricingElement,to_Text,to_Partner"
+    ));
 }
 
 #[tokio::test]
@@ -541,5 +539,69 @@ async fn an_approval_turn_answers_s4_statuses_as_the_first_turn_does() {
         actions.len(),
         1,
         "only the last approval filed: {actions:?}"
+    );
+}
+
+/// The billed price is the item's pricing element of the configured
+/// condition type, read in the order's one round trip.
+#[tokio::test]
+async fn the_billed_price_is_the_item_s_configured_price_condition() {
+    let s4 = S4Double::start().await;
+    s4.set_field(
+        "A_SalesOrderItemPrElement",
+        "SalesOrder='4725',SalesOrderItem='10',PricingProcedureStep='20',PricingProcedureCounter='1'",
+        "ConditionRateValue",
+        json!("3700.000000000"),
+    );
+    let app = TestApp::builder()
+        .settings(|settings| crate::sources::s4_direct(&s4, settings))
+        .spawn()
+        .await;
+    let dispute = "Order 4725: Pricing: customer disputes the price.";
+    let task = app.send_text(dispute).await;
+    let text = status_text(&task);
+    assert!(
+        text.contains("billed at 3700.00 EUR while the customer's price list says 3600.00 EUR, a difference of 100.00 EUR"),
+        "{text}"
+    );
+    let order_reads: Vec<String> = s4
+        .requests()
+        .iter()
+        .filter(|r| r.target.contains("A_SalesOrder('4725')"))
+        .map(|r| r.target.clone())
+        .collect();
+    assert_eq!(order_reads.len(), 1, "{order_reads:?}");
+    assert!(
+        order_reads[0].contains("to_Item/to_PricingElement/ConditionRateValue"),
+        "{order_reads:?}"
+    );
+    // No such element on the item: the header's element (one item) stands in.
+    s4.set_field(
+        "A_SalesOrderItemPrElement",
+        "SalesOrder='4725',SalesOrderItem='10',PricingProcedureStep='20',PricingProcedureCounter='1'",
+        "ConditionType",
+        json!("ZZZZ"),
+    );
+    s4.set_field(
+        "A_SalesOrderHeaderPrElement",
+        "SalesOrder='4725',PricingProcedureStep='20',PricingProcedureCounter='1'",
+        "ConditionRateValue",
+        json!("3800.000000000"),
+    );
+    let text = status_text(&app.send_text(dispute).await);
+    assert!(text.contains("billed at 3800.00 EUR"), "{text}");
+    // Another condition type: the item has none of it, so the net amount
+    // is the billed price, and the price list has no record of that type.
+    let app = TestApp::builder()
+        .settings(|settings| {
+            crate::sources::s4_direct(&s4, settings);
+            settings.backend.blocks.price_condition_type = "PR00".into();
+        })
+        .spawn()
+        .await;
+    let text = status_text(&app.send_text(dispute).await);
+    assert!(
+        text.contains("billed at 3900.00 EUR and has no entry in the customer's price list"),
+        "{text}"
     );
 }

@@ -11,7 +11,6 @@
 //! it and are never shared with another user.
 
 pub mod connectivity;
-pub mod destination;
 pub mod diagnose;
 mod odata;
 mod reads;

@@ -8,9 +8,10 @@
 //! `Identity`, timeouts and 5xx `NoAnswer`, 404 "not there" (`None`).
 
 use super::connectivity::ConnectivityProxy;
-use super::destination::{DestinationService, FindError, without_url};
 use super::odata;
 use crate::backend::{BackendError, UserToken};
+use crate::btp::oauth::without_url;
+use crate::btp::{DestinationClient, DestinationError};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,7 +32,7 @@ pub enum Connection {
     },
     /// A BTP destination, looked up as the user.
     Destination {
-        service: Arc<DestinationService>,
+        service: Arc<DestinationClient>,
         name: String,
         proxy: Option<Arc<ConnectivityProxy>>,
         allow_loopback_http: bool,
@@ -107,10 +108,15 @@ impl Transport {
                         .find(name, user.expose())
                         .await
                         .map_err(|error| match error {
-                            FindError::Exchange(reason) => BackendError::Identity(reason),
-                            FindError::NotFound(_) => BackendError::Settings(error.to_string()),
-                            FindError::Service(reason) => {
-                                BackendError::NoAnswer(format!("the Destination service: {reason}"))
+                            DestinationError::Exchange(reason) => BackendError::Identity(reason),
+                            DestinationError::NoToken => BackendError::Identity(error.to_string()),
+                            DestinationError::NotFound(_) | DestinationError::Url(_) => {
+                                BackendError::Settings(error.to_string())
+                            }
+                            DestinationError::Token(_)
+                            | DestinationError::Lookup(_)
+                            | DestinationError::Unreadable(_) => {
+                                BackendError::NoAnswer(format!("the Destination service: {error}"))
                             }
                         })?;
                 tracing::debug!(

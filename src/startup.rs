@@ -32,6 +32,9 @@ pub struct AppState {
     pub sse_keep_alive: Duration,
     /// `GET /metrics` answers (else 404).
     pub metrics_endpoint: bool,
+    /// The order source, for what `GET /health` says of it (`None`: an
+    /// agent of its own, as tests plug in).
+    pub orders: Option<Arc<dyn OrderSource>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -187,10 +190,10 @@ impl Application {
         let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;
         let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders));
         let agent = Arc::new(
-            OrderExceptionAgent::new(orders, approvals)
+            OrderExceptionAgent::new(Arc::clone(&orders), approvals)
                 .with_backend_timeout(Duration::from_millis(settings.backend.timeout_ms)),
         );
-        Self::build_with_stores(settings, agent, stores)
+        Self::build_with_stores(settings, agent, stores, Some(orders))
     }
 
     /// The service around any agent (tests plug in scripted ones).
@@ -199,13 +202,14 @@ impl Application {
         agent: Arc<dyn Agent>,
     ) -> Result<Self, StartupError> {
         let stores = open_stores(&settings).await?;
-        Self::build_with_stores(settings, agent, stores)
+        Self::build_with_stores(settings, agent, stores, None)
     }
 
     fn build_with_stores(
         settings: Settings,
         agent: Arc<dyn Agent>,
         stores: Stores,
+        orders: Option<Arc<dyn OrderSource>>,
     ) -> Result<Self, StartupError> {
         tracing::info!(store = %stores.location, "task store and action ledger");
         // One TLS crypto provider for the whole process (ring); a second
@@ -296,6 +300,7 @@ impl Application {
             ),
             sse_keep_alive: Duration::from_millis(settings.server.sse_keep_alive_ms.max(100)),
             metrics_endpoint: settings.telemetry.metrics_endpoint,
+            orders,
         });
 
         let mut server = HttpServer::new(move || {

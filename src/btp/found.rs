@@ -55,8 +55,13 @@ impl std::fmt::Debug for FoundDestination {
 impl FoundDestination {
     /// The types that carry the user's identity to the target.
     pub fn propagates_user(&self) -> bool {
+        Self::type_propagates_user(&self.authentication)
+    }
+
+    /// Whether destinations of this `Authentication` type carry the user.
+    pub fn type_propagates_user(authentication: &str) -> bool {
         matches!(
-            self.authentication.as_str(),
+            authentication,
             "OAuth2SAMLBearerAssertion"
                 | "OAuth2JWTBearer"
                 | "OAuth2UserTokenExchange"

@@ -605,3 +605,57 @@ async fn the_billed_price_is_the_item_s_configured_price_condition() {
         "{text}"
     );
 }
+
+/// `GET /health` says whose identity S/4HANA is read with: a technical
+/// user (direct mode, a basic destination) loudly, the calling user for a
+/// propagating destination once it was looked up.
+#[tokio::test]
+async fn health_says_whether_s4_is_read_as_the_calling_user_or_a_technical_user() {
+    let embedded = TestApp::spawn().await;
+    let health = embedded.get_json("/health").await;
+    assert_eq!(health["backend"]["source"], "embedded");
+    assert_eq!(health["backend"]["identity"], "none");
+    assert!(health.get("backendWarning").is_none());
+
+    let s4 = S4Double::start().await;
+    let direct = TestApp::builder()
+        .settings(|settings| crate::sources::s4_direct(&s4, settings))
+        .spawn()
+        .await;
+    let health = direct.get_json("/health").await;
+    assert_eq!(health["backend"]["source"], "s4hana");
+    assert_eq!(health["backend"]["connection"], "direct");
+    assert_eq!(health["backend"]["identity"], "technical_user");
+    assert!(
+        health["backendWarning"]
+            .as_str()
+            .is_some_and(|w| w.contains("technical user")),
+        "{health}"
+    );
+
+    let saml = world(|url| Destination::saml_bearer("S4HANA_ORDERS", url)).await;
+    let health = saml.app.get_json("/health").await;
+    assert_eq!(health["backend"]["connection"], "destination");
+    assert_eq!(health["backend"]["destination"], "S4HANA_ORDERS");
+    assert_eq!(health["backend"]["identity"], "not_yet_known");
+    assert!(
+        saml.destinations.finds().is_empty(),
+        "health looks nothing up"
+    );
+    assert_credit_answer(&ask(&saml.app, &clerk_token(), CREDIT_4711).await);
+    let health = saml.app.get_json("/health").await;
+    assert_eq!(health["backend"]["identity"], "calling_user");
+    assert_eq!(
+        health["backend"]["authentication"],
+        "OAuth2SAMLBearerAssertion"
+    );
+    assert!(health.get("backendWarning").is_none());
+
+    let basic =
+        world(|url| Destination::basic("S4HANA_ORDERS", url, COMM_USER.0, COMM_USER.1)).await;
+    assert_credit_answer(&ask(&basic.app, &clerk_token(), CREDIT_4711).await);
+    let health = basic.app.get_json("/health").await;
+    assert_eq!(health["backend"]["identity"], "technical_user");
+    assert_eq!(health["backend"]["authentication"], "BasicAuthentication");
+    assert!(health["backendWarning"].is_string(), "{health}");
+}

@@ -15,7 +15,14 @@ S4_PORT=${S4_PORT:-18091}
 S4_SLOW_PORT=${S4_SLOW_PORT:-18092}
 LATENCY_MS=${LATENCY_MS:-50}
 
-cargo build --release --quiet --bin order-exception-agent
+# PROFILE=debug measures a debug build (quicker to build, slower to run).
+PROFILE=${PROFILE:-release}
+if [ "$PROFILE" = release ]; then
+  cargo build --release --quiet --bin order-exception-agent
+else
+  cargo build --quiet --bin order-exception-agent
+fi
+AGENT_BIN=./target/$PROFILE/order-exception-agent
 DOUBLE_BIN=$(cargo test --test api --no-run 2>&1 | grep -o 'target/debug/deps/api-[0-9a-f]*' | tail -1)
 
 PIDS=()
@@ -41,10 +48,10 @@ agent() {
       AGENT__BACKEND__S4HANA__USER=COMM_USER_ORDERS AGENT__BACKEND__S4HANA__PASSWORD=comm-user-password \
       AGENT__BACKEND__S4HANA__ALLOW_LOOPBACK_HTTP=true \
       RUST_LOG=${RUST_LOG:-info} PORT="$port" AGENT__SERVER__HOST=127.0.0.1 AGENT__STORE__BACKEND=memory \
-      ./target/release/order-exception-agent >/dev/null 2>&1 &
+      "$AGENT_BIN" >/dev/null 2>&1 &
   else
     env RUST_LOG=${RUST_LOG:-info} PORT="$port" AGENT__SERVER__HOST=127.0.0.1 AGENT__STORE__BACKEND=memory \
-      ./target/release/order-exception-agent >/dev/null 2>&1 &
+      "$AGENT_BIN" >/dev/null 2>&1 &
   fi
   PIDS+=($!)
   AGENT_PID=$!
@@ -71,7 +78,7 @@ agent "$S4_SLOW_PORT" "$(double slow "$LATENCY_MS")"
 slow="s4hana+${LATENCY_MS}ms $(load s4-double-slow "$S4_SLOW_PORT" "$AGENT_PID")"
 
 {
-  echo "# message/send with the S/4HANA source ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk -t$THREADS -c$CONNECTIONS -d$DURATION)"
+  echo "# message/send with the S/4HANA source ($(date -u +%Y-%m-%dT%H:%MZ), $PROFILE build, $(nproc) cores, wrk -t$THREADS -c$CONNECTIONS -d$DURATION)"
   echo
   echo "| source | req/s | p50 ms | p90 ms | p99 ms | max ms | errors | agent peak RSS MB |"
   echo "|---|---|---|---|---|---|---|---|"

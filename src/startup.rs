@@ -1,49 +1,27 @@
-//! Wire the state, bind, run; graceful shutdown on SIGTERM within the
-//! configured timeout (actix handles the signal).
+//! Composes the rooms: each part builds itself from its settings (and the
+//! Cloud Foundry bindings); this file only wires them together, binds and
+//! runs the HTTP server (graceful shutdown on SIGTERM within the configured
+//! timeout, which actix handles).
 
-use crate::a2a::card::AgentCard;
+use crate::agent::execution::Executions;
 use crate::agent::ledger::{ActionLedger, MemoryLedger, SqlLedger};
 use crate::agent::rulebook::RuleBookError;
 use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook};
-use crate::auth::{AuthConfigError, ResolvedAuth, TokenValidator};
+use crate::auth::{AuthConfigError, TokenValidator, ValidatorSetupError};
 use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
-use crate::card::{CardDocument, build_card, extended_card};
-use crate::config::{ProcessEnv, Settings};
+use crate::config::Settings;
 use crate::db::{Database, DbError};
-use crate::tasks::{InMemoryTaskStore, Maintenance, SqlTaskStore, TaskEngine, TaskStore};
-use actix_web::dev::Server;
-use actix_web::{App, HttpServer, web};
-use std::net::TcpListener;
+use crate::http::{AppState, BindError, BodyLimits, CardDocument, Serving};
+use crate::push::{PushObserver, PushService, PushSetupError};
+use crate::tasks::{
+    InMemoryTaskStore, Maintenance, SqlTaskStore, TaskEngine, TaskObserver, TaskStore,
+};
 use std::sync::Arc;
-use std::time::Duration;
-
-/// What every request handler shares.
-pub struct AppState {
-    pub engine: TaskEngine,
-    pub card: CardDocument,
-    /// The card for authenticated callers (`agent/getAuthenticatedExtendedCard`).
-    pub extended_card: Option<AgentCard>,
-    /// `None` when authentication is off.
-    pub auth: Option<Arc<TokenValidator>>,
-    /// Filed actions, for `GET /actions`.
-    pub ledger: Arc<dyn ActionLedger>,
-    /// Size, time and memory bounds of request bodies.
-    pub body_limits: crate::http::BodyLimits,
-    pub sse_keep_alive: Duration,
-    /// `GET /metrics` answers (else 404).
-    pub metrics_endpoint: bool,
-    /// The order source, for what `GET /health` says of it (`None`: an
-    /// agent of its own, as tests plug in).
-    pub orders: Option<Arc<dyn OrderSource>>,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
-    #[error("cannot listen on {address}: {source}")]
-    Bind {
-        address: String,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Bind(#[from] BindError),
     #[error(transparent)]
     Backend(#[from] BackendError),
     #[error("cannot build the agent card: {0}")]
@@ -81,9 +59,7 @@ impl StartupError {
             | StartupError::PushTestSettingOnCloudFoundry => true,
             StartupError::Backend(error) => error.is_bad_settings(),
             StartupError::Store(error) => error.is_bad_settings(),
-            StartupError::Bind { .. } | StartupError::Card(_) | StartupError::HttpClient(_) => {
-                false
-            }
+            StartupError::Bind(_) | StartupError::Card(_) | StartupError::HttpClient(_) => false,
         }
     }
 
@@ -93,6 +69,26 @@ impl StartupError {
             EXIT_BAD_SETTINGS
         } else {
             EXIT_START_FAILED
+        }
+    }
+}
+
+impl From<ValidatorSetupError> for StartupError {
+    fn from(error: ValidatorSetupError) -> Self {
+        match error {
+            ValidatorSetupError::Settings(error) => StartupError::Auth(error),
+            ValidatorSetupError::HttpClient(error) => StartupError::HttpClient(error),
+        }
+    }
+}
+
+impl From<PushSetupError> for StartupError {
+    fn from(error: PushSetupError) -> Self {
+        match error {
+            PushSetupError::TestSettingOnCloudFoundry => {
+                StartupError::PushTestSettingOnCloudFoundry
+            }
+            PushSetupError::HttpClient(error) => StartupError::HttpClient(error),
         }
     }
 }
@@ -108,8 +104,8 @@ pub struct Stores {
 /// Open the stores the settings name: SQLite by default, PostgreSQL with a
 /// URL or a `postgresql-db` binding, or memory. The schema is migrated here.
 pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
-    let vcap_services = crate::config::EnvSource::var(&ProcessEnv, "VCAP_SERVICES");
-    let Some(database) = Database::open(&settings.store, vcap_services.as_deref()).await? else {
+    let Some(database) = Database::open(&settings.store, &settings.cloud_foundry.services).await?
+    else {
         return Ok(Stores {
             tasks: Arc::new(InMemoryTaskStore::from_settings(&settings.tasks)),
             ledger: Arc::new(MemoryLedger::default()),
@@ -120,7 +116,11 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
     // new holder, so its predecessor's turns expire and end `failed`.
     let instance = format!(
         "{}-{}",
-        std::env::var("CF_INSTANCE_INDEX").unwrap_or_else(|_| "local".into()),
+        settings
+            .cloud_foundry
+            .instance_index
+            .as_deref()
+            .unwrap_or("local"),
         uuid::Uuid::new_v4().simple()
     );
     Ok(Stores {
@@ -137,48 +137,142 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
 pub struct Application {
     port: u16,
     public_url: String,
-    server: Server,
-}
-
-/// Without a public URL: the address bound, written by `SocketAddr` (IPv6 in
-/// brackets), 127.0.0.1 for "any".
-fn default_public_url(bound: std::net::SocketAddr) -> String {
-    let ip = if bound.ip().is_unspecified() {
-        std::net::Ipv4Addr::LOCALHOST.into()
-    } else {
-        bound.ip()
-    };
-    format!("http://{}/", std::net::SocketAddr::new(ip, bound.port()))
+    server: Serving,
 }
 
 /// The order source the settings ask for.
 pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, BackendError> {
+    Ok(order_source_and_s4(settings)?.0)
+}
+
+type SourceAndWriter = (
+    Arc<dyn OrderSource>,
+    Option<Arc<crate::backend::s4hana::S4HanaSource>>,
+);
+
+/// The order source, and the S/4HANA source itself when it is one (its
+/// writes carry approved actions out).
+fn order_source_and_s4(settings: &Settings) -> Result<SourceAndWriter, BackendError> {
     if settings.backend.source == crate::backend::SourceKind::S4hana {
-        let source = crate::backend::s4hana::build(
+        let source = Arc::new(crate::backend::s4hana::build(
             &settings.backend.s4hana,
             settings.backend.blocks.clone(),
-            &ProcessEnv,
-        )?;
-        return Ok(Arc::new(source));
+            &settings.cloud_foundry,
+        )?);
+        return Ok((source.clone(), Some(source)));
     }
     let orders = match &settings.backend.data_dir {
         Some(dir) => EmbeddedOrders::from_dir(dir)?,
         None => EmbeddedOrders::demo()?,
     };
-    Ok(Arc::new(
-        orders
-            .with_rules(&settings.backend.blocks)
-            .with_latency(Duration::from_millis(settings.backend.latency_ms)),
+    Ok((
+        Arc::new(
+            orders
+                .with_rules(&settings.backend.blocks)
+                .with_latency(settings.backend.latency()),
+        ),
+        None,
     ))
 }
 
-/// The first `destination` binding's `credentials` (`Null` without one).
-fn destination_binding() -> serde_json::Value {
-    std::env::var("VCAP_SERVICES")
-        .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .and_then(|vcap| vcap.get("destination")?.get(0)?.get("credentials").cloned())
-        .unwrap_or_default()
+/// Results of approved actions that arrive after the answer: a follow-up
+/// task in the approval's context, pushed to its webhooks.
+struct LaterResults(TaskEngine);
+
+#[async_trait::async_trait]
+impl crate::agent::execution::ResultNotifier for LaterResults {
+    async fn later(
+        &self,
+        entry: &crate::agent::ledger::LedgerEntry,
+        text: &str,
+        user: Option<&crate::backend::UserToken>,
+    ) {
+        let call = crate::tasks::CallContext {
+            bearer_token: user.and_then(|token| {
+                crate::auth::BearerToken::from_authorization(&format!("Bearer {}", token.expose()))
+                    .ok()
+            }),
+            ..crate::tasks::CallContext::default()
+        };
+        if let Err(error) = self.0.follow_up(&entry.task_id, text, &call).await {
+            tracing::warn!(%error, task.id = %entry.task_id, "the later result of an action could not be sent");
+        }
+    }
+}
+
+/// The push room's action hook behind the agent's seam.
+struct HookAdapter(crate::push::action_hook::ActionHook);
+
+#[async_trait::async_trait]
+impl crate::agent::execution::hook::ActionHook for HookAdapter {
+    async fn deliver(
+        &self,
+        payload: &serde_json::Value,
+        idempotency_key: &str,
+        user: Option<&crate::backend::UserToken>,
+    ) -> Result<String, crate::agent::execution::hook::HookFailure> {
+        use crate::agent::execution::hook::HookFailure;
+        use crate::push::action_hook::HookError;
+        self.0
+            .deliver(payload, idempotency_key, user.map(|user| user.expose()))
+            .await
+            .map_err(|error| match error {
+                HookError::Refused(reason) => HookFailure::Refused(reason),
+                HookError::Transient(reason) => HookFailure::Transient(reason),
+            })
+    }
+}
+
+/// The action hook `push.action_hook` sets up, if any.
+fn action_hook(settings: &Settings) -> Option<Arc<dyn crate::agent::execution::hook::ActionHook>> {
+    let binding = settings
+        .cloud_foundry
+        .services
+        .credentials("destination")
+        .cloned()
+        .unwrap_or_default();
+    let hook = crate::push::action_hook::ActionHook::from_settings(
+        &settings.push.action_hook,
+        &settings.push.destination,
+        &binding,
+    );
+    match hook {
+        Ok(Some(hook)) => Some(Arc::new(HookAdapter(hook))),
+        Ok(None) => None,
+        Err(error) => {
+            tracing::error!(%error, "the action hook's HTTP client could not be built; no hook");
+            None
+        }
+    }
+}
+
+/// Who carries approved actions out: S/4HANA when `actions.executor` says
+/// so and the source is S/4HANA, else the ledger only.
+fn executions(
+    settings: &Settings,
+    ledger: &Arc<dyn ActionLedger>,
+    s4: Option<Arc<crate::backend::s4hana::S4HanaSource>>,
+) -> Arc<Executions> {
+    use crate::agent::execution::{ExecutorKind, s4::S4Executor};
+    let executions = match (settings.actions.executor, s4) {
+        (ExecutorKind::S4hana, Some(source)) => Executions::new(
+            Arc::clone(ledger),
+            Arc::new(
+                S4Executor::new(source, settings.actions.clone()).with_hook(action_hook(settings)),
+            ),
+            settings.actions.clone(),
+        ),
+        (ExecutorKind::S4hana, None) => {
+            tracing::warn!(
+                "actions.executor = s4hana needs backend.source = s4hana; approved actions are filed in the ledger only"
+            );
+            Executions::ledger_only(Arc::clone(ledger))
+        }
+        (ExecutorKind::Ledger, _) => Executions::ledger_only(Arc::clone(ledger)),
+    };
+    let executions = Arc::new(executions);
+    executions.spawn_retry_job();
+    executions
 }
 
 impl Application {
@@ -186,14 +280,17 @@ impl Application {
     /// and stores.
     pub async fn build(settings: Settings) -> Result<Self, StartupError> {
         let stores = open_stores(&settings).await?;
-        let orders = order_source(&settings)?;
+        let (orders, s4) = order_source_and_s4(&settings)?;
         let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;
-        let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders));
+        let executions = executions(&settings, &stores.ledger, s4);
+        let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders))
+            .with_executions(Arc::clone(&executions));
         let agent = Arc::new(
             OrderExceptionAgent::new(Arc::clone(&orders), approvals)
-                .with_backend_timeout(Duration::from_millis(settings.backend.timeout_ms)),
+                .with_backend_timeout(settings.backend.timeout())
+                .with_batch_settings(settings.batch.clone()),
         );
-        Self::build_with_stores(settings, agent, stores, Some(orders))
+        Self::build_with_stores(settings, agent, stores, Some(executions), Some(orders))
     }
 
     /// The service around any agent (tests plug in scripted ones).
@@ -202,128 +299,69 @@ impl Application {
         agent: Arc<dyn Agent>,
     ) -> Result<Self, StartupError> {
         let stores = open_stores(&settings).await?;
-        Self::build_with_stores(settings, agent, stores, None)
+        Self::build_with_stores(settings, agent, stores, None, None)
     }
 
+    /// Plain wiring: each part from its settings, then the HTTP server.
     fn build_with_stores(
         settings: Settings,
         agent: Arc<dyn Agent>,
         stores: Stores,
+        executions: Option<Arc<Executions>>,
         orders: Option<Arc<dyn OrderSource>>,
     ) -> Result<Self, StartupError> {
         tracing::info!(store = %stores.location, "task store and action ledger");
         // One TLS crypto provider for the whole process (ring); a second
         // install attempt (tests build many apps) is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let validator = match crate::auth::resolve(&settings.auth, &ProcessEnv)? {
-            ResolvedAuth::Off => {
-                tracing::warn!(
-                    "AUTHENTICATION IS OFF: every caller is anonymous. Bind an identity service or set \
-                     AGENT__AUTH__CLIENT_ID and AGENT__AUTH__DOMAINS before exposing this service."
-                );
-                None
-            }
-            ResolvedAuth::Required(identity) => {
-                let http = reqwest::Client::builder()
-                    .timeout(identity.http_timeout)
-                    .redirect(reqwest::redirect::Policy::none())
-                    .build()?;
-                tracing::info!(
-                    client_id = %identity.client_id,
-                    domains = ?identity.domains,
-                    "authentication required (IAS App2App tokens)"
-                );
-                Some(Arc::new(TokenValidator::new(*identity, http)))
-            }
-        };
-        let address = format!("{}:{}", settings.server.host, settings.server.port);
-        let listener = TcpListener::bind(&address).map_err(|source| StartupError::Bind {
-            address: address.clone(),
-            source,
-        })?;
-        let bound = listener.local_addr().map_err(|source| StartupError::Bind {
-            address: address.clone(),
-            source,
-        })?;
-        let port = bound.port();
-        let public_url = settings
-            .server
-            .public_url
-            .clone()
-            .unwrap_or_else(|| default_public_url(bound));
-
-        let skills = agent.skills();
-        let identity = validator.as_ref().map(|v| v.config());
-        let card = CardDocument::new(
-            build_card(
-                &settings.card,
-                &public_url,
-                &skills,
-                identity,
-                settings.push.enabled,
-            ),
-            settings.card.cache_max_age_secs,
+        let cloud_foundry = &settings.cloud_foundry;
+        let validator = TokenValidator::from_settings(&settings.auth, cloud_foundry)?;
+        if validator.is_none() {
+            // Here, not in auth/: the client commands' quiet log filter
+            // silences this module (their in-process agent runs with it off).
+            tracing::warn!(
+                "AUTHENTICATION IS OFF: every caller is anonymous. Bind an identity service or set \
+                 AGENT__AUTH__CLIENT_ID and AGENT__AUTH__DOMAINS before exposing this service."
+            );
+        }
+        let bound = crate::http::bind(&settings.server)?;
+        let public_url =
+            (settings.server.public_url.clone()).unwrap_or_else(|| bound.default_public_url());
+        let card = CardDocument::for_agent(
+            &settings.card,
+            &public_url,
+            agent.as_ref(),
+            validator.as_ref().map(|v| v.config()),
+            settings.push.enabled,
         )?;
-        let extended_card = validator
-            .as_ref()
-            .map(|_| extended_card(&card.card, &agent.offered_actions()));
-        let push = if settings.push.enabled {
-            let on_cloud_foundry = std::env::var_os("VCAP_APPLICATION").is_some();
-            if on_cloud_foundry && settings.push.allows_test_targets() {
-                return Err(StartupError::PushTestSettingOnCloudFoundry);
-            }
-            Some(crate::push::PushService::from_settings(
-                &settings.push,
-                &destination_binding(),
-                Arc::clone(&stores.tasks),
-            )?)
-        } else {
-            None
-        };
-        let observer = push.as_ref().map(|service| {
-            Arc::new(crate::push::PushObserver(Arc::clone(service)))
-                as Arc<dyn crate::tasks::TaskObserver>
-        });
+        let extended_card = (validator.as_ref())
+            .map(|_| crate::http::extended_card(&card.card, &agent.offered_actions()));
+        let push =
+            PushService::for_settings(&settings.push, cloud_foundry, Arc::clone(&stores.tasks))?;
+        let observer = push.map(|service| Arc::new(PushObserver(service)) as Arc<dyn TaskObserver>);
         let engine = TaskEngine::new(stores.tasks, agent, settings.tasks.clone(), observer);
+        if let Some(executions) = executions {
+            executions.set_notifier(Arc::new(LaterResults(engine.clone())));
+        }
         engine.spawn_maintenance(Maintenance::from_settings(&settings.store));
-        let request_timeout = Duration::from_millis(settings.server.request_timeout_ms.max(1));
-        let state = web::Data::new(AppState {
+        let server = &settings.server;
+        let state = AppState {
             engine,
             card,
             extended_card,
             auth: validator,
             ledger: stores.ledger,
-            body_limits: crate::http::BodyLimits::new(
-                settings.server.max_body_bytes,
-                request_timeout,
-                settings.server.body_bytes_in_flight,
+            body_limits: BodyLimits::new(
+                server.max_body_bytes,
+                server.request_timeout(),
+                server.body_bytes_in_flight,
             ),
-            sse_keep_alive: Duration::from_millis(settings.server.sse_keep_alive_ms.max(100)),
+            sse_keep_alive: server.sse_keep_alive(),
             metrics_endpoint: settings.telemetry.metrics_endpoint,
             orders,
-        });
-
-        let mut server = HttpServer::new(move || {
-            App::new()
-                .app_data(state.clone())
-                .configure(crate::http::routes)
-        })
-        .shutdown_timeout(settings.server.shutdown_timeout_secs)
-        .client_request_timeout(request_timeout);
-        // actix counts connections per worker; its default worker count is
-        // the available parallelism (2 when unknown), its maximum 512.
-        let workers = settings
-            .server
-            .workers
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
-            .clamp(1, 512);
-        server = server
-            .workers(workers)
-            .max_connections(settings.server.max_connections.div_ceil(workers).max(1));
-        let server = server
-            .listen(listener)
-            .map_err(|source| StartupError::Bind { address, source })?
-            .run();
+        };
+        let port = bound.local.port();
+        let server = crate::http::serve(bound, state, server)?;
         Ok(Application {
             port,
             public_url,
@@ -341,26 +379,6 @@ impl Application {
     }
 
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_default_public_url_is_the_bound_address() {
-        for (bound, url) in [
-            ("0.0.0.0:8080", "http://127.0.0.1:8080/"),
-            ("[::]:8080", "http://127.0.0.1:8080/"),
-            ("127.0.0.1:9", "http://127.0.0.1:9/"),
-            ("[::1]:8080", "http://[::1]:8080/"),
-        ] {
-            let written = default_public_url(bound.parse().unwrap());
-            assert_eq!(written, url);
-            // It is a URL as the card's readers parse it.
-            assert_eq!(reqwest::Url::parse(&written).unwrap().as_str(), url);
-        }
+        self.server.until_stopped().await
     }
 }

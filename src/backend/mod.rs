@@ -13,7 +13,9 @@ pub mod settings;
 pub use amount::{Amount, AmountError};
 pub use embedded::EmbeddedOrders;
 pub use rules::BlockRules;
-pub use settings::{ConnectivityCredentials, S4HanaSettings, ServiceCredentials, SourceKind};
+pub use settings::{
+    BackendSettings, ConnectivityCredentials, S4HanaSettings, ServiceCredentials, SourceKind,
+};
 
 use std::sync::Arc;
 
@@ -44,6 +46,10 @@ pub struct SalesOrder {
     /// What [`BlockRules::classify`] made of the status and block fields.
     #[serde(skip)]
     pub blocks: Blocks,
+    /// S/4HANA's ETag of the order as read (`__metadata.etag`), for a
+    /// write's `If-Match`; empty for the embedded data.
+    #[serde(skip)]
+    pub etag: String,
 }
 
 /// The kinds of block an order has, by the configured rules.

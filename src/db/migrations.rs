@@ -9,11 +9,18 @@ use std::borrow::Cow;
 
 /// Versioned migrations, applied in order at start; never edit one that has
 /// shipped, add the next number instead.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "tasks and ledger",
-    include_str!("migrations/0001_tasks_and_ledger.sql"),
-)];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "tasks and ledger",
+        include_str!("migrations/0001_tasks_and_ledger.sql"),
+    ),
+    (
+        3,
+        "ledger execution state",
+        include_str!("migrations/0003_ledger_execution.sql"),
+    ),
+];
 
 /// The migrations built into the binary, as sqlx's migrator takes them.
 #[derive(Debug)]
@@ -40,9 +47,10 @@ impl Database {
             Dialect::Sqlite => &[][..],
             Dialect::Postgres => POSTGRES_MIGRATIONS,
         };
-        let migrations = MIGRATIONS
-            .iter()
-            .chain(dialect_only)
+        let mut ordered: Vec<_> = MIGRATIONS.iter().chain(dialect_only).collect();
+        ordered.sort_by_key(|(version, _, _)| *version);
+        let migrations = ordered
+            .into_iter()
             .map(|(version, description, sql)| {
                 Migration::new(
                     *version,

@@ -4,7 +4,7 @@
 
 use super::event_stream::EventStream;
 use super::legacy::legacy_send_params;
-use crate::a2a::card::AgentCard;
+use crate::a2a::agent_card::AgentCard;
 use crate::a2a::jsonrpc::{self, RpcError, error_bytes, parse_params, success_bytes};
 use crate::a2a::{
     DeleteTaskPushNotificationConfigParams, GetTaskPushNotificationConfigParams, RpcRequest,

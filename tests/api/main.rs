@@ -1,9 +1,14 @@
 //! Black-box tests: the service on an ephemeral loopback port, real HTTP.
 
 mod a2a_v1_schema;
+mod actions_crash;
+mod actions_hook;
+mod actions_s4;
+mod actions_telemetry;
 mod approvals;
 mod auth;
 mod bad_settings;
+mod batch;
 mod blocked_orders;
 mod budget;
 mod card;

@@ -16,6 +16,7 @@ mod odata;
 mod reads;
 pub mod setup;
 pub mod transport;
+pub mod writes;
 
 use crate::backend::{
     BackendError, BlockRules, BlockedQuery, CreditAccount, Incompletion, OrderSource,

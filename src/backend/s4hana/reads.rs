@@ -142,6 +142,7 @@ fn map_order(
         customer_note: note,
         items,
         blocks: Blocks::default(),
+        etag: text(&row["__metadata"], "etag"),
     };
     rules.classify(&mut order);
     let partners_rows = results(&row["to_Partner"]);

@@ -38,6 +38,8 @@ pub enum StartupError {
     Store(#[from] DbError),
     #[error(transparent)]
     Rules(#[from] RuleBookError),
+    #[error(transparent)]
+    ActionHook(#[from] crate::push::action_hook::HookSetupError),
 }
 
 /// Exit code of `serve` (and `actions`) when the settings are at fault: the
@@ -59,6 +61,7 @@ impl StartupError {
             | StartupError::PushTestSettingOnCloudFoundry => true,
             StartupError::Backend(error) => error.is_bad_settings(),
             StartupError::Store(error) => error.is_bad_settings(),
+            StartupError::ActionHook(error) => error.is_bad_settings(),
             StartupError::Bind(_) | StartupError::Card(_) | StartupError::HttpClient(_) => false,
         }
     }
@@ -224,7 +227,12 @@ impl crate::agent::execution::hook::ActionHook for HookAdapter {
 }
 
 /// The action hook `push.action_hook` sets up, if any.
-fn action_hook(settings: &Settings) -> Option<Arc<dyn crate::agent::execution::hook::ActionHook>> {
+fn action_hook(
+    settings: &Settings,
+) -> Result<
+    Option<Arc<dyn crate::agent::execution::hook::ActionHook>>,
+    crate::push::action_hook::HookSetupError,
+> {
     let binding = settings
         .cloud_foundry
         .services
@@ -235,15 +243,11 @@ fn action_hook(settings: &Settings) -> Option<Arc<dyn crate::agent::execution::h
         &settings.push.action_hook,
         &settings.push.destination,
         &binding,
-    );
-    match hook {
-        Ok(Some(hook)) => Some(Arc::new(HookAdapter(hook))),
-        Ok(None) => None,
-        Err(error) => {
-            tracing::error!(%error, "the action hook's HTTP client could not be built; no hook");
-            None
-        }
-    }
+        settings.cloud_foundry.on_cloud_foundry(),
+    )?;
+    Ok(hook.map(|hook| {
+        Arc::new(HookAdapter(hook)) as Arc<dyn crate::agent::execution::hook::ActionHook>
+    }))
 }
 
 /// Who carries approved actions out: S/4HANA when `actions.executor` says
@@ -252,13 +256,13 @@ fn executions(
     settings: &Settings,
     ledger: &Arc<dyn ActionLedger>,
     s4: Option<Arc<crate::backend::s4hana::S4HanaSource>>,
-) -> Arc<Executions> {
+) -> Result<Arc<Executions>, StartupError> {
     use crate::agent::execution::{ExecutorKind, s4::S4Executor};
     let executions = match (settings.actions.executor, s4) {
         (ExecutorKind::S4hana, Some(source)) => Executions::new(
             Arc::clone(ledger),
             Arc::new(
-                S4Executor::new(source, settings.actions.clone()).with_hook(action_hook(settings)),
+                S4Executor::new(source, settings.actions.clone()).with_hook(action_hook(settings)?),
             ),
             settings.actions.clone(),
         ),
@@ -272,7 +276,7 @@ fn executions(
     };
     let executions = Arc::new(executions);
     executions.spawn_retry_job();
-    executions
+    Ok(executions)
 }
 
 impl Application {
@@ -282,7 +286,7 @@ impl Application {
         let stores = open_stores(&settings).await?;
         let (orders, s4) = order_source_and_s4(&settings)?;
         let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;
-        let executions = executions(&settings, &stores.ledger, s4);
+        let executions = executions(&settings, &stores.ledger, s4)?;
         let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders))
             .with_executions(Arc::clone(&executions));
         let agent = Arc::new(

@@ -20,7 +20,7 @@ const DELIVERY_4740: &str = "customer wants a later delivery date on 4740";
 pub(crate) struct World {
     pub app: TestApp,
     pub s4: S4Double,
-    _destinations: DestinationDouble,
+    pub destinations: DestinationDouble,
     _keys: KeyServer,
 }
 
@@ -45,7 +45,7 @@ pub(crate) async fn world_with(
     World {
         app,
         s4,
-        _destinations: destinations,
+        destinations,
         _keys: keys,
     }
 }
@@ -56,7 +56,7 @@ impl World {
         &self,
         tune: impl FnOnce(&mut order_exception_agent::config::Settings),
     ) -> TestApp {
-        let (keys, destinations) = (self._keys.url.clone(), self._destinations.url.clone());
+        let (keys, destinations) = (self._keys.url.clone(), self.destinations.url.clone());
         TestApp::builder()
             .settings(|s| {
                 s4_settings(s, &keys, &destinations);

@@ -9,11 +9,18 @@ use std::borrow::Cow;
 
 /// Versioned migrations, applied in order at start; never edit one that has
 /// shipped, add the next number instead.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "tasks and ledger",
-    include_str!("migrations/0001_tasks_and_ledger.sql"),
-)];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "tasks and ledger",
+        include_str!("migrations/0001_tasks_and_ledger.sql"),
+    ),
+    (
+        3,
+        "task owner",
+        include_str!("migrations/0003_task_owner.sql"),
+    ),
+];
 
 /// The migrations built into the binary, as sqlx's migrator takes them.
 #[derive(Debug)]

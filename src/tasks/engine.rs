@@ -150,7 +150,7 @@ impl TaskEngine {
                 task,
                 events,
                 stored,
-            } => self.wait(task, events, stored).await?,
+            } => self.wait(task, events, stored, call).await?,
         };
         Ok(task.with_history_limit(history_length))
     }
@@ -187,7 +187,17 @@ impl TaskEngine {
             }
             Some(task_id) => {
                 let task_id = task_id.to_string();
-                let existing = store.get(&task_id).await?.filter(|stored| {
+                let strict = self.inner.settings.strict_task_ids || call.rules.strict_task_ids;
+                let found = store.get(&task_id).await?;
+                if call.rules.strict_task_ids
+                    && let (Some(stored), Some(context_id)) = (&found, &context_id)
+                    && stored.task.context_id != *context_id
+                {
+                    return Err(EngineError::InvalidParams(format!(
+                        "params.message.contextId: task {task_id} belongs to another context"
+                    )));
+                }
+                let existing = found.filter(|stored| {
                     context_id
                         .as_ref()
                         .is_none_or(|c| *c == stored.task.context_id)
@@ -197,7 +207,7 @@ impl TaskEngine {
                         self.continue_task(stored, message, push, call).await?
                     }
                     Some(stored) if stored.task.status.state.is_terminal() => {
-                        if self.inner.settings.strict_task_ids {
+                        if strict {
                             return Err(EngineError::Unsupported(format!(
                                 "task {task_id} is {} and cannot be continued; send the message without taskId",
                                 stored.task.status.state.as_str()
@@ -218,7 +228,7 @@ impl TaskEngine {
                     // Submitted or working: the turn in progress answers; do not start a second one.
                     Some(stored) => Started::AsItIs(stored.task),
                     None => {
-                        if self.inner.settings.strict_task_ids {
+                        if strict {
                             return Err(EngineError::TaskNotFound(task_id));
                         }
                         tracing::info!(task.id = %task_id, "message for an unknown task: new task");
@@ -280,7 +290,12 @@ impl TaskEngine {
         let written = if defer_store {
             None
         } else {
-            match self.inner.store.create(&task, &push_configs).await {
+            match self
+                .inner
+                .store
+                .create_owned(&task, &push_configs, call.owner())
+                .await
+            {
                 Ok(version) => Some(Written {
                     version,
                     push_configs,

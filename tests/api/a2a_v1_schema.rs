@@ -188,6 +188,12 @@ fn assert_valid<T: Serialize>(definition: &str, value: &T) -> Value {
     instance
 }
 
+/// A 1.0 answer from the service (`"Task"`, `"SendMessageResponse"`, …),
+/// checked against the schema and the proto's REQUIRED fields.
+pub(crate) fn assert_v1(definition: &str, instance: &Value) {
+    assert_valid(definition, instance);
+}
+
 fn metadata(key: &str) -> Option<Map<String, Value>> {
     Some(Map::from_iter([(key.to_string(), json!(key))]))
 }

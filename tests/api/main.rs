@@ -1,5 +1,6 @@
 //! Black-box tests: the service on an ephemeral loopback port, real HTTP.
 
+mod a2a_v1;
 mod a2a_v1_schema;
 mod approvals;
 mod auth;

@@ -298,12 +298,15 @@ impl TaskStore for InMemoryTaskStore {
 mod tests {
     use super::*;
     use crate::a2a::TaskState;
-    use crate::tasks::contract::{Expect, behaves_like_a_task_store, task};
+    use crate::tasks::contract::{
+        Expect, behaves_like_a_task_store, lists_like_a_task_store, task,
+    };
 
     #[tokio::test]
     async fn memory_behaves_like_a_task_store() {
         let store = InMemoryTaskStore::new(MemoryStoreLimits::default());
         behaves_like_a_task_store(&store, Expect::in_process()).await;
+        lists_like_a_task_store(&store).await;
     }
 
     #[tokio::test]

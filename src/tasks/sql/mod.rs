@@ -340,7 +340,9 @@ impl TaskStore for SqlTaskStore {
 mod tests {
     use super::*;
     use crate::db::test_support;
-    use crate::tasks::contract::{Expect, behaves_like_a_task_store, task};
+    use crate::tasks::contract::{
+        Expect, behaves_like_a_task_store, lists_like_a_task_store, task,
+    };
 
     const LEASE: Duration = Duration::from_secs(1);
 
@@ -352,6 +354,7 @@ mod tests {
     async fn sqlite_behaves_like_a_task_store() {
         let store = store(test_support::sqlite().await);
         behaves_like_a_task_store(&store, Expect::shared(LEASE)).await;
+        lists_like_a_task_store(&store).await;
     }
 
     /// A row that does not decode is corrupt (not worth a retry); a store
@@ -388,6 +391,8 @@ mod tests {
         let Some(db) = test_support::postgres("postgres_behaves_like_a_task_store").await else {
             return;
         };
-        behaves_like_a_task_store(&store(db), Expect::shared(LEASE)).await;
+        let store = store(db);
+        behaves_like_a_task_store(&store, Expect::shared(LEASE)).await;
+        lists_like_a_task_store(&store).await;
     }
 }

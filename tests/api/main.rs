@@ -2,6 +2,7 @@
 
 mod a2a_v1;
 mod a2a_v1_schema;
+mod a2a_v1_streaming;
 mod approvals;
 mod auth;
 mod bad_settings;

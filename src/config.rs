@@ -2,205 +2,43 @@
 //! Cloud Foundry (`PORT`, `VCAP_APPLICATION`). The public URL is the one
 //! exception: an explicit `PUBLIC_URL` or `server.public_url` beats
 //! `VCAP_APPLICATION`, because CF does not promise the order of several routes.
+//! The Cloud Foundry environment is read here, once (`cloud_foundry.rs`),
+//! and travels with the settings to the rooms that need a binding.
 
+use crate::cloud_foundry::{CloudFoundry, CloudFoundryError};
+pub use crate::cloud_foundry::{EnvSource, ProcessEnv};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
-    pub server: ServerSettings,
+    pub server: crate::http::ServerSettings,
     pub tasks: crate::tasks::TaskSettings,
-    pub card: CardSettings,
-    pub backend: BackendSettings,
+    pub card: crate::http::CardSettings,
+    pub backend: crate::backend::BackendSettings,
     pub auth: crate::auth::AuthSettings,
     pub push: crate::push::PushSettings,
     pub store: crate::db::StoreSettings,
-    pub rules: RulesSettings,
-    pub telemetry: TelemetrySettings,
-}
-
-/// Logs and OpenTelemetry export (see docs/telemetry.md).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct TelemetrySettings {
-    /// `text` or `json` (SAP Cloud Logging fields on stdout). Unset: `json`
-    /// on Cloud Foundry (`VCAP_APPLICATION` present), else `text`.
-    pub log_format: Option<LogFormat>,
-    /// OTLP/HTTP base URL (`/v1/traces` is appended); wins over
-    /// `OTEL_EXPORTER_OTLP_ENDPOINT`. Unset and no OTEL variable: no export.
-    pub otlp_endpoint: Option<String>,
-    /// Serve Prometheus text at `GET /metrics` (unauthenticated; off by default).
-    pub metrics_endpoint: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LogFormat {
-    Text,
-    Json,
-}
-
-/// The rule book: who may do what. Unset entries keep the seed defaults.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct RulesSettings {
-    /// Role name → the actions that role may have filed (replaces the seed
-    /// for that role).
-    pub roles: std::collections::BTreeMap<String, Vec<String>>,
-    /// Specialist skill id → the actions it may propose (replaces what the
-    /// specialist declares; an empty list silences its proposals).
-    pub proposals: std::collections::BTreeMap<String, Vec<String>>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ServerSettings {
-    pub host: String,
-    pub port: u16,
-    /// The JSON-RPC endpoint as callers see it (agent card `url`).
-    pub public_url: Option<String>,
-    /// actix worker threads; unset = one per physical core.
-    pub workers: Option<usize>,
-    /// Seconds to finish in-flight requests after SIGTERM (CF kills after 10).
-    pub shutdown_timeout_secs: u64,
-    /// A larger request body gets 413.
-    pub max_body_bytes: usize,
-    /// A request's headers must arrive within this after the connection
-    /// opened, and its body within this after the headers; else 408 and the
-    /// connection is closed.
-    pub request_timeout_ms: u64,
-    /// Bytes all request bodies being read or handled may hold at once
-    /// (beyond the first 16 KiB of each, which always fit); a body that
-    /// needs more gets 503 with `Retry-After`.
-    pub body_bytes_in_flight: usize,
-    /// Open connections at most (split over the workers); more wait to be
-    /// accepted.
-    pub max_connections: usize,
-    /// A `: keep-alive` comment on quiet SSE streams this often.
-    pub sse_keep_alive_ms: u64,
-}
-
-impl Default for ServerSettings {
-    fn default() -> Self {
-        ServerSettings {
-            host: "0.0.0.0".into(),
-            port: 8080,
-            public_url: None,
-            workers: None,
-            shutdown_timeout_secs: 5,
-            max_body_bytes: 1024 * 1024,
-            request_timeout_ms: 10_000,
-            body_bytes_in_flight: 16 * 1024 * 1024,
-            max_connections: 512,
-            sse_keep_alive_ms: 15_000,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct CardSettings {
-    pub name: String,
-    pub description: String,
-    pub provider_organization: String,
-    pub provider_url: String,
-    pub documentation_url: Option<String>,
-    /// `Cache-Control: max-age` of the card, in seconds.
-    pub cache_max_age_secs: u64,
-}
-
-impl Default for CardSettings {
-    fn default() -> Self {
-        CardSettings {
-            name: "Order Exception Agent".into(),
-            description: "Explains why SAP sales orders are stuck (credit blocks, price disputes, \
-                          missing master data, delivery blocks) and proposes the next action."
-                .into(),
-            provider_organization: "order-exception-agent".into(),
-            provider_url: "https://example.com/order-exception-agent".into(),
-            documentation_url: None,
-            cache_max_age_secs: 300,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct BackendSettings {
-    /// `embedded` (the demo data, default) or `s4hana`.
-    pub source: crate::backend::SourceKind,
-    /// How to reach S/4HANA (docs/s4hana.md).
-    pub s4hana: crate::backend::S4HanaSettings,
-    /// What counts as which block (status values, codes, condition type, text id).
-    pub blocks: crate::backend::BlockRules,
-    /// A folder with the demo data files; unset = the data built into the binary.
-    pub data_dir: Option<PathBuf>,
-    /// Added to every read of the embedded data, to demo the async path.
-    pub latency_ms: u64,
-    /// A turn whose backend reads take longer fails with a clear message.
-    pub timeout_ms: u64,
-}
-
-impl Default for BackendSettings {
-    fn default() -> Self {
-        BackendSettings {
-            source: crate::backend::SourceKind::Embedded,
-            s4hana: crate::backend::S4HanaSettings::default(),
-            blocks: crate::backend::BlockRules::default(),
-            data_dir: None,
-            latency_ms: 0,
-            timeout_ms: 120_000,
-        }
-    }
+    pub rules: crate::agent::rulebook::RulesSettings,
+    pub telemetry: crate::telemetry::TelemetrySettings,
+    /// `VCAP_APPLICATION`, `VCAP_SERVICES`, `CF_INSTANCE_INDEX` as read at
+    /// load; not a setting (never in a file or serialized). Default: off
+    /// Cloud Foundry, nothing bound.
+    #[serde(skip)]
+    pub cloud_foundry: CloudFoundry,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("configuration: {0}")]
     Load(#[from] config::ConfigError),
-    #[error("VCAP_APPLICATION is not valid JSON: {0}")]
-    VcapApplication(serde_json::Error),
+    #[error(transparent)]
+    CloudFoundry(#[from] CloudFoundryError),
     #[error("PORT `{0}` is not a port number")]
     Port(String),
     #[error("public URL `{url}` {reason}")]
     PublicUrl { url: String, reason: String },
-}
-
-/// The parts of `VCAP_APPLICATION` we use.
-#[derive(Debug, Default, Deserialize)]
-struct VcapApplication {
-    #[serde(default)]
-    application_uris: Vec<String>,
-    #[serde(default)]
-    uris: Vec<String>,
-}
-
-/// The environment as a function, so tests need not touch process globals.
-pub trait EnvSource {
-    fn var(&self, name: &str) -> Option<String>;
-}
-
-pub struct ProcessEnv;
-
-/// A fixed environment for unit tests: `StaticEnv(&[("PORT", "8080")])`.
-#[cfg(test)]
-pub(crate) struct StaticEnv(pub &'static [(&'static str, &'static str)]);
-
-#[cfg(test)]
-impl EnvSource for StaticEnv {
-    fn var(&self, name: &str) -> Option<String> {
-        self.0
-            .iter()
-            .find(|(key, _)| *key == name)
-            .map(|(_, value)| value.to_string())
-    }
-}
-
-impl EnvSource for ProcessEnv {
-    fn var(&self, name: &str) -> Option<String> {
-        std::env::var(name).ok().filter(|value| !value.is_empty())
-    }
 }
 
 impl Settings {
@@ -236,9 +74,11 @@ impl Settings {
         Ok(settings)
     }
 
-    /// `PORT` wins over everything; `PUBLIC_URL`, then `server.public_url`,
-    /// then `VCAP_APPLICATION.application_uris[0]` give the public URL.
+    /// Read the Cloud Foundry environment into `cloud_foundry`. `PORT` wins
+    /// over everything; `PUBLIC_URL`, then `server.public_url`, then
+    /// `VCAP_APPLICATION.application_uris[0]` give the public URL.
     pub fn apply_cloud_foundry(&mut self, env: &dyn EnvSource) -> Result<(), ConfigError> {
+        self.cloud_foundry = CloudFoundry::from_env(env)?;
         if let Some(port) = env.var("PORT") {
             self.server.port = port.trim().parse().map_err(|_| ConfigError::Port(port))?;
         }
@@ -249,11 +89,9 @@ impl Settings {
             self.server.public_url = Some(url);
         }
         if self.server.public_url.is_none()
-            && let Some(vcap) = env.var("VCAP_APPLICATION")
+            && let Some(application) = &self.cloud_foundry.application
         {
-            let vcap: VcapApplication =
-                serde_json::from_str(&vcap).map_err(ConfigError::VcapApplication)?;
-            let host = vcap.application_uris.first().or(vcap.uris.first());
+            let host = application.first_route();
             self.server.public_url = host.map(|host| format!("https://{host}/"));
         }
         if let Some(url) = self.server.public_url.take() {
@@ -381,7 +219,7 @@ mod tests {
         let env = FakeEnv(HashMap::from([("VCAP_APPLICATION", "{")]));
         assert!(matches!(
             Settings::default().apply_cloud_foundry(&env),
-            Err(ConfigError::VcapApplication(_))
+            Err(ConfigError::CloudFoundry(_))
         ));
         let env = FakeEnv(HashMap::from([("PUBLIC_URL", "agent.example.com")]));
         assert!(matches!(

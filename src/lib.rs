@@ -3,12 +3,14 @@
 
 pub mod a2a;
 pub mod agent;
+#[cfg(test)]
+mod architecture_check;
 pub mod auth;
 pub mod backend;
 pub mod btp;
-pub mod card;
 pub mod cli;
 pub mod clock;
+pub mod cloud_foundry;
 pub mod config;
 pub mod db;
 pub mod http;

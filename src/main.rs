@@ -28,8 +28,8 @@ enum Command {
     Serve,
 
     /// Fetch the agent card and print its name, protocol, endpoint and skills.
-    #[command(after_help = cli::card::EXAMPLES)]
-    Card(cli::card::CardArgs),
+    #[command(after_help = cli::card_command::EXAMPLES)]
+    Card(cli::card_command::CardArgs),
 
     /// Send one message (message/send) and print the specialist, state,
     /// reply, proposal and what to do next.
@@ -87,7 +87,7 @@ async fn main() -> ExitCode {
     }
     match command {
         Command::Serve => serve(cli.config).await,
-        Command::Card(args) => cli::finish(cli::card::run(args).await),
+        Command::Card(args) => cli::finish(cli::card_command::run(args).await),
         Command::Ask(args) => cli::finish(cli::ask::run(args).await),
         Command::Triage(args) => cli::finish(cli::triage::run(args).await),
         Command::Eval(args) => cli::finish(cli::eval::run(args).await),
@@ -104,7 +104,8 @@ async fn serve(config: Option<PathBuf>) -> ExitCode {
             return ExitCode::from(startup::EXIT_BAD_SETTINGS);
         }
     };
-    let telemetry = telemetry::init_service(&settings.telemetry, &ProcessEnv);
+    let telemetry =
+        telemetry::init_service(&settings.telemetry, &settings.cloud_foundry, &ProcessEnv);
     let application = match Application::build(settings).await {
         Ok(application) => application,
         Err(error) => {

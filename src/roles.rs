@@ -7,27 +7,27 @@ use std::str::FromStr;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Role {
+pub enum BusinessRole {
     ArClerk,
     CreditManager,
     MasterDataSpecialist,
     Viewer,
 }
 
-impl Role {
-    pub const ALL: [Role; 4] = [
-        Role::ArClerk,
-        Role::CreditManager,
-        Role::MasterDataSpecialist,
-        Role::Viewer,
+impl BusinessRole {
+    pub const ALL: [BusinessRole; 4] = [
+        BusinessRole::ArClerk,
+        BusinessRole::CreditManager,
+        BusinessRole::MasterDataSpecialist,
+        BusinessRole::Viewer,
     ];
 
     pub fn as_str(self) -> &'static str {
         match self {
-            Role::ArClerk => "ar_clerk",
-            Role::CreditManager => "credit_manager",
-            Role::MasterDataSpecialist => "master_data_specialist",
-            Role::Viewer => "viewer",
+            BusinessRole::ArClerk => "ar_clerk",
+            BusinessRole::CreditManager => "credit_manager",
+            BusinessRole::MasterDataSpecialist => "master_data_specialist",
+            BusinessRole::Viewer => "viewer",
         }
     }
 
@@ -36,15 +36,15 @@ impl Role {
     /// asks the rule book in force, which `rules.roles` may have changed.
     pub fn seed_actions(self) -> &'static [&'static str] {
         match self {
-            Role::ArClerk => &["open_dispute_case", "request_delivery_date_change"],
-            Role::CreditManager => &["request_credit_review", "open_dispute_case"],
-            Role::MasterDataSpecialist => &["request_master_data_change"],
-            Role::Viewer => &[],
+            BusinessRole::ArClerk => &["open_dispute_case", "request_delivery_date_change"],
+            BusinessRole::CreditManager => &["request_credit_review", "open_dispute_case"],
+            BusinessRole::MasterDataSpecialist => &["request_master_data_change"],
+            BusinessRole::Viewer => &[],
         }
     }
 }
 
-impl fmt::Display for Role {
+impl fmt::Display for BusinessRole {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -54,10 +54,10 @@ impl fmt::Display for Role {
 #[error("unknown role `{0}` (known: ar_clerk, credit_manager, master_data_specialist, viewer)")]
 pub struct UnknownRole(pub String);
 
-impl FromStr for Role {
+impl FromStr for BusinessRole {
     type Err = UnknownRole;
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Role::ALL
+        BusinessRole::ALL
             .into_iter()
             .find(|role| role.as_str() == name)
             .ok_or_else(|| UnknownRole(name.to_string()))

@@ -1,46 +1,26 @@
-//! Wire the state, bind, run; graceful shutdown on SIGTERM within the
-//! configured timeout (actix handles the signal).
+//! Composes the rooms: each part builds itself from its settings (and the
+//! Cloud Foundry bindings); this file only wires them together, binds and
+//! runs the HTTP server (graceful shutdown on SIGTERM within the configured
+//! timeout, which actix handles).
 
-use crate::a2a::card::AgentCard;
 use crate::agent::ledger::{ActionLedger, MemoryLedger, SqlLedger};
 use crate::agent::rulebook::RuleBookError;
 use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook};
-use crate::auth::{AuthConfigError, ResolvedAuth, TokenValidator};
+use crate::auth::{AuthConfigError, TokenValidator, ValidatorSetupError};
 use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
-use crate::card::{CardDocument, build_card, extended_card};
-use crate::config::{ProcessEnv, Settings};
+use crate::config::Settings;
 use crate::db::{Database, DbError};
-use crate::tasks::{InMemoryTaskStore, Maintenance, SqlTaskStore, TaskEngine, TaskStore};
-use actix_web::dev::Server;
-use actix_web::{App, HttpServer, web};
-use std::net::TcpListener;
+use crate::http::{AppState, BindError, BodyLimits, CardDocument, Serving};
+use crate::push::{PushObserver, PushService, PushSetupError};
+use crate::tasks::{
+    InMemoryTaskStore, Maintenance, SqlTaskStore, TaskEngine, TaskObserver, TaskStore,
+};
 use std::sync::Arc;
-use std::time::Duration;
-
-/// What every request handler shares.
-pub struct AppState {
-    pub engine: TaskEngine,
-    pub card: CardDocument,
-    /// The card for authenticated callers (`agent/getAuthenticatedExtendedCard`).
-    pub extended_card: Option<AgentCard>,
-    /// `None` when authentication is off.
-    pub auth: Option<Arc<TokenValidator>>,
-    /// Filed actions, for `GET /actions`.
-    pub ledger: Arc<dyn ActionLedger>,
-    /// Size, time and memory bounds of request bodies.
-    pub body_limits: crate::http::BodyLimits,
-    pub sse_keep_alive: Duration,
-    /// `GET /metrics` answers (else 404).
-    pub metrics_endpoint: bool,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
-    #[error("cannot listen on {address}: {source}")]
-    Bind {
-        address: String,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Bind(#[from] BindError),
     #[error(transparent)]
     Backend(#[from] BackendError),
     #[error("cannot build the agent card: {0}")]
@@ -78,9 +58,7 @@ impl StartupError {
             | StartupError::PushTestSettingOnCloudFoundry => true,
             StartupError::Backend(error) => error.is_bad_settings(),
             StartupError::Store(error) => error.is_bad_settings(),
-            StartupError::Bind { .. } | StartupError::Card(_) | StartupError::HttpClient(_) => {
-                false
-            }
+            StartupError::Bind(_) | StartupError::Card(_) | StartupError::HttpClient(_) => false,
         }
     }
 
@@ -90,6 +68,26 @@ impl StartupError {
             EXIT_BAD_SETTINGS
         } else {
             EXIT_START_FAILED
+        }
+    }
+}
+
+impl From<ValidatorSetupError> for StartupError {
+    fn from(error: ValidatorSetupError) -> Self {
+        match error {
+            ValidatorSetupError::Settings(error) => StartupError::Auth(error),
+            ValidatorSetupError::HttpClient(error) => StartupError::HttpClient(error),
+        }
+    }
+}
+
+impl From<PushSetupError> for StartupError {
+    fn from(error: PushSetupError) -> Self {
+        match error {
+            PushSetupError::TestSettingOnCloudFoundry => {
+                StartupError::PushTestSettingOnCloudFoundry
+            }
+            PushSetupError::HttpClient(error) => StartupError::HttpClient(error),
         }
     }
 }
@@ -105,8 +103,8 @@ pub struct Stores {
 /// Open the stores the settings name: SQLite by default, PostgreSQL with a
 /// URL or a `postgresql-db` binding, or memory. The schema is migrated here.
 pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
-    let vcap_services = crate::config::EnvSource::var(&ProcessEnv, "VCAP_SERVICES");
-    let Some(database) = Database::open(&settings.store, vcap_services.as_deref()).await? else {
+    let Some(database) = Database::open(&settings.store, &settings.cloud_foundry.services).await?
+    else {
         return Ok(Stores {
             tasks: Arc::new(InMemoryTaskStore::from_settings(&settings.tasks)),
             ledger: Arc::new(MemoryLedger::default()),
@@ -117,7 +115,11 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
     // new holder, so its predecessor's turns expire and end `failed`.
     let instance = format!(
         "{}-{}",
-        std::env::var("CF_INSTANCE_INDEX").unwrap_or_else(|_| "local".into()),
+        settings
+            .cloud_foundry
+            .instance_index
+            .as_deref()
+            .unwrap_or("local"),
         uuid::Uuid::new_v4().simple()
     );
     Ok(Stores {
@@ -134,18 +136,7 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
 pub struct Application {
     port: u16,
     public_url: String,
-    server: Server,
-}
-
-/// Without a public URL: the address bound, written by `SocketAddr` (IPv6 in
-/// brackets), 127.0.0.1 for "any".
-fn default_public_url(bound: std::net::SocketAddr) -> String {
-    let ip = if bound.ip().is_unspecified() {
-        std::net::Ipv4Addr::LOCALHOST.into()
-    } else {
-        bound.ip()
-    };
-    format!("http://{}/", std::net::SocketAddr::new(ip, bound.port()))
+    server: Serving,
 }
 
 /// The order source the settings ask for.
@@ -154,7 +145,7 @@ pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, Backend
         let source = crate::backend::s4hana::build(
             &settings.backend.s4hana,
             settings.backend.blocks.clone(),
-            &ProcessEnv,
+            &settings.cloud_foundry,
         )?;
         return Ok(Arc::new(source));
     }
@@ -165,17 +156,8 @@ pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, Backend
     Ok(Arc::new(
         orders
             .with_rules(&settings.backend.blocks)
-            .with_latency(Duration::from_millis(settings.backend.latency_ms)),
+            .with_latency(settings.backend.latency()),
     ))
-}
-
-/// The first `destination` binding's `credentials` (`Null` without one).
-fn destination_binding() -> serde_json::Value {
-    std::env::var("VCAP_SERVICES")
-        .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .and_then(|vcap| vcap.get("destination")?.get(0)?.get("credentials").cloned())
-        .unwrap_or_default()
 }
 
 impl Application {
@@ -188,7 +170,7 @@ impl Application {
         let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders));
         let agent = Arc::new(
             OrderExceptionAgent::new(orders, approvals)
-                .with_backend_timeout(Duration::from_millis(settings.backend.timeout_ms)),
+                .with_backend_timeout(settings.backend.timeout()),
         );
         Self::build_with_stores(settings, agent, stores)
     }
@@ -202,6 +184,7 @@ impl Application {
         Self::build_with_stores(settings, agent, stores)
     }
 
+    /// Plain wiring: each part from its settings, then the HTTP server.
     fn build_with_stores(
         settings: Settings,
         agent: Arc<dyn Agent>,
@@ -211,114 +194,50 @@ impl Application {
         // One TLS crypto provider for the whole process (ring); a second
         // install attempt (tests build many apps) is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let validator = match crate::auth::resolve(&settings.auth, &ProcessEnv)? {
-            ResolvedAuth::Off => {
-                tracing::warn!(
-                    "AUTHENTICATION IS OFF: every caller is anonymous. Bind an identity service or set \
-                     AGENT__AUTH__CLIENT_ID and AGENT__AUTH__DOMAINS before exposing this service."
-                );
-                None
-            }
-            ResolvedAuth::Required(identity) => {
-                let http = reqwest::Client::builder()
-                    .timeout(identity.http_timeout)
-                    .redirect(reqwest::redirect::Policy::none())
-                    .build()?;
-                tracing::info!(
-                    client_id = %identity.client_id,
-                    domains = ?identity.domains,
-                    "authentication required (IAS App2App tokens)"
-                );
-                Some(Arc::new(TokenValidator::new(*identity, http)))
-            }
-        };
-        let address = format!("{}:{}", settings.server.host, settings.server.port);
-        let listener = TcpListener::bind(&address).map_err(|source| StartupError::Bind {
-            address: address.clone(),
-            source,
-        })?;
-        let bound = listener.local_addr().map_err(|source| StartupError::Bind {
-            address: address.clone(),
-            source,
-        })?;
-        let port = bound.port();
-        let public_url = settings
-            .server
-            .public_url
-            .clone()
-            .unwrap_or_else(|| default_public_url(bound));
-
-        let skills = agent.skills();
-        let identity = validator.as_ref().map(|v| v.config());
-        let card = CardDocument::new(
-            build_card(
-                &settings.card,
-                &public_url,
-                &skills,
-                identity,
-                settings.push.enabled,
-            ),
-            settings.card.cache_max_age_secs,
+        let cloud_foundry = &settings.cloud_foundry;
+        let validator = TokenValidator::from_settings(&settings.auth, cloud_foundry)?;
+        if validator.is_none() {
+            // Here, not in auth/: the client commands' quiet log filter
+            // silences this module (their in-process agent runs with it off).
+            tracing::warn!(
+                "AUTHENTICATION IS OFF: every caller is anonymous. Bind an identity service or set \
+                 AGENT__AUTH__CLIENT_ID and AGENT__AUTH__DOMAINS before exposing this service."
+            );
+        }
+        let bound = crate::http::bind(&settings.server)?;
+        let public_url =
+            (settings.server.public_url.clone()).unwrap_or_else(|| bound.default_public_url());
+        let card = CardDocument::for_agent(
+            &settings.card,
+            &public_url,
+            agent.as_ref(),
+            validator.as_ref().map(|v| v.config()),
+            settings.push.enabled,
         )?;
-        let extended_card = validator
-            .as_ref()
-            .map(|_| extended_card(&card.card, &agent.offered_actions()));
-        let push = if settings.push.enabled {
-            let on_cloud_foundry = std::env::var_os("VCAP_APPLICATION").is_some();
-            if on_cloud_foundry && settings.push.allows_test_targets() {
-                return Err(StartupError::PushTestSettingOnCloudFoundry);
-            }
-            Some(crate::push::PushService::from_settings(
-                &settings.push,
-                &destination_binding(),
-                Arc::clone(&stores.tasks),
-            )?)
-        } else {
-            None
-        };
-        let observer = push.as_ref().map(|service| {
-            Arc::new(crate::push::PushObserver(Arc::clone(service)))
-                as Arc<dyn crate::tasks::TaskObserver>
-        });
+        let extended_card = (validator.as_ref())
+            .map(|_| crate::http::extended_card(&card.card, &agent.offered_actions()));
+        let push =
+            PushService::for_settings(&settings.push, cloud_foundry, Arc::clone(&stores.tasks))?;
+        let observer = push.map(|service| Arc::new(PushObserver(service)) as Arc<dyn TaskObserver>);
         let engine = TaskEngine::new(stores.tasks, agent, settings.tasks.clone(), observer);
         engine.spawn_maintenance(Maintenance::from_settings(&settings.store));
-        let request_timeout = Duration::from_millis(settings.server.request_timeout_ms.max(1));
-        let state = web::Data::new(AppState {
+        let server = &settings.server;
+        let state = AppState {
             engine,
             card,
             extended_card,
             auth: validator,
             ledger: stores.ledger,
-            body_limits: crate::http::BodyLimits::new(
-                settings.server.max_body_bytes,
-                request_timeout,
-                settings.server.body_bytes_in_flight,
+            body_limits: BodyLimits::new(
+                server.max_body_bytes,
+                server.request_timeout(),
+                server.body_bytes_in_flight,
             ),
-            sse_keep_alive: Duration::from_millis(settings.server.sse_keep_alive_ms.max(100)),
+            sse_keep_alive: server.sse_keep_alive(),
             metrics_endpoint: settings.telemetry.metrics_endpoint,
-        });
-
-        let mut server = HttpServer::new(move || {
-            App::new()
-                .app_data(state.clone())
-                .configure(crate::http::routes)
-        })
-        .shutdown_timeout(settings.server.shutdown_timeout_secs)
-        .client_request_timeout(request_timeout);
-        // actix counts connections per worker; its default worker count is
-        // the available parallelism (2 when unknown), its maximum 512.
-        let workers = settings
-            .server
-            .workers
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
-            .clamp(1, 512);
-        server = server
-            .workers(workers)
-            .max_connections(settings.server.max_connections.div_ceil(workers).max(1));
-        let server = server
-            .listen(listener)
-            .map_err(|source| StartupError::Bind { address, source })?
-            .run();
+        };
+        let port = bound.local.port();
+        let server = crate::http::serve(bound, state, server)?;
         Ok(Application {
             port,
             public_url,
@@ -336,26 +255,6 @@ impl Application {
     }
 
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_default_public_url_is_the_bound_address() {
-        for (bound, url) in [
-            ("0.0.0.0:8080", "http://127.0.0.1:8080/"),
-            ("[::]:8080", "http://127.0.0.1:8080/"),
-            ("127.0.0.1:9", "http://127.0.0.1:9/"),
-            ("[::1]:8080", "http://[::1]:8080/"),
-        ] {
-            let written = default_public_url(bound.parse().unwrap());
-            assert_eq!(written, url);
-            // It is a URL as the card's readers parse it.
-            assert_eq!(reqwest::Url::parse(&written).unwrap().as_str(), url);
-        }
+        self.server.until_stopped().await
     }
 }

@@ -2,7 +2,7 @@
 //! its errors, and the agent card; `v1` holds the 1.0 layer beside them.
 //! Nothing here depends on the rest of the crate.
 
-pub mod card;
+pub mod agent_card;
 pub mod decode;
 pub mod jsonrpc;
 pub mod types;

@@ -9,7 +9,7 @@ use super::ledger::{ActionLedger, Filing, LedgerEntry};
 use super::rulebook::{Permission, RuleBook};
 use super::{Action, Caller, Outcome, Proposal, Reply, Turn};
 use crate::backend::OrderSource;
-use crate::roles::Role;
+use crate::roles::BusinessRole;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -37,10 +37,10 @@ pub struct ApprovalNote {
     pub action: Action,
     pub sales_order: String,
     /// The caller's roles as the rule book saw them.
-    pub roles: Vec<Role>,
+    pub roles: Vec<BusinessRole>,
     /// Who may decide, when the caller may not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub may_decide: Vec<Role>,
+    pub may_decide: Vec<BusinessRole>,
     /// The ledger row written now or found from before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entry: Option<LedgerEntry>,
@@ -115,7 +115,7 @@ pub fn question(proposal: &Proposal) -> String {
     )
 }
 
-fn role_list(roles: &[Role]) -> String {
+fn role_list(roles: &[BusinessRole]) -> String {
     if roles.is_empty() {
         return "no role".into();
     }
@@ -166,7 +166,7 @@ impl Approvals {
         &self,
         proposal: &Proposal,
         caller: &Caller,
-    ) -> Result<Role, Box<(ApprovalNote, String)>> {
+    ) -> Result<BusinessRole, Box<(ApprovalNote, String)>> {
         let span = tracing::info_span!(
             "rulebook.decision",
             otel.name = "rulebook.decision",
@@ -197,7 +197,7 @@ impl Approvals {
         &self,
         proposal: &Proposal,
         caller: &Caller,
-    ) -> Result<Role, Box<(ApprovalNote, String)>> {
+    ) -> Result<BusinessRole, Box<(ApprovalNote, String)>> {
         let proposable = self
             .rules
             .may_propose(&proposal.specialist, proposal.action);
@@ -408,8 +408,8 @@ impl Approvals {
 mod tests {
     use super::*;
     use crate::agent::ledger::MemoryLedger;
+    use crate::agent::rulebook::RulesSettings;
     use crate::backend::EmbeddedOrders;
-    use crate::config::RulesSettings;
     use std::collections::BTreeSet;
 
     fn approvals() -> (Approvals, Arc<MemoryLedger>) {
@@ -436,7 +436,7 @@ mod tests {
         }
     }
 
-    fn turn(text: &str, roles: &[Role]) -> Turn {
+    fn turn(text: &str, roles: &[BusinessRole]) -> Turn {
         Turn {
             text: text.into(),
             caller: Caller {
@@ -454,7 +454,7 @@ mod tests {
     async fn a_proposal_for_an_unknown_order_files_nothing() {
         let (approvals, ledger) = approvals();
         let reply = approvals
-            .answer(dispute("9999"), &turn("approve", &[Role::ArClerk]))
+            .answer(dispute("9999"), &turn("approve", &[BusinessRole::ArClerk]))
             .await;
         assert_eq!(reply.outcome, Outcome::Failed);
         assert_eq!(reply.text, "Sales order 9999 not found; nothing was filed.");
@@ -465,7 +465,7 @@ mod tests {
     async fn the_approver_is_checked_again_when_the_approval_arrives() {
         let (approvals, ledger) = approvals();
         let reply = approvals
-            .answer(dispute("4725"), &turn("approve", &[Role::Viewer]))
+            .answer(dispute("4725"), &turn("approve", &[BusinessRole::Viewer]))
             .await;
         assert_eq!(reply.outcome, Outcome::Completed);
         assert_eq!(
@@ -482,7 +482,7 @@ mod tests {
         assert!(ledger.list().await.expect("list").is_empty());
         // The same proposal, approved by an ar_clerk, files once.
         let reply = approvals
-            .answer(dispute("4725"), &turn("ok", &[Role::ArClerk]))
+            .answer(dispute("4725"), &turn("ok", &[BusinessRole::ArClerk]))
             .await;
         assert_eq!(
             reply.approval.map(|note| note.status),

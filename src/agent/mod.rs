@@ -15,11 +15,11 @@ pub mod text;
 pub use approval::{ApprovalNote, ApprovalStatus, Approvals};
 pub use order_agent::OrderExceptionAgent;
 pub use proposal::{Action, Proposal};
-pub use router::{Router, RoutingDecision};
+pub use router::{Router, RoutingBasis, RoutingDecision};
 pub use rulebook::{OfferedAction, Permission, RuleBook};
 pub use specialists::{Skill, Specialist};
 
-use crate::roles::Role;
+use crate::roles::BusinessRole;
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -30,7 +30,7 @@ use std::collections::BTreeSet;
 pub struct Caller {
     /// The person's user id; `None` for a technical client.
     pub user_id: Option<String>,
-    pub roles: BTreeSet<Role>,
+    pub roles: BTreeSet<BusinessRole>,
     /// The person's own token, for reads as that person (principal
     /// propagation to S/4HANA); `None` for a technical client.
     pub user_token: Option<crate::backend::UserToken>,

@@ -2,7 +2,7 @@
 
 use super::approval::{self, Approvals};
 use super::input::DataFields;
-use super::router::{Router, RoutingDecision};
+use super::router::{Router, RoutingBasis, RoutingDecision};
 use super::specialists::{self, Skill, Specialist};
 use super::text::find_sales_order;
 use super::{Agent, Outcome, Reply, Turn, UserMessage};
@@ -135,7 +135,7 @@ impl OrderExceptionAgent {
                 });
             }
             decision.specialist = by_note.specialist;
-            decision.basis = "order-block-note".into();
+            decision.basis = RoutingBasis::OrderBlockNote;
             decision.tied.clear();
         }
 

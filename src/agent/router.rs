@@ -32,12 +32,44 @@ pub struct RoutingDecision {
     pub specialist: Option<String>,
     /// Every specialist's score, rounded to two places.
     pub scores: BTreeMap<String, f64>,
-    /// Why: "text", "tie", "no-match", or "order-block-note" when the order's
-    /// own block note decided.
-    pub basis: String,
-    /// Specialists that tied for first place (empty unless `basis` is "tie").
+    /// Why the router chose (or did not).
+    pub basis: RoutingBasis,
+    /// Specialists that tied for first place (empty unless `basis` is `Tie`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tied: Vec<String>,
+}
+
+/// Why a routing decision is what it is; on the wire (the `routing`
+/// metadata, span attributes) as `text`, `tie`, `no-match`,
+/// `order-block-note`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoutingBasis {
+    /// The request's words picked the specialist.
+    Text,
+    /// Two or more specialists scored too close to pick one.
+    Tie,
+    /// Nothing scored enough.
+    NoMatch,
+    /// The order's own block note decided.
+    OrderBlockNote,
+}
+
+impl RoutingBasis {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoutingBasis::Text => "text",
+            RoutingBasis::Tie => "tie",
+            RoutingBasis::NoMatch => "no-match",
+            RoutingBasis::OrderBlockNote => "order-block-note",
+        }
+    }
+}
+
+impl std::fmt::Display for RoutingBasis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -123,7 +155,7 @@ impl Router {
             return RoutingDecision {
                 specialist: None,
                 scores,
-                basis: "no-match".into(),
+                basis: RoutingBasis::NoMatch,
                 tied: Vec::new(),
             };
         }
@@ -136,14 +168,14 @@ impl Router {
             return RoutingDecision {
                 specialist: None,
                 scores,
-                basis: "tie".into(),
+                basis: RoutingBasis::Tie,
                 tied,
             };
         }
         RoutingDecision {
             specialist: ranked.first().map(|(id, _)| id.clone()),
             scores,
-            basis: "text".into(),
+            basis: RoutingBasis::Text,
             tied: Vec::new(),
         }
     }
@@ -236,6 +268,6 @@ mod tests {
     fn a_shared_word_alone_decides_nothing() {
         let decision = router().route("order");
         assert_eq!(decision.specialist, None);
-        assert_eq!(decision.basis, "no-match");
+        assert_eq!(decision.basis.as_str(), "no-match");
     }
 }

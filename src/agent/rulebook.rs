@@ -3,20 +3,32 @@
 //! where both allow it (the intersection); nothing else ever files.
 
 use super::proposal::{Action, UnknownAction};
-use crate::config::RulesSettings;
-use crate::roles::{Role, UnknownRole};
+use crate::roles::{BusinessRole, UnknownRole};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// The rule book: who may do what. Unset entries keep the seed defaults.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RulesSettings {
+    /// BusinessRole name → the actions that role may have filed (replaces the seed
+    /// for that role).
+    pub roles: std::collections::BTreeMap<String, Vec<String>>,
+    /// Specialist skill id → the actions it may propose (replaces what the
+    /// specialist declares; an empty list silences its proposals).
+    pub proposals: std::collections::BTreeMap<String, Vec<String>>,
+}
 
 #[derive(Debug, Clone)]
 pub struct RuleBook {
     proposals: BTreeMap<String, BTreeSet<Action>>,
-    roles: BTreeMap<Role, BTreeSet<Action>>,
+    roles: BTreeMap<BusinessRole, BTreeSet<Action>>,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum RuleBookError {
     #[error("rules.roles: {0}")]
-    Role(#[from] UnknownRole),
+    BusinessRole(#[from] UnknownRole),
     #[error("rules: {0}")]
     Action(#[from] UnknownAction),
     #[error("rules.proposals: unknown specialist `{0}` (known: {1})")]
@@ -27,11 +39,11 @@ pub enum RuleBookError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Permission {
     /// The caller may approve it, acting as this role.
-    Granted(Role),
+    Granted(BusinessRole),
     /// The specialist may not propose this action at all.
     NotProposable,
     /// No role of the caller's may do it; these roles may.
-    Denied { may_decide: Vec<Role> },
+    Denied { may_decide: Vec<BusinessRole> },
 }
 
 /// What the rule book in force offers for one skill: the action its
@@ -42,7 +54,7 @@ pub struct OfferedAction {
     pub skill: &'static str,
     pub action: Action,
     /// Empty when no role may have the action filed.
-    pub approvers: Vec<Role>,
+    pub approvers: Vec<BusinessRole>,
 }
 
 fn actions(names: &[String]) -> Result<BTreeSet<Action>, UnknownAction> {
@@ -50,7 +62,7 @@ fn actions(names: &[String]) -> Result<BTreeSet<Action>, UnknownAction> {
 }
 
 impl RuleBook {
-    /// The seed defaults (roles from [`Role::seed_actions`], proposals from
+    /// The seed defaults (roles from [`BusinessRole::seed_actions`], proposals from
     /// the specialists' registry), with the settings' entries replacing them.
     pub fn new(
         registry: &[(&str, Action)],
@@ -74,7 +86,7 @@ impl RuleBook {
             proposals.insert(specialist.clone(), actions(names)?);
         }
         let mut roles = BTreeMap::new();
-        for role in Role::ALL {
+        for role in BusinessRole::ALL {
             let seed = role
                 .seed_actions()
                 .iter()
@@ -83,7 +95,7 @@ impl RuleBook {
             roles.insert(role, seed);
         }
         for (name, names) in &settings.roles {
-            roles.insert(name.parse::<Role>()?, actions(names)?);
+            roles.insert(name.parse::<BusinessRole>()?, actions(names)?);
         }
         Ok(RuleBook { proposals, roles })
     }
@@ -95,7 +107,7 @@ impl RuleBook {
     }
 
     /// The roles that may have `action` filed.
-    pub fn roles_for(&self, action: Action) -> Vec<Role> {
+    pub fn roles_for(&self, action: Action) -> Vec<BusinessRole> {
         self.roles
             .iter()
             .filter(|(_, allowed)| allowed.contains(&action))
@@ -121,7 +133,12 @@ impl RuleBook {
 
     /// The effective permission: the specialist may propose it and one of
     /// the caller's roles may do it.
-    pub fn decide(&self, specialist: &str, action: Action, roles: &BTreeSet<Role>) -> Permission {
+    pub fn decide(
+        &self,
+        specialist: &str,
+        action: Action,
+        roles: &BTreeSet<BusinessRole>,
+    ) -> Permission {
         if !self.may_propose(specialist, action) {
             return Permission::NotProposable;
         }
@@ -152,22 +169,22 @@ mod tests {
         ]
     }
 
-    fn roles(names: &[Role]) -> BTreeSet<Role> {
+    fn roles(names: &[BusinessRole]) -> BTreeSet<BusinessRole> {
         names.iter().copied().collect()
     }
 
     #[test]
     fn the_seed_is_the_intersection_of_specialist_and_role() {
         let book = RuleBook::new(&registry(), &RulesSettings::default()).expect("seed");
-        let clerk = roles(&[Role::ArClerk]);
+        let clerk = roles(&[BusinessRole::ArClerk]);
         assert_eq!(
             book.decide("pricing", Action::OpenDisputeCase, &clerk),
-            Permission::Granted(Role::ArClerk)
+            Permission::Granted(BusinessRole::ArClerk)
         );
         assert_eq!(
             book.decide("credit", Action::RequestCreditReview, &clerk),
             Permission::Denied {
-                may_decide: vec![Role::CreditManager]
+                may_decide: vec![BusinessRole::CreditManager]
             }
         );
         // A specialist proposing someone else's action is never offered.
@@ -179,10 +196,10 @@ mod tests {
             book.decide(
                 "masterdata",
                 Action::RequestMasterDataChange,
-                &roles(&[Role::Viewer])
+                &roles(&[BusinessRole::Viewer])
             ),
             Permission::Denied {
-                may_decide: vec![Role::MasterDataSpecialist]
+                may_decide: vec![BusinessRole::MasterDataSpecialist]
             }
         );
         assert!(matches!(
@@ -200,12 +217,20 @@ mod tests {
         settings.proposals.insert("pricing".into(), Vec::new());
         let book = RuleBook::new(&registry(), &settings).expect("valid");
         assert_eq!(
-            book.decide("pricing", Action::OpenDisputeCase, &roles(&[Role::Viewer])),
+            book.decide(
+                "pricing",
+                Action::OpenDisputeCase,
+                &roles(&[BusinessRole::Viewer])
+            ),
             Permission::NotProposable
         );
         assert_eq!(
             book.roles_for(Action::OpenDisputeCase),
-            vec![Role::ArClerk, Role::CreditManager, Role::Viewer]
+            vec![
+                BusinessRole::ArClerk,
+                BusinessRole::CreditManager,
+                BusinessRole::Viewer
+            ]
         );
 
         // What the extended card shows follows the same book.
@@ -217,7 +242,7 @@ mod tests {
             .find(|o| o.skill == "credit")
             .expect("credit still proposes");
         assert_eq!(credit.action, Action::RequestCreditReview);
-        assert_eq!(credit.approvers, vec![Role::CreditManager]);
+        assert_eq!(credit.approvers, vec![BusinessRole::CreditManager]);
 
         let mut bad = RulesSettings::default();
         bad.roles.insert("cashier".into(), Vec::new());

@@ -14,4 +14,4 @@ pub use principal::{Principal, TokenIssuer, TokenKind};
 pub use settings::{
     AuthConfigError, AuthMode, AuthSettings, IdentityConfig, ResolvedAuth, resolve,
 };
-pub use validator::{AuthError, TokenValidator};
+pub use validator::{AuthError, TokenValidator, ValidatorSetupError};

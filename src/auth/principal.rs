@@ -1,6 +1,6 @@
 //! Who called: what a valid token says about the caller.
 
-use crate::roles::Role;
+use crate::roles::BusinessRole;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -37,7 +37,7 @@ pub struct Principal {
     pub issuer_host: String,
     /// API permission groups granted to the calling app (`ias_apis`).
     pub apis: Vec<String>,
-    pub roles: BTreeSet<Role>,
+    pub roles: BTreeSet<BusinessRole>,
 }
 
 impl Principal {

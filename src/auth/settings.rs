@@ -3,8 +3,8 @@
 //! the validator needs. Refuses to start rather than run half-configured.
 
 use super::issuer::TrailingSlash;
-use crate::config::EnvSource;
-use crate::roles::Role;
+use crate::cloud_foundry::CloudFoundry;
+use crate::roles::BusinessRole;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -70,6 +70,19 @@ impl Default for AuthSettings {
     }
 }
 
+impl AuthSettings {
+    /// Timeout of discovery and key requests, at least 100 ms.
+    pub fn http_timeout(&self) -> Duration {
+        Duration::from_millis(self.http_timeout_ms.max(100))
+    }
+
+    /// How long fetched keys are used: 1 s..30 min, so keys neither hammer
+    /// IAS nor outlive a rotation.
+    pub fn key_cache_ttl(&self) -> Duration {
+        Duration::from_secs(self.key_cache_ttl_secs.clamp(1, 1800))
+    }
+}
+
 /// `auth.xsuaa.*`: a hybrid XSUAA binding (optional).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -88,7 +101,7 @@ pub struct IdentityConfig {
     pub app_tid: Option<String>,
     pub required_api: String,
     pub trailing_slash: TrailingSlash,
-    pub group_roles: HashMap<String, Role>,
+    pub group_roles: HashMap<String, BusinessRole>,
     pub protect_card: bool,
     pub http_timeout: Duration,
     pub key_cache_ttl: Duration,
@@ -111,8 +124,6 @@ pub enum ResolvedAuth {
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuthConfigError {
-    #[error("VCAP_SERVICES is not valid JSON: {0}")]
-    VcapServices(serde_json::Error),
     #[error(
         "authentication is required but no client id is configured: bind an `identity` service \
          instance, or set AGENT__AUTH__CLIENT_ID and AGENT__AUTH__DOMAINS (or AGENT__AUTH__MODE=off \
@@ -136,15 +147,6 @@ pub enum AuthConfigError {
     Xsuaa(&'static str),
 }
 
-/// The first binding of a service label in `VCAP_SERVICES`.
-fn credentials(vcap: &Value, label: &str) -> Option<Value> {
-    vcap.get(label)?
-        .as_array()?
-        .first()?
-        .get("credentials")
-        .cloned()
-}
-
 fn string(value: &Value, key: &str) -> Option<String> {
     value
         .get(key)
@@ -153,17 +155,19 @@ fn string(value: &Value, key: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The validator's configuration from `auth.*` and the `identity` (and
+/// `xsuaa`) bindings.
 pub fn resolve(
     settings: &AuthSettings,
-    env: &dyn EnvSource,
+    cloud_foundry: &CloudFoundry,
 ) -> Result<ResolvedAuth, AuthConfigError> {
-    let on_cloud_foundry = env.var("VCAP_APPLICATION").is_some();
-    let vcap = match env.var("VCAP_SERVICES") {
-        Some(text) => serde_json::from_str(&text).map_err(AuthConfigError::VcapServices)?,
-        None => Value::Null,
-    };
-    let identity = credentials(&vcap, "identity").unwrap_or(Value::Null);
-    let xsuaa_binding = credentials(&vcap, "xsuaa");
+    let on_cloud_foundry = cloud_foundry.on_cloud_foundry();
+    let identity = cloud_foundry
+        .services
+        .credentials("identity")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let xsuaa_binding = cloud_foundry.services.credentials("xsuaa").cloned();
 
     let identity_given = settings.client_id.is_some() || !identity.is_null();
     let mode = settings
@@ -203,7 +207,7 @@ pub fn resolve(
     }
 
     let mut group_roles = HashMap::new();
-    for role in Role::ALL {
+    for role in BusinessRole::ALL {
         group_roles.insert(role.as_str().to_string(), role);
     }
     for entry in &settings.group_roles {
@@ -259,9 +263,8 @@ pub fn resolve(
         trailing_slash: settings.issuer_trailing_slash,
         group_roles,
         protect_card: settings.protect_card,
-        http_timeout: Duration::from_millis(settings.http_timeout_ms.max(100)),
-        // 1 s..30 min: keys must neither hammer IAS nor outlive a rotation.
-        key_cache_ttl: Duration::from_secs(settings.key_cache_ttl_secs.clamp(1, 1800)),
+        http_timeout: settings.http_timeout(),
+        key_cache_ttl: settings.key_cache_ttl(),
         test_key_server,
         xsuaa,
     })))
@@ -272,7 +275,7 @@ mod tests {
     use super::*;
 
     struct FakeEnv(Vec<(&'static str, String)>);
-    impl EnvSource for FakeEnv {
+    impl crate::cloud_foundry::EnvSource for FakeEnv {
         fn var(&self, name: &str) -> Option<String> {
             self.0
                 .iter()
@@ -285,15 +288,20 @@ mod tests {
         "clientid":"c-123","url":"https://tenant.accounts.ondemand.com",
         "domains":["accounts.ondemand.com","accounts.cloud.sap"],"app_tid":"t-1"}}]}"#;
 
+    /// The bindings as `config.rs` reads them from `env`.
+    fn cf(env: FakeEnv) -> CloudFoundry {
+        CloudFoundry::from_env(&env).expect("valid JSON")
+    }
+
     #[test]
     fn local_runs_without_identity_settings_are_off() {
-        let resolved = resolve(&AuthSettings::default(), &FakeEnv(vec![])).unwrap();
+        let resolved = resolve(&AuthSettings::default(), &cf(FakeEnv(vec![]))).unwrap();
         assert!(matches!(resolved, ResolvedAuth::Off));
     }
 
     #[test]
     fn cloud_foundry_requires_a_binding_and_says_what_is_missing() {
-        let env = FakeEnv(vec![("VCAP_APPLICATION", "{}".into())]);
+        let env = cf(FakeEnv(vec![("VCAP_APPLICATION", "{}".into())]));
         let error = resolve(&AuthSettings::default(), &env).unwrap_err();
         assert!(matches!(error, AuthConfigError::NoClientId));
         assert!(error.to_string().contains("identity"));
@@ -307,10 +315,10 @@ mod tests {
 
     #[test]
     fn the_identity_binding_fills_the_config() {
-        let env = FakeEnv(vec![
+        let env = cf(FakeEnv(vec![
             ("VCAP_APPLICATION", "{}".into()),
             ("VCAP_SERVICES", BINDING.into()),
-        ]);
+        ]));
         let ResolvedAuth::Required(config) = resolve(&AuthSettings::default(), &env).unwrap()
         else {
             panic!("required");
@@ -321,15 +329,18 @@ mod tests {
             ["accounts.ondemand.com", "accounts.cloud.sap"]
         );
         assert_eq!(config.app_tid.as_deref(), Some("t-1"));
-        assert_eq!(config.group_roles.get("ar_clerk"), Some(&Role::ArClerk));
+        assert_eq!(
+            config.group_roles.get("ar_clerk"),
+            Some(&BusinessRole::ArClerk)
+        );
     }
 
     #[test]
     fn a_binding_without_domains_refuses_to_start() {
-        let env = FakeEnv(vec![(
+        let env = cf(FakeEnv(vec![(
             "VCAP_SERVICES",
             r#"{"identity":[{"credentials":{"clientid":"c"}}]}"#.into(),
-        )]);
+        )]));
         assert!(matches!(
             resolve(&AuthSettings::default(), &env),
             Err(AuthConfigError::NoDomains)
@@ -344,8 +355,8 @@ mod tests {
             test_key_server: Some("http://127.0.0.1:9999".into()),
             ..AuthSettings::default()
         };
-        assert!(resolve(&settings, &FakeEnv(vec![])).is_ok());
-        let env = FakeEnv(vec![("VCAP_APPLICATION", "{}".into())]);
+        assert!(resolve(&settings, &cf(FakeEnv(vec![]))).is_ok());
+        let env = cf(FakeEnv(vec![("VCAP_APPLICATION", "{}".into())]));
         assert!(matches!(
             resolve(&settings, &env),
             Err(AuthConfigError::TestKeyServerOnCloudFoundry)
@@ -364,7 +375,7 @@ mod tests {
             };
             assert!(
                 matches!(
-                    resolve(&remote, &FakeEnv(vec![])),
+                    resolve(&remote, &cf(FakeEnv(vec![]))),
                     Err(AuthConfigError::TestKeyServerNotLoopback(_))
                 ),
                 "{remote:?}"
@@ -375,7 +386,8 @@ mod tests {
             test_key_server: Some("http://0x7f.1:9999".into()),
             ..settings
         };
-        let ResolvedAuth::Required(config) = resolve(&spelled, &FakeEnv(vec![])).unwrap() else {
+        let ResolvedAuth::Required(config) = resolve(&spelled, &cf(FakeEnv(vec![]))).unwrap()
+        else {
             panic!("required");
         };
         assert_eq!(
@@ -392,18 +404,22 @@ mod tests {
             group_roles: vec!["AR_Team=ar_clerk".into(), "Finance = credit_manager".into()],
             ..AuthSettings::default()
         };
-        let ResolvedAuth::Required(config) = resolve(&settings, &FakeEnv(vec![])).unwrap() else {
+        let ResolvedAuth::Required(config) = resolve(&settings, &cf(FakeEnv(vec![]))).unwrap()
+        else {
             panic!("required");
         };
-        assert_eq!(config.group_roles.get("AR_Team"), Some(&Role::ArClerk));
+        assert_eq!(
+            config.group_roles.get("AR_Team"),
+            Some(&BusinessRole::ArClerk)
+        );
         assert_eq!(
             config.group_roles.get("Finance"),
-            Some(&Role::CreditManager)
+            Some(&BusinessRole::CreditManager)
         );
         let bad = AuthSettings {
             group_roles: vec!["X=boss".into()],
             ..settings
         };
-        assert!(resolve(&bad, &FakeEnv(vec![])).is_err());
+        assert!(resolve(&bad, &cf(FakeEnv(vec![]))).is_err());
     }
 }

@@ -122,7 +122,39 @@ fn key_error(error: KeyError) -> AuthError {
     }
 }
 
+/// Why no validator could be built: the settings (exit 2) or the HTTP client.
+#[derive(Debug, thiserror::Error)]
+pub enum ValidatorSetupError {
+    #[error(transparent)]
+    Settings(#[from] super::settings::AuthConfigError),
+    #[error("cannot build an HTTP client: {0}")]
+    HttpClient(#[from] reqwest::Error),
+}
+
 impl TokenValidator {
+    /// The validator `auth.*` and the `identity`/`xsuaa` bindings ask for;
+    /// `None` with authentication off (which `startup.rs` logs loudly).
+    pub fn from_settings(
+        settings: &super::settings::AuthSettings,
+        cloud_foundry: &crate::cloud_foundry::CloudFoundry,
+    ) -> Result<Option<Arc<TokenValidator>>, ValidatorSetupError> {
+        match super::settings::resolve(settings, cloud_foundry)? {
+            super::settings::ResolvedAuth::Off => Ok(None),
+            super::settings::ResolvedAuth::Required(identity) => {
+                let http = reqwest::Client::builder()
+                    .timeout(identity.http_timeout)
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()?;
+                tracing::info!(
+                    client_id = %identity.client_id,
+                    domains = ?identity.domains,
+                    "authentication required (IAS App2App tokens)"
+                );
+                Ok(Some(Arc::new(TokenValidator::new(*identity, http))))
+            }
+        }
+    }
+
     pub fn new(config: IdentityConfig, http: reqwest::Client) -> Self {
         let keys = Arc::new(KeyCache::new(
             http,

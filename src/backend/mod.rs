@@ -13,7 +13,9 @@ pub mod settings;
 pub use amount::{Amount, AmountError};
 pub use embedded::EmbeddedOrders;
 pub use rules::BlockRules;
-pub use settings::{ConnectivityCredentials, S4HanaSettings, ServiceCredentials, SourceKind};
+pub use settings::{
+    BackendSettings, ConnectivityCredentials, S4HanaSettings, ServiceCredentials, SourceKind,
+};
 
 use std::sync::Arc;
 

@@ -2,7 +2,52 @@
 //! `backend.blocks.…`), kept in the backend room; `config.rs` only layers
 //! them. docs/s4hana.md explains each one.
 
+use super::BlockRules;
 use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BackendSettings {
+    /// `embedded` (the demo data, default) or `s4hana`.
+    pub source: SourceKind,
+    /// How to reach S/4HANA (docs/s4hana.md).
+    pub s4hana: S4HanaSettings,
+    /// What counts as which block (status values, codes, condition type, text id).
+    pub blocks: BlockRules,
+    /// A folder with the demo data files; unset = the data built into the binary.
+    pub data_dir: Option<PathBuf>,
+    /// Added to every read of the embedded data, to demo the async path.
+    pub latency_ms: u64,
+    /// A turn whose backend reads take longer fails with a clear message.
+    pub timeout_ms: u64,
+}
+
+impl Default for BackendSettings {
+    fn default() -> Self {
+        BackendSettings {
+            source: SourceKind::Embedded,
+            s4hana: S4HanaSettings::default(),
+            blocks: BlockRules::default(),
+            data_dir: None,
+            latency_ms: 0,
+            timeout_ms: 120_000,
+        }
+    }
+}
+
+impl BackendSettings {
+    /// Added to every read of the embedded data.
+    pub fn latency(&self) -> Duration {
+        Duration::from_millis(self.latency_ms)
+    }
+
+    /// How long a turn's backend reads may take.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.timeout_ms)
+    }
+}
 
 /// Where orders come from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

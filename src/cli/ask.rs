@@ -2,7 +2,7 @@
 //! proposal, approval and what to do next.
 
 use super::output::{TaskView, field};
-use super::{CliError, Connection, Target, parse_roles, print};
+use super::{AgentArgs, CliError, Connection, parse_roles, print};
 use crate::a2a::{Task, TaskState};
 
 pub const EXAMPLES: &str = "\
@@ -22,7 +22,7 @@ pub struct AskArgs {
     pub text: String,
 
     #[command(flatten)]
-    pub target: Target,
+    pub target: AgentArgs,
 
     /// Continue this conversation (the context id of an earlier answer).
     #[arg(long, value_name = "ID")]

@@ -2,7 +2,7 @@
 //! types. Every failure becomes one `ClientError` whose message is a single
 //! line a person can act on.
 
-use crate::a2a::card::AgentCard;
+use crate::a2a::agent_card::AgentCard;
 use crate::a2a::{Message, MessageKind, MessageSendParams, Part, Role, RpcError, Task, TaskState};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};

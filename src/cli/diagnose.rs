@@ -5,7 +5,7 @@
 
 use crate::backend::SourceKind;
 use crate::backend::s4hana::{self, diagnose};
-use crate::config::{ProcessEnv, Settings};
+use crate::config::Settings;
 use crate::startup::EXIT_BAD_SETTINGS;
 use std::io::Write;
 use std::path::PathBuf;
@@ -52,7 +52,7 @@ pub async fn run(config: Option<PathBuf>, args: DiagnoseArgs) -> ExitCode {
     let source = match s4hana::build(
         &settings.backend.s4hana,
         settings.backend.blocks.clone(),
-        &ProcessEnv,
+        &settings.cloud_foundry,
     ) {
         Ok(source) => Arc::new(source),
         Err(error) => {

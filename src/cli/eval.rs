@@ -4,7 +4,7 @@
 //! message, never from the reply text.
 
 use super::output::{Routing, TaskView};
-use super::{CliError, EXIT_BELOW_THRESHOLD, Target, print};
+use super::{AgentArgs, CliError, EXIT_BELOW_THRESHOLD, print};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -40,7 +40,7 @@ arguments or set file, 3 the agent could not be reached or answered an error.";
 #[derive(Debug, Clone, clap::Args)]
 pub struct EvalArgs {
     #[command(flatten)]
-    pub target: Target,
+    pub target: AgentArgs,
 
     /// The evaluation set (.json or .toml); default: the twelve cases built
     /// into the binary (data/routing_eval.json).
@@ -267,9 +267,11 @@ pub async fn run(args: EvalArgs) -> Result<u8, CliError> {
         let task = connection.client.send_text(&case.text, None, None).await?;
         let view = TaskView::of(&task);
         let (reported, basis, scores) = match &view.routing {
-            Routing::Reported(decision) => {
-                (true, Some(decision.basis.clone()), decision.scores.clone())
-            }
+            Routing::Reported(decision) => (
+                true,
+                Some(decision.basis.to_string()),
+                decision.scores.clone(),
+            ),
             Routing::NotReported => (false, None, BTreeMap::new()),
         };
         let specialist = view.routing.specialist().map(str::to_string);

@@ -5,7 +5,8 @@
 //! as long as the command (the process exits when the command is done).
 
 use crate::auth::{AuthMode, AuthSettings};
-use crate::config::{BackendSettings, Settings};
+use crate::backend::BackendSettings;
+use crate::config::Settings;
 use crate::startup::{Application, StartupError};
 
 pub struct LocalAgent {

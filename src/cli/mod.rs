@@ -9,7 +9,7 @@
 
 pub mod actions;
 pub mod ask;
-pub mod card;
+pub mod card_command;
 pub mod client;
 pub mod diagnose;
 pub mod eval;
@@ -21,7 +21,7 @@ pub mod triage;
 pub use client::{A2aClient, ClientError};
 
 use crate::backend::BackendError;
-use crate::roles::Role;
+use crate::roles::BusinessRole;
 use crate::startup::StartupError;
 use std::io::Write;
 use std::process::ExitCode;
@@ -84,9 +84,10 @@ pub fn error_line(error: &dyn std::fmt::Display) {
     let _ = writeln!(std::io::stderr(), "error: {line}");
 }
 
-/// Where the commands send their requests.
+/// Which agent the commands talk to (`--url`, `--token`), flattened into
+/// each command's arguments.
 #[derive(Debug, Clone, clap::Args)]
-pub struct Target {
+pub struct AgentArgs {
     /// The agent's JSON-RPC endpoint (the card's `url`), e.g.
     /// http://127.0.0.1:8080/. Without it the agent runs in-process on a
     /// loopback port with the embedded demo data and authentication off.
@@ -132,7 +133,7 @@ impl Connection {
     }
 }
 
-impl Target {
+impl AgentArgs {
     /// Connect to `--url`, or start the agent in-process.
     pub async fn connect(&self, roles: Option<String>) -> Result<Connection, CliError> {
         let (endpoint, local) = match &self.url {
@@ -160,7 +161,7 @@ pub fn parse_roles(roles: &str) -> Result<String, CliError> {
         ));
     }
     for name in &names {
-        name.parse::<Role>()
+        name.parse::<BusinessRole>()
             .map_err(|error| CliError::Input(format!("--role: {error}")))?;
     }
     Ok(names.join(","))

@@ -2,7 +2,7 @@
 //! ones in the same tasks, and print one block per order.
 
 use super::output::{TaskView, field, indented};
-use super::{CliError, Target, parse_roles, print};
+use super::{AgentArgs, CliError, parse_roles, print};
 use crate::backend::{EmbeddedOrders, OrderSource, SalesOrder};
 use std::collections::BTreeMap;
 
@@ -30,7 +30,7 @@ ignored. See docs/authentication.md.";
 #[derive(Debug, Clone, clap::Args)]
 pub struct TriageArgs {
     #[command(flatten)]
-    pub target: Target,
+    pub target: AgentArgs,
 
     /// Approve the agent's proposal for these orders (repeat, or separate
     /// with commas or spaces) when it asks for an approval.

@@ -2,11 +2,12 @@
 //! database URLs as logs may show them (no user info, no query).
 
 use super::DbError;
+use crate::cloud_foundry::VcapServices;
 use serde_json::Value;
 use std::path::Path;
 
-pub(super) fn postgres_binding(vcap: &Value) -> Option<&Value> {
-    let credentials = vcap.get("postgresql-db")?.get(0)?.get("credentials")?;
+pub(super) fn postgres_binding(services: &VcapServices) -> Option<&Value> {
+    let credentials = services.credentials("postgresql-db")?;
     // One trial broker nests them once more.
     Some(credentials.get("credentials").unwrap_or(credentials))
 }

@@ -19,7 +19,7 @@ pub use postgres::isolated_postgres_schema;
 pub use reconnect::{connection_lost, once_more};
 pub use settings::{StoreBackend, StoreSettings};
 
-use serde_json::Value;
+use crate::cloud_foundry::VcapServices;
 use sqlx::AnyPool;
 use std::path::PathBuf;
 
@@ -46,8 +46,6 @@ pub enum DbError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("store: VCAP_SERVICES is not valid JSON: {0}")]
-    Vcap(serde_json::Error),
     #[error("store: the postgresql-db binding lacks `{0}`")]
     Binding(&'static str),
     #[error("store: the postgresql-db binding's `{field}` {reason}")]
@@ -77,36 +75,34 @@ impl DbError {
     /// database URL), as opposed to a database or disk that fails.
     pub fn is_bad_settings(&self) -> bool {
         match self {
-            DbError::Vcap(_) | DbError::Binding(_) | DbError::BindingField { .. } => true,
+            DbError::Binding(_) | DbError::BindingField { .. } => true,
             DbError::Connect { source, .. } => matches!(source, sqlx::Error::Configuration(_)),
             DbError::DataDir { .. } | DbError::RootCert { .. } | DbError::Migrate { .. } => false,
         }
     }
 }
 
-/// Which store the settings and `VCAP_SERVICES` (its text, if set) ask for.
-fn backend(settings: &StoreSettings, vcap_services: Option<&str>) -> StoreBackend {
+/// Which store the settings and the bindings ask for.
+fn backend(settings: &StoreSettings, services: &VcapServices) -> StoreBackend {
     settings.backend.unwrap_or_else(|| {
-        let bound = vcap_services
-            .and_then(|text| serde_json::from_str::<Value>(text).ok())
-            .is_some_and(|vcap| binding::postgres_binding(&vcap).is_some());
+        let bound = binding::postgres_binding(services).is_some();
         settings.default_backend(bound)
     })
 }
 
 impl Database {
     /// Connect to the database the settings name (or the `postgresql-db`
-    /// binding in `vcap_services`, the text of `VCAP_SERVICES` if set) and
-    /// bring its schema up to date. `None` for the memory backend.
+    /// binding in `services`) and bring its schema up to date. `None` for
+    /// the memory backend.
     pub async fn open(
         settings: &StoreSettings,
-        vcap_services: Option<&str>,
+        services: &VcapServices,
     ) -> Result<Option<Database>, DbError> {
         sqlx::any::install_default_drivers();
-        let database = match backend(settings, vcap_services) {
+        let database = match backend(settings, services) {
             StoreBackend::Memory => return Ok(None),
             StoreBackend::Sqlite => sqlite::open(settings).await?,
-            StoreBackend::Postgres => postgres::open(settings, vcap_services).await?,
+            StoreBackend::Postgres => postgres::open(settings, services).await?,
         };
         database.migrate().await?;
         Ok(Some(database))
@@ -132,7 +128,7 @@ pub(crate) mod test_support {
             sqlite_file: ":memory:".into(),
             ..StoreSettings::default()
         };
-        Database::open(&settings, None)
+        Database::open(&settings, &Default::default())
             .await
             .expect("sqlite opens")
             .expect("a database")
@@ -155,7 +151,7 @@ pub(crate) mod test_support {
             ..StoreSettings::default()
         };
         Some(
-            Database::open(&settings, None)
+            Database::open(&settings, &Default::default())
                 .await
                 .expect("postgres opens")
                 .expect("a database"),

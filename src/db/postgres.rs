@@ -4,7 +4,7 @@
 
 use super::binding::{binding_url, postgres_binding, redact};
 use super::{Database, DbError, Dialect, StoreSettings};
-use serde_json::Value;
+use crate::cloud_foundry::VcapServices;
 use sqlx::Executor;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use std::str::FromStr;
@@ -12,16 +12,12 @@ use std::time::Duration;
 
 pub(super) async fn open(
     settings: &StoreSettings,
-    vcap_services: Option<&str>,
+    services: &VcapServices,
 ) -> Result<Database, DbError> {
     let url = match &settings.database_url {
         Some(url) => url.clone(),
         None => {
-            let vcap: Value = vcap_services
-                .map(|text| serde_json::from_str(text).map_err(DbError::Vcap))
-                .transpose()?
-                .unwrap_or_default();
-            let credentials = postgres_binding(&vcap).ok_or(DbError::Binding("credentials"))?;
+            let credentials = postgres_binding(services).ok_or(DbError::Binding("credentials"))?;
             binding_url(credentials, &settings.data_dir)?
         }
     };

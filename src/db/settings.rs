@@ -5,8 +5,10 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Where tasks, push configs and the action ledger live.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// Where tasks, push configs and the action ledger live. `Debug` shows the
+/// database URL without its user information and query (a password may be
+/// in either).
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StoreSettings {
     /// `sqlite`, `postgres` or `memory`. Unset: `postgres` when a database
@@ -32,6 +34,28 @@ pub struct StoreSettings {
     pub lease_secs: u64,
     /// How often the expired-lease and retention job runs.
     pub sweep_interval_secs: u64,
+}
+
+impl std::fmt::Debug for StoreSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreSettings")
+            .field("backend", &self.backend)
+            .field("data_dir", &self.data_dir)
+            .field("sqlite_file", &self.sqlite_file)
+            .field(
+                "database_url",
+                &self.database_url.as_deref().map(super::binding::redact),
+            )
+            .field("max_connections", &self.max_connections)
+            .field(
+                "postgres_async_task_commit",
+                &self.postgres_async_task_commit,
+            )
+            .field("retention_days", &self.retention_days)
+            .field("lease_secs", &self.lease_secs)
+            .field("sweep_interval_secs", &self.sweep_interval_secs)
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,6 +118,26 @@ impl StoreSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_shows_the_database_url_without_its_password() {
+        let settings = StoreSettings {
+            database_url: Some(
+                "postgres://agent:s3cret-pw@db.example:5432/orders?password=also-secret".into(),
+            ),
+            ..StoreSettings::default()
+        };
+        let shown = format!("{settings:?}");
+        assert!(!shown.contains("s3cret-pw"), "{shown}");
+        assert!(!shown.contains("also-secret"), "{shown}");
+        assert!(!shown.contains("agent:"), "{shown}");
+        assert!(shown.contains("db.example:5432/orders"), "{shown}");
+        let unparsed = StoreSettings {
+            database_url: Some("not a url with s3cret-pw".into()),
+            ..StoreSettings::default()
+        };
+        assert!(!format!("{unparsed:?}").contains("s3cret-pw"));
+    }
 
     #[test]
     fn conversions_and_clamps_live_on_the_settings() {

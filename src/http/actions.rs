@@ -2,8 +2,8 @@
 //! person with at least one role may read it (who approved what is not for
 //! anonymous or technical callers).
 
-use super::problem::problem;
-use crate::startup::AppState;
+use super::AppState;
+use super::error_response::error_response;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::json;
@@ -16,7 +16,7 @@ pub async fn list(request: HttpRequest, state: web::Data<AppState>) -> HttpRespo
     if let Some(principal) = &principal
         && !principal.may_approve()
     {
-        return problem(
+        return error_response(
             StatusCode::FORBIDDEN,
             "the action ledger is for people with a role (ar_clerk, credit_manager, master_data_specialist or viewer)",
         );
@@ -24,8 +24,13 @@ pub async fn list(request: HttpRequest, state: web::Data<AppState>) -> HttpRespo
     match state.ledger.list().await {
         Ok(entries) => HttpResponse::Ok().json(json!({ "actions": entries })),
         Err(error) => {
+            // The database's words stay in the log; the caller learns only
+            // that the ledger cannot be read now.
             tracing::error!(%error, "listing the action ledger failed");
-            problem(StatusCode::SERVICE_UNAVAILABLE, error.to_string())
+            error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the action ledger is unavailable; try again later",
+            )
         }
     }
 }

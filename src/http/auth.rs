@@ -4,8 +4,8 @@
 //! every failure. Bodies and headers say why in one sentence; the token is
 //! never echoed or logged.
 
+use super::AppState;
 use crate::auth::{AuthError, BearerToken, Principal};
-use crate::startup::AppState;
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::json;

@@ -21,7 +21,7 @@
 //! drained instead, which for a body that stalls never ends), so the
 //! answer's body carries the payload along ([`close_if_unread`]).
 
-use super::problem::problem;
+use super::error_response::error_response;
 use actix_web::body::{BodySize, BoxBody, MessageBody};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
@@ -82,11 +82,11 @@ impl BodyRefused {
     /// the rest of the body is never read.
     pub fn answer(self) -> HttpResponse {
         match self {
-            BodyRefused::TooLarge(limit) => problem(
+            BodyRefused::TooLarge(limit) => error_response(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!("request body exceeds the limit of {limit} bytes"),
             ),
-            BodyRefused::TimedOut(timeout) => problem(
+            BodyRefused::TimedOut(timeout) => error_response(
                 StatusCode::REQUEST_TIMEOUT,
                 format!(
                     "the request body did not arrive within {} ms",
@@ -94,7 +94,7 @@ impl BodyRefused {
                 ),
             ),
             BodyRefused::Busy(budget) => {
-                let mut response = problem(
+                let mut response = error_response(
                     StatusCode::SERVICE_UNAVAILABLE,
                     format!(
                         "the service is reading as many large request bodies as it holds at once \
@@ -106,7 +106,7 @@ impl BodyRefused {
                     .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
                 response
             }
-            BodyRefused::Unreadable => problem(
+            BodyRefused::Unreadable => error_response(
                 StatusCode::BAD_REQUEST,
                 "the request body could not be read",
             ),

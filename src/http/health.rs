@@ -1,4 +1,4 @@
-use crate::startup::AppState;
+use super::AppState;
 use actix_web::{HttpResponse, web};
 use serde_json::json;
 

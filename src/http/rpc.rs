@@ -1,7 +1,7 @@
+use super::AppState;
+use super::error_response::error_response;
 use super::header_text;
-use super::problem::problem;
 use super::request_log::{self, CallFacts};
-use crate::startup::AppState;
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use std::time::Duration;
@@ -83,7 +83,7 @@ fn caller(
         .flat_map(|names| names.split(','))
         .map(str::trim)
         .filter(|name| !name.is_empty())
-        .map(str::parse::<crate::roles::Role>)
+        .map(str::parse::<crate::roles::BusinessRole>)
         .collect::<Result<_, _>>()
         .map_err(|error| format!("X-Agent-Role: {error}"))?;
     Ok(crate::agent::Caller {
@@ -137,7 +137,10 @@ pub async fn json_rpc(
     if !conversation.is_empty() {
         span.record("sap.conversation_id", conversation.as_str());
     }
-    crate::telemetry::propagation::adopt_remote_parent(&span, request.headers());
+    crate::telemetry::propagation::adopt_remote_parent(
+        &span,
+        &super::TraceHeaders(request.headers()),
+    );
     let started = std::time::Instant::now();
     let mut facts = CallFacts::default();
     let mut payload = payload;
@@ -176,7 +179,7 @@ async fn json_rpc_in_span(
     if let Some(content_type) = request.headers().get(header::CONTENT_TYPE) {
         let content_type = content_type.to_str().unwrap_or("");
         if !is_json(content_type) {
-            return problem(
+            return error_response(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 format!("Content-Type `{content_type}` is not supported: send application/json"),
             );
@@ -197,7 +200,7 @@ async fn json_rpc_in_span(
         header(LOCAL_ROLE),
     ) {
         Ok(caller) => caller,
-        Err(reason) => return problem(StatusCode::BAD_REQUEST, reason),
+        Err(reason) => return error_response(StatusCode::BAD_REQUEST, reason),
     };
     if facts.user_id.is_none() {
         facts.user_id = caller.user_id.clone();

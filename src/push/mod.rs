@@ -55,7 +55,40 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Why push could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum PushSetupError {
+    #[error(
+        "push.allow_loopback_http and push.allow_private_addresses are for tests and refused on Cloud Foundry"
+    )]
+    TestSettingOnCloudFoundry,
+    #[error("cannot build an HTTP client: {0}")]
+    HttpClient(#[from] reqwest::Error),
+}
+
 impl PushService {
+    /// Push as the settings ask for it, the Destination service from
+    /// `push.destination` or the `destination` binding; `None` when
+    /// `push.enabled` is off. The settings meant for tests are refused on
+    /// Cloud Foundry.
+    pub fn for_settings(
+        settings: &PushSettings,
+        cloud_foundry: &crate::cloud_foundry::CloudFoundry,
+        store: Arc<dyn TaskStore>,
+    ) -> Result<Option<Arc<Self>>, PushSetupError> {
+        if !settings.enabled {
+            return Ok(None);
+        }
+        if cloud_foundry.on_cloud_foundry() && settings.allows_test_targets() {
+            return Err(PushSetupError::TestSettingOnCloudFoundry);
+        }
+        let binding = cloud_foundry
+            .services
+            .credentials("destination")
+            .unwrap_or(&serde_json::Value::Null);
+        Ok(Some(Self::from_settings(settings, binding, store)?))
+    }
+
     /// The push room the settings describe: the guard, its delivery client
     /// (resolving through the guard), and the Destination service client of
     /// `push.destination` or the `destination` binding's `credentials`

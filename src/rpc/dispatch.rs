@@ -5,7 +5,7 @@
 use super::event_stream::EventStream;
 use super::legacy::legacy_send_params;
 use super::v1::{self, V1Result};
-use crate::a2a::card::AgentCard;
+use crate::a2a::agent_card::AgentCard;
 use crate::a2a::jsonrpc::{self, RpcError, error_bytes, parse_params, success_bytes};
 use crate::a2a::v1::{A2aError, Method, Route, negotiate};
 use crate::a2a::{

@@ -4,7 +4,7 @@
 //! when it has all four OTLP keys; one missing any is skipped with a note,
 //! as SAP's own exporters do.
 
-use crate::config::EnvSource;
+use crate::cloud_foundry::VcapServices;
 use serde_json::Value;
 
 /// The four OTLP credentials of one binding. `Debug` leaves the key out.
@@ -62,21 +62,11 @@ pub struct CloudLoggingLookup {
     pub skipped: Vec<String>,
 }
 
-/// Look the binding up; no `VCAP_SERVICES` (or none bound) finds nothing.
-pub fn lookup(env: &dyn EnvSource) -> CloudLoggingLookup {
+/// Look the binding up; nothing bound finds nothing.
+pub fn lookup(services: &VcapServices) -> CloudLoggingLookup {
     let mut found = CloudLoggingLookup::default();
-    let Some(vcap) = env
-        .var("VCAP_SERVICES")
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-    else {
-        return found;
-    };
-    let bindings = vcap
-        .as_object()
-        .into_iter()
-        .flat_map(|services| services.values())
-        .filter_map(Value::as_array)
-        .flatten()
+    let bindings = services
+        .bindings()
         .filter(|binding| is_cloud_logging(binding));
     for binding in bindings {
         let name = binding["name"]
@@ -124,16 +114,18 @@ fn is_cloud_logging(binding: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::StaticEnv as Env;
+
+    fn lookup_in(text: &str) -> CloudLoggingLookup {
+        lookup(&VcapServices::parse(text).unwrap())
+    }
 
     #[test]
     fn a_binding_with_the_four_keys_is_found() {
-        let found = lookup(&Env(&[(
-            "VCAP_SERVICES",
+        let found = lookup_in(
             r#"{"cloud-logging":[{"label":"cloud-logging","name":"logs","tags":["Cloud Logging"],
                 "credentials":{"ingest-otlp-endpoint":"ingest-otlp.example.com:443",
                 "ingest-otlp-cert":"CERT","ingest-otlp-key":"KEY","server-ca":"CA"}}]}"#,
-        )]));
+        );
         let binding = found.binding.unwrap();
         assert_eq!(binding.url(), "https://ingest-otlp.example.com:443");
         assert_eq!(binding.host(), "ingest-otlp.example.com");
@@ -148,27 +140,25 @@ mod tests {
 
     #[test]
     fn a_user_provided_service_tagged_cloud_logging_counts() {
-        let found = lookup(&Env(&[(
-            "VCAP_SERVICES",
+        let found = lookup_in(
             r#"{"user-provided":[{"label":"user-provided","name":"ups","tags":["Cloud Logging"],
                 "credentials":{"ingest-otlp-endpoint":"[::1]:4317",
                 "ingest-otlp-cert":"C","ingest-otlp-key":"K","server-ca":"S"}}]}"#,
-        )]));
+        );
         assert_eq!(found.binding.unwrap().host(), "::1");
     }
 
     #[test]
     fn a_binding_without_otlp_keys_is_skipped_with_a_reason() {
-        let found = lookup(&Env(&[(
-            "VCAP_SERVICES",
+        let found = lookup_in(
             r#"{"cloud-logging":[{"label":"cloud-logging","name":"old",
                 "credentials":{"ingest-endpoint":"x","ingest-otlp-endpoint":"h:443"}}],
                 "xsuaa":[{"label":"xsuaa","credentials":{}}]}"#,
-        )]));
+        );
         assert!(found.binding.is_none());
         assert_eq!(found.skipped.len(), 1);
         assert!(found.skipped[0].contains("`old`"), "{:?}", found.skipped);
         assert!(found.skipped[0].contains("ingest-otlp-cert, ingest-otlp-key, server-ca"));
-        assert!(lookup(&Env(&[])).binding.is_none());
+        assert!(lookup(&VcapServices::default()).binding.is_none());
     }
 }

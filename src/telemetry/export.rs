@@ -3,10 +3,10 @@
 //! metrics on a periodic reader (`OTEL_METRIC_EXPORT_INTERVAL`, 60 s), which
 //! `metrics::install` makes the meter provider's one reader.
 
-use super::cf::CfApplication;
+use super::settings::TelemetrySettings;
 use super::span_queue::{self, BoundedSpanProcessor};
-use super::target::{self, Target, TargetError, TlsMaterial, Transport};
-use crate::config::{EnvSource, TelemetrySettings};
+use super::target::{self, ExportTarget, TargetError, TlsMaterial, Transport};
+use crate::cloud_foundry::{CfApplication, EnvSource, VcapServices};
 use opentelemetry::KeyValue;
 use opentelemetry_otlp::tonic_types::transport::{Certificate, ClientTlsConfig, Identity};
 use opentelemetry_otlp::{
@@ -24,7 +24,7 @@ const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     #[error(transparent)]
-    Target(#[from] TargetError),
+    ExportTarget(#[from] TargetError),
     #[error("cannot build the OTLP HTTP client: {0}")]
     HttpClient(#[from] reqwest::Error),
     #[error("cannot build the OTLP exporter: {0}")]
@@ -43,10 +43,11 @@ pub struct Providers {
 /// Build the exporters the settings and environment ask for.
 pub fn providers(
     settings: &TelemetrySettings,
+    services: &VcapServices,
     env: &dyn EnvSource,
     cf: Option<&CfApplication>,
 ) -> Result<Providers, ExportError> {
-    let targets = target::resolve(settings, env)?;
+    let targets = target::resolve(settings, services, env)?;
     // ring is the binary's one rustls provider (reqwest and tonic use it).
     let _ = rustls::crypto::ring::default_provider().install_default();
     let resource = resource(cf);
@@ -70,7 +71,7 @@ pub fn providers(
         ),
         None => None,
     };
-    let describe = |signal: &str, target: &Option<Target>| match target {
+    let describe = |signal: &str, target: &Option<ExportTarget>| match target {
         Some(target) => format!(
             "{signal} over {} to {}",
             match target.transport {
@@ -95,14 +96,14 @@ pub fn providers(
     })
 }
 
-fn span_exporter(target: &Target) -> Result<SpanExporter, ExportError> {
+fn span_exporter(target: &ExportTarget) -> Result<SpanExporter, ExportError> {
     Ok(match target.transport {
         Transport::HttpProtobuf => http(SpanExporter::builder().with_http(), target)?.build()?,
         Transport::Grpc => grpc(SpanExporter::builder().with_tonic(), target).build()?,
     })
 }
 
-fn metric_exporter(target: &Target) -> Result<MetricExporter, ExportError> {
+fn metric_exporter(target: &ExportTarget) -> Result<MetricExporter, ExportError> {
     Ok(match target.transport {
         Transport::HttpProtobuf => http(MetricExporter::builder().with_http(), target)?.build()?,
         Transport::Grpc => grpc(MetricExporter::builder().with_tonic(), target).build()?,
@@ -112,7 +113,7 @@ fn metric_exporter(target: &Target) -> Result<MetricExporter, ExportError> {
 /// An OTLP/HTTP exporter builder (spans or metrics) aimed at `target`.
 fn http<B: WithExportConfig + WithHttpConfig>(
     builder: B,
-    target: &Target,
+    target: &ExportTarget,
 ) -> Result<B, ExportError> {
     Ok(builder
         .with_http_client(http_client(&target.tls)?)
@@ -122,7 +123,7 @@ fn http<B: WithExportConfig + WithHttpConfig>(
 }
 
 /// An OTLP/gRPC exporter builder (spans or metrics) aimed at `target`.
-fn grpc<B: WithExportConfig + WithTonicConfig>(builder: B, target: &Target) -> B {
+fn grpc<B: WithExportConfig + WithTonicConfig>(builder: B, target: &ExportTarget) -> B {
     let mut builder = builder
         .with_endpoint(&target.endpoint)
         .with_timeout(EXPORT_TIMEOUT);
@@ -155,7 +156,7 @@ fn http_client(tls: &TlsMaterial) -> Result<reqwest::Client, reqwest::Error> {
 /// CA (Cloud Logging's `server-ca`; SAP's exporters disagree on which of
 /// the two to trust, so both are), the client identity for mutual TLS, and
 /// the server name. `None` for plain `http://`.
-fn tonic_tls(target: &Target) -> Option<ClientTlsConfig> {
+fn tonic_tls(target: &ExportTarget) -> Option<ClientTlsConfig> {
     if !target.endpoint.starts_with("https://") {
         return None;
     }
@@ -208,12 +209,17 @@ pub fn resource(cf: Option<&CfApplication>) -> Resource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::StaticEnv as Env;
+    use crate::cloud_foundry::StaticEnv as Env;
 
     #[tokio::test]
     async fn nothing_configured_builds_no_provider() {
-        let built = providers(&TelemetrySettings::default(), &Env(&[]), None)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let built = providers(
+            &TelemetrySettings::default(),
+            &VcapServices::default(),
+            &Env(&[]),
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert!(built.traces.is_none() && built.metrics.is_none());
     }
 
@@ -221,13 +227,14 @@ mod tests {
     async fn a_binding_with_a_broken_certificate_is_an_error_not_a_panic() {
         let error = providers(
             &TelemetrySettings::default(),
-            &Env(&[(
-                "VCAP_SERVICES",
+            &VcapServices::parse(
                 r#"{"cloud-logging":[{"label":"cloud-logging","name":"logs",
                 "credentials":{"ingest-otlp-endpoint":"127.0.0.1:9",
                 "ingest-otlp-cert":"not a certificate","ingest-otlp-key":"not a key",
                 "server-ca":"not a CA"}}]}"#,
-            )]),
+            )
+            .unwrap(),
+            &Env(&[]),
             None,
         )
         .err();

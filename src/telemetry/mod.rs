@@ -10,23 +10,24 @@
 //! exports unsigned values as strings, OpenTelemetry's conventions want
 //! integers (`http.response.status_code`, `push.attempt`).
 
-mod cf;
 mod cloud_logging;
 mod export;
 pub mod metrics;
 pub mod propagation;
 mod sap_json;
+mod settings;
 mod span_queue;
 mod target;
 mod text;
 
-use crate::config::{EnvSource, LogFormat, TelemetrySettings};
+use crate::cloud_foundry::{CloudFoundry, EnvSource};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-pub use cf::CfApplication;
+pub use crate::cloud_foundry::CfApplication;
 pub use export::ExportError;
+pub use settings::{LogFormat, TelemetrySettings};
 
 /// The filter of the service when `RUST_LOG` is not set.
 pub const SERVICE_LOG: &str = "info,actix_server=warn";
@@ -114,10 +115,15 @@ pub fn json_logs() -> bool {
     JSON_LOGS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// The service's logging and tracing, from the settings and the
-/// environment. Must run inside the tokio runtime (the export task).
-pub fn init_service(settings: &TelemetrySettings, env: &dyn EnvSource) -> Telemetry {
-    let cf = CfApplication::from_env(env);
+/// The service's logging and tracing, from the settings, the Cloud Foundry
+/// bindings and the `OTEL_*` variables of `env`. Must run inside the tokio
+/// runtime (the export task).
+pub fn init_service(
+    settings: &TelemetrySettings,
+    cloud_foundry: &CloudFoundry,
+    env: &dyn EnvSource,
+) -> Telemetry {
+    let cf = cloud_foundry.application.clone();
     let format = settings.log_format.unwrap_or(if cf.is_some() {
         LogFormat::Json
     } else {
@@ -128,7 +134,7 @@ pub fn init_service(settings: &TelemetrySettings, env: &dyn EnvSource) -> Teleme
         std::sync::atomic::Ordering::Relaxed,
     );
     let (provider, metrics_export, export_note) =
-        match export::providers(settings, env, cf.as_ref()) {
+        match export::providers(settings, &cloud_foundry.services, env, cf.as_ref()) {
             Ok(built) => (
                 built.traces,
                 built.metrics,

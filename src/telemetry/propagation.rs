@@ -1,28 +1,39 @@
-//! W3C trace context (`traceparent`, `tracestate`) in and out.
+//! W3C trace context (`traceparent`, `tracestate`) in and out. Incoming
+//! headers are read through [`RequestHeaders`], so this room knows no HTTP
+//! server (the actix adapter is in `http/`); outgoing calls are reqwest's.
 
 use opentelemetry::propagation::{Extractor, Injector};
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
-struct ActixHeaders<'a>(&'a actix_web::http::header::HeaderMap);
+/// A request's headers, as the propagator reads them.
+pub trait RequestHeaders {
+    /// The value of header `name` (lower case) as text; `None` when absent
+    /// or not visible ASCII.
+    fn header(&self, name: &str) -> Option<&str>;
+    /// The names of the headers present.
+    fn names(&self) -> Vec<&str>;
+}
 
-impl Extractor for ActixHeaders<'_> {
+struct AsExtractor<'a>(&'a dyn RequestHeaders);
+
+impl Extractor for AsExtractor<'_> {
     fn get(&self, key: &str) -> Option<&str> {
-        self.0.get(key).and_then(|value| value.to_str().ok())
+        self.0.header(key)
     }
 
     fn keys(&self) -> Vec<&str> {
-        self.0.keys().map(|name| name.as_str()).collect()
+        self.0.names()
     }
 }
 
 /// Make the caller's trace (if its headers carry one) the parent of `span`.
 /// Call before anything is logged in `span`.
-pub fn adopt_remote_parent(span: &tracing::Span, headers: &actix_web::http::header::HeaderMap) {
-    if headers.get("traceparent").is_none() {
+pub fn adopt_remote_parent(span: &tracing::Span, headers: &dyn RequestHeaders) {
+    if headers.header("traceparent").is_none() {
         return;
     }
     let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
-        propagator.extract(&ActixHeaders(headers))
+        propagator.extract(&AsExtractor(headers))
     });
     let _ = span.set_parent(parent);
 }

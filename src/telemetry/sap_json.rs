@@ -4,7 +4,7 @@
 //! so log lines join the exported spans. Event fields follow as their own
 //! keys.
 
-use super::cf::CfApplication;
+use crate::cloud_foundry::CfApplication;
 use opentelemetry::trace::TraceContextExt;
 use serde_json::{Map, Value};
 use std::io::Write;

@@ -3,7 +3,8 @@
 //! order. Nothing configured means no export at all.
 
 use super::cloud_logging::{self, CloudLoggingBinding};
-use crate::config::{EnvSource, TelemetrySettings};
+use super::settings::TelemetrySettings;
+use crate::cloud_foundry::{EnvSource, VcapServices};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
@@ -59,7 +60,7 @@ impl std::fmt::Debug for TlsMaterial {
 
 /// One signal's destination.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Target {
+pub struct ExportTarget {
     pub transport: Transport,
     pub endpoint: String,
     pub tls: TlsMaterial,
@@ -70,9 +71,9 @@ pub struct Target {
 
 /// Both signals' destinations and what the start-up log says about them.
 #[derive(Debug, Default)]
-pub struct Targets {
-    pub traces: Option<Target>,
-    pub metrics: Option<Target>,
+pub struct ExportTargets {
+    pub traces: Option<ExportTarget>,
+    pub metrics: Option<ExportTarget>,
     /// Where the configuration came from, for the start-up log.
     pub source: String,
     /// Things an admin should know (a skipped binding, an unused one).
@@ -92,8 +93,12 @@ pub enum TargetError {
 }
 
 /// The destinations of traces and metrics.
-pub fn resolve(settings: &TelemetrySettings, env: &dyn EnvSource) -> Result<Targets, TargetError> {
-    let mut targets = Targets::default();
+pub fn resolve(
+    settings: &TelemetrySettings,
+    services: &VcapServices,
+    env: &dyn EnvSource,
+) -> Result<ExportTargets, TargetError> {
+    let mut targets = ExportTargets::default();
     if env
         .var("OTEL_SDK_DISABLED")
         .is_some_and(|v| v.eq_ignore_ascii_case("true"))
@@ -109,7 +114,7 @@ pub fn resolve(settings: &TelemetrySettings, env: &dyn EnvSource) -> Result<Targ
     ]
     .iter()
     .any(|name| env.var(name).is_some());
-    let lookup = cloud_logging::lookup(env);
+    let lookup = cloud_logging::lookup(services);
     targets.notes = lookup.skipped;
     if setting.is_some() || endpoint_variable_set {
         targets.source = if setting.is_some() {
@@ -147,8 +152,8 @@ fn disabled(env: &dyn EnvSource, signal: Signal) -> bool {
         .is_some_and(|v| v.eq_ignore_ascii_case("none"))
 }
 
-fn cloud_logging_target(binding: &CloudLoggingBinding) -> Target {
-    Target {
+fn cloud_logging_target(binding: &CloudLoggingBinding) -> ExportTarget {
+    ExportTarget {
         transport: Transport::Grpc,
         endpoint: binding.url(),
         tls: TlsMaterial {
@@ -170,7 +175,7 @@ fn from_variables(
     setting: Option<&str>,
     env: &dyn EnvSource,
     signal: Signal,
-) -> Result<Option<Target>, TargetError> {
+) -> Result<Option<ExportTarget>, TargetError> {
     let specific = |suffix: &str| {
         let own = format!("OTEL_EXPORTER_OTLP_{}_{suffix}", signal.name());
         let general = format!("OTEL_EXPORTER_OTLP_{suffix}");
@@ -214,7 +219,7 @@ fn from_variables(
         client_pem: read("CLIENT_CERTIFICATE")?.zip(read("CLIENT_KEY")?),
         domain: None,
     };
-    Ok(Some(Target {
+    Ok(Some(ExportTarget {
         transport,
         endpoint,
         tls,
@@ -225,10 +230,10 @@ fn from_variables(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::StaticEnv as Env;
+    use crate::cloud_foundry::StaticEnv as Env;
 
     fn endpoints(settings: &TelemetrySettings, env: &Env) -> (Option<String>, Option<String>) {
-        let targets = resolve(settings, env).unwrap();
+        let targets = resolve(settings, &VcapServices::default(), env).unwrap();
         (
             targets.traces.map(|t| t.endpoint),
             targets.metrics.map(|t| t.endpoint),
@@ -239,9 +244,18 @@ mod tests {
         "credentials":{"ingest-otlp-endpoint":"ingest.example.com:443",
         "ingest-otlp-cert":"CERT","ingest-otlp-key":"KEY","server-ca":"CA"}}]}"#;
 
+    fn bound() -> VcapServices {
+        VcapServices::parse(BINDING).unwrap()
+    }
+
     #[test]
     fn nothing_configured_exports_nothing() {
-        let targets = resolve(&TelemetrySettings::default(), &Env(&[])).unwrap();
+        let targets = resolve(
+            &TelemetrySettings::default(),
+            &VcapServices::default(),
+            &Env(&[]),
+        )
+        .unwrap();
         assert!(targets.traces.is_none() && targets.metrics.is_none());
     }
 
@@ -284,6 +298,7 @@ mod tests {
     fn grpc_uses_the_base_url_and_a_signal_can_be_switched_off() {
         let targets = resolve(
             &TelemetrySettings::default(),
+            &VcapServices::default(),
             &Env(&[
                 ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4317"),
                 ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
@@ -301,6 +316,7 @@ mod tests {
     fn an_unknown_protocol_or_a_missing_certificate_file_is_an_error() {
         let error = resolve(
             &TelemetrySettings::default(),
+            &VcapServices::default(),
             &Env(&[
                 ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"),
                 ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json"),
@@ -314,6 +330,7 @@ mod tests {
         );
         let error = resolve(
             &TelemetrySettings::default(),
+            &VcapServices::default(),
             &Env(&[
                 ("OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector:4317"),
                 ("OTEL_EXPORTER_OTLP_CERTIFICATE", "/nonexistent/ca.pem"),
@@ -325,11 +342,7 @@ mod tests {
 
     #[test]
     fn the_cloud_logging_binding_is_grpc_with_mutual_tls_and_gzip() {
-        let targets = resolve(
-            &TelemetrySettings::default(),
-            &Env(&[("VCAP_SERVICES", BINDING)]),
-        )
-        .unwrap();
+        let targets = resolve(&TelemetrySettings::default(), &bound(), &Env(&[])).unwrap();
         assert_eq!(targets.source, "SAP Cloud Logging binding `logs`");
         let traces = targets.traces.unwrap();
         assert_eq!(traces.transport, Transport::Grpc);
@@ -348,10 +361,8 @@ mod tests {
     fn explicit_variables_win_over_the_binding_and_say_so() {
         let targets = resolve(
             &TelemetrySettings::default(),
-            &Env(&[
-                ("VCAP_SERVICES", BINDING),
-                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"),
-            ]),
+            &bound(),
+            &Env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318")]),
         )
         .unwrap();
         assert_eq!(
@@ -365,7 +376,8 @@ mod tests {
         );
         let disabled = resolve(
             &TelemetrySettings::default(),
-            &Env(&[("VCAP_SERVICES", BINDING), ("OTEL_SDK_DISABLED", "true")]),
+            &bound(),
+            &Env(&[("OTEL_SDK_DISABLED", "true")]),
         )
         .unwrap();
         assert!(disabled.traces.is_none() && disabled.metrics.is_none());

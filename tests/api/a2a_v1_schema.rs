@@ -27,7 +27,7 @@
 
 use order_exception_agent::a2a::types as v03;
 use order_exception_agent::a2a::v1;
-use order_exception_agent::a2a::v1::card::{
+use order_exception_agent::a2a::v1::agent_card::{
     AgentCapabilities, AgentInterface, AgentSkill, OpenIdConnectSecurityScheme,
     SecurityRequirement, SecurityScheme, StringList,
 };
@@ -505,7 +505,7 @@ fn the_1_0_card_is_valid() {
     let url = "https://agent.example.com/";
     let interface = |version: &str| AgentInterface {
         url: url.into(),
-        protocol_binding: v1::card::BINDING_JSONRPC.into(),
+        protocol_binding: v1::agent_card::BINDING_JSONRPC.into(),
         tenant: String::new(),
         protocol_version: version.into(),
     };

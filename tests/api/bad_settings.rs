@@ -143,6 +143,14 @@ async fn every_bad_setting_exits_2_with_one_line_naming_it() {
     )
     .await
     .assert(2, "store");
+    // Found by the Cloud Foundry reader: bindings that are not JSON, for
+    // every room alike (telemetry and the S/4HANA source used to skip them).
+    serve_exit(&[("VCAP_SERVICES", "{\"identity\": [")], None)
+        .await
+        .assert(2, "VCAP_SERVICES is not valid JSON");
+    serve_exit(&[("VCAP_APPLICATION", "not json")], None)
+        .await
+        .assert(2, "VCAP_APPLICATION is not valid JSON");
 }
 
 #[tokio::test]

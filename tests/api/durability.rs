@@ -310,6 +310,22 @@ async fn a_database_that_goes_away_gives_a_clear_error_and_the_service_recovers(
     let reason = body["error"]["message"].as_str().unwrap_or("");
     assert!(reason.starts_with("task store unavailable: "), "{reason}");
     assert!(!reason.contains('\n'), "one line: {reason}");
+    // The ledger cannot be read either: 503, and the database's words
+    // (its name, the driver's message) stay in the log.
+    let listed = app
+        .client
+        .get(format!("{}/actions", app.address))
+        .send()
+        .await
+        .expect("request reaches the server");
+    assert_eq!(listed.status(), 503);
+    let listed: serde_json::Value = listed.json().await.expect("a JSON answer");
+    let said = listed["error"]["message"].as_str().unwrap_or("");
+    assert_eq!(
+        said, "the action ledger is unavailable; try again later",
+        "{listed}"
+    );
+    assert!(!listed.to_string().contains(&name), "{listed}");
     let health = app.get_json("/health").await;
     assert_eq!(health["status"], "UP", "the service keeps running");
 

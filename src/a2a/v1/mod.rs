@@ -24,7 +24,7 @@
 //! - [`version`]: which version a request speaks.
 //! - [`convert`]: 0.3 ↔ 1.0, and what each direction loses.
 
-pub mod card;
+pub mod agent_card;
 pub mod convert;
 pub mod error;
 pub mod protojson;
@@ -32,7 +32,7 @@ pub mod requests;
 pub mod types;
 pub mod version;
 
-pub use card::AgentCard;
+pub use agent_card::AgentCard;
 pub use convert::{ConversionError, V03StreamEvent};
 pub use error::{A2aError, ErrorCode, ErrorInfo};
 pub use protojson::{Base64, Struct, Timestamp};

@@ -2,15 +2,15 @@
 //! direct mode (`url` + basic credentials or an `APIKey`), or the
 //! destination (the `destination` binding, and the `connectivity` binding
 //! for on-premise systems). Plain http only to loopback under the TESTS
-//! ONLY setting, which Cloud Foundry refuses. The bindings are read from
-//! `VCAP_SERVICES` here until `cloud_foundry.rs` reads them once for all.
+//! ONLY setting, which Cloud Foundry refuses. The bindings come from
+//! `cloud_foundry.rs`, which read `VCAP_SERVICES` once for all.
 
 use super::connectivity::{ConnectivityBinding, ConnectivityProxy};
 use super::destination::{DestinationService, ServiceBinding};
 use super::transport::{Connection, DirectAuth, Transport};
 use super::{S4HanaSource, S4Shared};
 use crate::backend::{BackendError, BlockRules, S4HanaSettings};
-use crate::config::EnvSource;
+use crate::cloud_foundry::CloudFoundry;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,11 +38,8 @@ fn checked_url(
 }
 
 /// The first binding's credentials under `label` in VCAP_SERVICES.
-fn binding(env: &dyn EnvSource, label: &str) -> Value {
-    env.var("VCAP_SERVICES")
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-        .and_then(|vcap| vcap.get(label)?.get(0)?.get("credentials").cloned())
-        .unwrap_or_default()
+fn binding(env: &CloudFoundry, label: &str) -> Value {
+    env.services.credentials(label).cloned().unwrap_or_default()
 }
 
 fn field(binding: &Value, keys: &[&str]) -> Option<String> {
@@ -76,9 +73,9 @@ fn http(settings: &S4HanaSettings) -> Result<reqwest::Client, BackendError> {
 pub fn build(
     settings: &S4HanaSettings,
     rules: BlockRules,
-    env: &dyn EnvSource,
+    env: &CloudFoundry,
 ) -> Result<S4HanaSource, BackendError> {
-    if settings.allow_loopback_http && env.var("VCAP_APPLICATION").is_some() {
+    if settings.allow_loopback_http && env.on_cloud_foundry() {
         return Err(bad(
             "backend.s4hana.allow_loopback_http is for tests and refused on Cloud Foundry",
         ));
@@ -102,7 +99,7 @@ pub fn build(
 
 fn connection(
     settings: &S4HanaSettings,
-    env: &dyn EnvSource,
+    env: &CloudFoundry,
     http: &reqwest::Client,
 ) -> Result<Connection, BackendError> {
     let allow = settings.allow_loopback_http;

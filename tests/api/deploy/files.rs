@@ -5,7 +5,7 @@ use super::support::{
     DEPLOY_GUIDE, file_stem, files_in, json_file, placeholders, read, repo, setting_exists, text,
     yaml_file,
 };
-use crate::helpers::{AuthSettings, Role, Settings};
+use crate::helpers::{AuthSettings, BusinessRole, Settings};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -172,7 +172,7 @@ fn the_identity_instance_provides_the_api_group_the_agent_requires() {
 fn xs_security_has_one_scope_and_one_role_template_per_role() {
     let xs = json_file("xs-security.json");
     assert!(!text(&xs, "xsappname", "xs-security.json").is_empty());
-    let wanted: BTreeSet<String> = Role::ALL
+    let wanted: BTreeSet<String> = BusinessRole::ALL
         .iter()
         .map(|role| format!("$XSAPPNAME.{}", role.as_str()))
         .collect();
@@ -187,8 +187,8 @@ fn xs_security_has_one_scope_and_one_role_template_per_role() {
         "the agent reads roles from `<xsappname>.<role>` scopes"
     );
     let templates = xs["role-templates"].as_array().expect("role-templates");
-    assert_eq!(templates.len(), Role::ALL.len());
-    for role in Role::ALL {
+    assert_eq!(templates.len(), BusinessRole::ALL.len());
+    for role in BusinessRole::ALL {
         let template = templates
             .iter()
             .find(|t| t["name"] == role.as_str())

@@ -39,6 +39,6 @@ pub use order_exception_agent::config::Settings;
 pub use order_exception_agent::db::StoreBackend;
 pub use order_exception_agent::db::isolated_postgres_schema;
 pub use order_exception_agent::push::guard::{GuardSettings, delivery_client, refused_resolution};
-pub use order_exception_agent::roles::Role;
+pub use order_exception_agent::roles::BusinessRole;
 pub use order_exception_agent::startup::Application;
 pub use order_exception_agent::tasks::STILL_WORKING;

@@ -66,7 +66,7 @@ impl AgentCard {
     /// the 1.0 members beside its own, `a2a-1.0.md` §6.1): the 0.3 keys
     /// are unknown to 1.0 and ignored.
     pub fn try_from_merged(
-        card: &crate::a2a::card::AgentCard,
+        card: &crate::a2a::agent_card::AgentCard,
     ) -> Result<AgentCard, serde_json::Error> {
         serde_json::to_value(card).and_then(serde_json::from_value)
     }

@@ -1,13 +1,13 @@
 //! GET /metrics — Prometheus text, when `telemetry.metrics_endpoint` is on.
 
-use super::problem::problem;
-use crate::startup::AppState;
+use super::AppState;
+use super::error_response::error_response;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     if !state.metrics_endpoint {
-        return problem(
+        return error_response(
             StatusCode::NOT_FOUND,
             "/metrics is off (telemetry.metrics_endpoint)",
         );

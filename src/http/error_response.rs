@@ -6,7 +6,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::Value;
 
-pub fn problem(status: StatusCode, message: impl Into<String>) -> HttpResponse {
+pub fn error_response(status: StatusCode, message: impl Into<String>) -> HttpResponse {
     HttpResponse::build(status).json(error_body(
         &Value::Null,
         &RpcError::new(INVALID_REQUEST, message),
@@ -14,7 +14,7 @@ pub fn problem(status: StatusCode, message: impl Into<String>) -> HttpResponse {
 }
 
 pub async fn not_found(request: HttpRequest) -> HttpResponse {
-    problem(
+    error_response(
         StatusCode::NOT_FOUND,
         format!(
             "no resource at {}: the JSON-RPC endpoint is POST /, the agent card is at /.well-known/agent-card.json",
@@ -24,7 +24,7 @@ pub async fn not_found(request: HttpRequest) -> HttpResponse {
 }
 
 fn method_not_allowed(request: &HttpRequest, allowed: &'static str, hint: &str) -> HttpResponse {
-    let mut response = problem(
+    let mut response = error_response(
         StatusCode::METHOD_NOT_ALLOWED,
         format!(
             "{} {} is not allowed: {hint}",

@@ -1,4 +1,4 @@
-use crate::startup::AppState;
+use super::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 

@@ -1,15 +1,42 @@
 //! The agent card document: built once at start from settings and the
 //! agent's skills, served with an ETag.
 
-use crate::a2a::card::{
+use crate::a2a::agent_card::{
     AgentCapabilities, AgentCard, AgentInterface, AgentProvider, AgentSkill, PROTOCOL_VERSION,
     SupportedInterface,
 };
 use crate::agent::{OfferedAction, Skill};
 use crate::auth::IdentityConfig;
-use crate::config::CardSettings;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, json};
 use std::hash::{Hash, Hasher};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CardSettings {
+    pub name: String,
+    pub description: String,
+    pub provider_organization: String,
+    pub provider_url: String,
+    pub documentation_url: Option<String>,
+    /// `Cache-Control: max-age` of the card, in seconds.
+    pub cache_max_age_secs: u64,
+}
+
+impl Default for CardSettings {
+    fn default() -> Self {
+        CardSettings {
+            name: "Order Exception Agent".into(),
+            description: "Explains why SAP sales orders are stuck (credit blocks, price disputes, \
+                          missing master data, delivery blocks) and proposes the next action."
+                .into(),
+            provider_organization: "order-exception-agent".into(),
+            provider_url: "https://example.com/order-exception-agent".into(),
+            documentation_url: None,
+            cache_max_age_secs: 300,
+        }
+    }
+}
 
 /// The serialized card and its validator.
 #[derive(Debug, Clone)]
@@ -149,6 +176,25 @@ pub fn extended_card(public: &AgentCard, offered: &[OfferedAction]) -> AgentCard
 }
 
 impl CardDocument {
+    /// The public card of `agent` at `public_url`: its skills, the identity
+    /// service when authentication is on, push when enabled.
+    pub fn for_agent(
+        settings: &CardSettings,
+        public_url: &str,
+        agent: &dyn crate::agent::Agent,
+        identity: Option<&IdentityConfig>,
+        push_notifications: bool,
+    ) -> Result<Self, serde_json::Error> {
+        let card = build_card(
+            settings,
+            public_url,
+            &agent.skills(),
+            identity,
+            push_notifications,
+        );
+        CardDocument::new(card, settings.cache_max_age_secs)
+    }
+
     pub fn new(card: AgentCard, max_age_secs: u64) -> Result<Self, serde_json::Error> {
         let json = serde_json::to_string_pretty(&card)?;
         let mut hasher = std::collections::hash_map::DefaultHasher::new();

@@ -2,8 +2,8 @@
 
 use super::output::field;
 use super::print;
-use super::{CliError, Target};
-use crate::a2a::card::AgentCard;
+use super::{AgentArgs, CliError};
+use crate::a2a::agent_card::AgentCard;
 use serde_json::Value;
 
 pub const EXAMPLES: &str = "\
@@ -17,7 +17,7 @@ The card is read from /.well-known/agent-card.json on the host of --url.";
 #[derive(Debug, Clone, clap::Args)]
 pub struct CardArgs {
     #[command(flatten)]
-    pub target: Target,
+    pub target: AgentArgs,
 
     /// Print the card as JSON, exactly as the agent serves it.
     #[arg(long)]
@@ -115,7 +115,7 @@ pub fn render(card: &AgentCard) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::a2a::card::{AgentCapabilities, AgentSkill};
+    use crate::a2a::agent_card::{AgentCapabilities, AgentSkill};
 
     #[test]
     fn the_readable_card_names_the_endpoint_and_every_skill() {

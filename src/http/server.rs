@@ -1,0 +1,112 @@
+//! Binding the listener and running the actix server on it: workers,
+//! connection limit, request timeout, graceful shutdown (actix handles
+//! SIGTERM within `server.shutdown_timeout_secs`).
+
+use super::ServerSettings;
+use super::state::AppState;
+use actix_web::{App, HttpServer, web};
+use std::net::{SocketAddr, TcpListener};
+
+#[derive(Debug, thiserror::Error)]
+#[error("cannot listen on {address}: {source}")]
+pub struct BindError {
+    address: String,
+    source: std::io::Error,
+}
+
+/// A bound listener, not yet served: the port is known before the card is
+/// built (it names the public URL when none is configured).
+pub struct Bound {
+    listener: TcpListener,
+    address: String,
+    pub local: SocketAddr,
+}
+
+impl Bound {
+    /// Without a public URL: the address bound, written by `SocketAddr`
+    /// (IPv6 in brackets), 127.0.0.1 for "any".
+    pub fn default_public_url(&self) -> String {
+        default_public_url(self.local)
+    }
+}
+
+/// Bind `server.host:server.port` (port 0: any free one).
+pub fn bind(settings: &ServerSettings) -> Result<Bound, BindError> {
+    let address = settings.address();
+    let failed = |source| BindError {
+        address: address.clone(),
+        source,
+    };
+    let listener = TcpListener::bind(&address).map_err(failed)?;
+    let local = listener.local_addr().map_err(failed)?;
+    Ok(Bound {
+        listener,
+        address,
+        local,
+    })
+}
+
+/// The running server: it serves until SIGTERM (or SIGINT) and a graceful
+/// stop.
+pub struct Serving(actix_web::dev::Server);
+
+impl Serving {
+    /// Wait until the server has stopped.
+    pub async fn until_stopped(self) -> std::io::Result<()> {
+        self.0.await
+    }
+}
+
+/// Serve the routes on `bound` with `state`.
+pub fn serve(
+    bound: Bound,
+    state: AppState,
+    settings: &ServerSettings,
+) -> Result<Serving, BindError> {
+    let state = web::Data::new(state);
+    let workers = settings.workers();
+    let server =
+        HttpServer::new(move || App::new().app_data(state.clone()).configure(super::routes))
+            .shutdown_timeout(settings.shutdown_timeout_secs)
+            .client_request_timeout(settings.request_timeout())
+            .workers(workers)
+            .max_connections(settings.connections_per_worker(workers));
+    let Bound {
+        listener, address, ..
+    } = bound;
+    Ok(Serving(
+        server
+            .listen(listener)
+            .map_err(|source| BindError { address, source })?
+            .run(),
+    ))
+}
+
+fn default_public_url(bound: SocketAddr) -> String {
+    let ip = if bound.ip().is_unspecified() {
+        std::net::Ipv4Addr::LOCALHOST.into()
+    } else {
+        bound.ip()
+    };
+    format!("http://{}/", SocketAddr::new(ip, bound.port()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_public_url_is_the_bound_address() {
+        for (bound, url) in [
+            ("0.0.0.0:8080", "http://127.0.0.1:8080/"),
+            ("[::]:8080", "http://127.0.0.1:8080/"),
+            ("127.0.0.1:9", "http://127.0.0.1:9/"),
+            ("[::1]:8080", "http://[::1]:8080/"),
+        ] {
+            let written = default_public_url(bound.parse().unwrap());
+            assert_eq!(written, url);
+            // It is a URL as the card's readers parse it.
+            assert_eq!(reqwest::Url::parse(&written).unwrap().as_str(), url);
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The server settings (`server.*`): where to listen, the public URL,
+//! workers, shutdown, request limits, SSE keep-alive. Kept in the HTTP room
+//! with the conversions the server uses; `config.rs` only layers them.
+
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ServerSettings {
+    pub host: String,
+    pub port: u16,
+    /// The JSON-RPC endpoint as callers see it (agent card `url`).
+    pub public_url: Option<String>,
+    /// actix worker threads; unset = one per physical core.
+    pub workers: Option<usize>,
+    /// Seconds to finish in-flight requests after SIGTERM (CF kills after 10).
+    pub shutdown_timeout_secs: u64,
+    /// A larger request body gets 413.
+    pub max_body_bytes: usize,
+    /// A request's headers must arrive within this after the connection
+    /// opened, and its body within this after the headers; else 408 and the
+    /// connection is closed.
+    pub request_timeout_ms: u64,
+    /// Bytes all request bodies being read or handled may hold at once
+    /// (beyond the first 16 KiB of each, which always fit); a body that
+    /// needs more gets 503 with `Retry-After`.
+    pub body_bytes_in_flight: usize,
+    /// Open connections at most (split over the workers); more wait to be
+    /// accepted.
+    pub max_connections: usize,
+    /// A `: keep-alive` comment on quiet SSE streams this often.
+    pub sse_keep_alive_ms: u64,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        ServerSettings {
+            host: "0.0.0.0".into(),
+            port: 8080,
+            public_url: None,
+            workers: None,
+            shutdown_timeout_secs: 5,
+            max_body_bytes: 1024 * 1024,
+            request_timeout_ms: 10_000,
+            body_bytes_in_flight: 16 * 1024 * 1024,
+            max_connections: 512,
+            sse_keep_alive_ms: 15_000,
+        }
+    }
+}
+
+impl ServerSettings {
+    /// `host:port` to bind.
+    pub fn address(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+
+    /// Headers within this after the connection opened, the body within
+    /// this after the headers (at least 1 ms).
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_millis(self.request_timeout_ms.max(1))
+    }
+
+    /// The `: keep-alive` period of quiet SSE streams (at least 100 ms).
+    pub fn sse_keep_alive(&self) -> Duration {
+        Duration::from_millis(self.sse_keep_alive_ms.max(100))
+    }
+
+    /// actix worker threads: the setting, else the available parallelism
+    /// (2 when unknown, actix's own default), within 1..=512.
+    pub fn workers(&self) -> usize {
+        self.workers
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
+            .clamp(1, 512)
+    }
+
+    /// actix counts connections per worker: `max_connections` split over
+    /// `workers`, at least one each.
+    pub fn connections_per_worker(&self, workers: usize) -> usize {
+        self.max_connections.div_ceil(workers).max(1)
+    }
+}

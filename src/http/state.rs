@@ -1,0 +1,28 @@
+//! What every request handler shares (`AppState`), built by `startup.rs`
+//! from the rooms' parts and handed to [`super::server::serve`].
+
+use super::BodyLimits;
+use super::card_document::CardDocument;
+use crate::a2a::agent_card::AgentCard;
+use crate::agent::ledger::ActionLedger;
+use crate::auth::TokenValidator;
+use crate::tasks::TaskEngine;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What every request handler shares.
+pub struct AppState {
+    pub engine: TaskEngine,
+    pub card: CardDocument,
+    /// The card for authenticated callers (`agent/getAuthenticatedExtendedCard`).
+    pub extended_card: Option<AgentCard>,
+    /// `None` when authentication is off.
+    pub auth: Option<Arc<TokenValidator>>,
+    /// Filed actions, for `GET /actions`.
+    pub ledger: Arc<dyn ActionLedger>,
+    /// Size, time and memory bounds of request bodies.
+    pub body_limits: BodyLimits,
+    pub sse_keep_alive: Duration,
+    /// `GET /metrics` answers (else 404).
+    pub metrics_endpoint: bool,
+}

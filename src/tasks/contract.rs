@@ -80,6 +80,7 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
         url: "https://hook.example/a".into(),
         token: None,
         authentication: None,
+        payload_version: crate::a2a::PushPayload::V0_3,
     };
     store.set_push_config("t", &config).await.unwrap();
     let working = store
@@ -87,6 +88,18 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
         .await
         .unwrap();
     assert_eq!(working.push_configs, vec![config.clone()]);
+    // A config remembers the version it was set with.
+    let v1_config = PushNotificationConfig {
+        id: Some("p2".into()),
+        payload_version: crate::a2a::PushPayload::V1_0,
+        ..config.clone()
+    };
+    store.set_push_config("t", &v1_config).await.unwrap();
+    assert_eq!(
+        store.push_configs("t").await.unwrap(),
+        vec![config.clone(), v1_config]
+    );
+    assert!(store.delete_push_config("t", "p2").await.unwrap());
     assert_eq!(
         store
             .update(&task("t", TaskState::Completed), created)

@@ -489,3 +489,88 @@ async fn the_extended_card_without_authentication_is_32007() {
         "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
     );
 }
+
+/// A push config remembers the version it was set with: one set over 1.0
+/// gets `StreamResponse` bodies (`{"task": …}` in ProtoJSON), one set over
+/// 0.3 on another task the 0.3 Task with `kind`, at the same time.
+#[tokio::test]
+async fn push_configs_deliver_the_payload_of_the_version_they_were_set_with() {
+    use crate::helpers::webhook::WebhookReceiver;
+    let receiver = WebhookReceiver::start().await;
+    let app = TestApp::builder()
+        .loopback_webhooks(&["127.0.0.1"])
+        .settings(|settings| settings.push.retry_base_ms = 50)
+        .agent(ScriptedAgent::slow(200))
+        .spawn()
+        .await;
+    let v1_task = v1_ok(
+        &app,
+        "SendMessage",
+        json!({"message": message("over 1.0"), "configuration": {
+            "returnImmediately": true,
+            "taskPushNotificationConfig": {
+                "url": format!("{}/v1", receiver.url), "token": "t1",
+                "authentication": {"scheme": "Bearer", "credentials": "one"}}}}),
+    )
+    .await["task"]
+        .clone();
+    let v03_task = app
+        .rpc(
+            "message/send",
+            json!({"message": user_message("over 0.3"), "configuration": {
+                "blocking": false,
+                "pushNotificationConfig": {"url": format!("{}/v03", receiver.url)}}}),
+        )
+        .await["result"]
+        .clone();
+
+    let v1_calls = receiver.wait_for("/v1", 1).await;
+    let body = &v1_calls.last().expect("a 1.0 push").body;
+    assert_v1("StreamResponse", body);
+    assert_eq!(body["task"]["id"], v1_task["id"], "{body}");
+    assert!(body["task"].get("kind").is_none(), "{body}");
+    assert!(
+        v1_calls
+            .iter()
+            .any(|call| call.body["task"]["status"]["state"] == "TASK_STATE_COMPLETED"),
+        "the completion is pushed"
+    );
+    let call = &v1_calls[0];
+    assert_eq!(
+        call.headers.get("authorization").map(String::as_str),
+        Some("Bearer one")
+    );
+    assert_eq!(
+        call.headers
+            .get("x-a2a-notification-token")
+            .map(String::as_str),
+        Some("t1")
+    );
+
+    let v03_calls = receiver.wait_for("/v03", 1).await;
+    let body = &v03_calls.last().expect("a 0.3 push").body;
+    crate::helpers::assert_schema("Task", body);
+    assert_eq!(body["kind"], "task");
+    assert_eq!(body["id"], v03_task["id"]);
+
+    // Read back over 0.3, the 0.3 config is as it was set; over 1.0 flat.
+    let listed = app
+        .rpc(
+            "tasks/pushNotificationConfig/list",
+            json!({"id": v03_task["id"]}),
+        )
+        .await;
+    assert!(
+        listed["result"][0]["pushNotificationConfig"]
+            .get("payloadVersion")
+            .is_none(),
+        "{listed}"
+    );
+    let listed = v1_ok(
+        &app,
+        "ListTaskPushNotificationConfigs",
+        json!({"taskId": v1_task["id"]}),
+    )
+    .await;
+    assert_eq!(listed["configs"][0]["url"], format!("{}/v1", receiver.url));
+}

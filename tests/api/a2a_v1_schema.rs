@@ -365,6 +365,7 @@ fn mapped_push_configs_are_valid_1_0() {
                 schemes: vec!["Bearer".into()],
                 credentials: Some("secret".into()),
             }),
+            payload_version: v03::PushPayload::V0_3,
         },
     };
     assert_valid(
@@ -378,6 +379,7 @@ fn mapped_push_configs_are_valid_1_0() {
             url: "https://hooks.example.com/a2a".into(),
             token: None,
             authentication: None,
+            payload_version: v03::PushPayload::V0_3,
         },
     );
     assert_valid("TaskPushNotificationConfig", &bare);
@@ -425,6 +427,7 @@ fn mapped_requests_are_valid_1_0() {
                 url: "https://hooks.example.com/a2a".into(),
                 token: None,
                 authentication: None,
+                payload_version: v03::PushPayload::V0_3,
             }),
             blocking: Some(false),
         }),

@@ -22,6 +22,8 @@ pub struct Settings {
     pub store: crate::db::StoreSettings,
     pub rules: crate::agent::rulebook::RulesSettings,
     pub telemetry: crate::telemetry::TelemetrySettings,
+    /// TESTS ONLY: the conformance agent (refused on Cloud Foundry).
+    pub conformance: crate::agent::ConformanceSettings,
     /// `VCAP_APPLICATION`, `VCAP_SERVICES`, `CF_INSTANCE_INDEX` as read at
     /// load; not a setting (never in a file or serialized). Default: off
     /// Cloud Foundry, nothing bound.

@@ -5,7 +5,7 @@
 
 use crate::agent::ledger::{ActionLedger, MemoryLedger, SqlLedger};
 use crate::agent::rulebook::RuleBookError;
-use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook};
+use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook, TckScenarioAgent};
 use crate::auth::{AuthConfigError, TokenValidator, ValidatorSetupError};
 use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
 use crate::config::Settings;
@@ -33,6 +33,8 @@ pub enum StartupError {
         "push.allow_loopback_http and push.allow_private_addresses are for tests and refused on Cloud Foundry"
     )]
     PushTestSettingOnCloudFoundry,
+    #[error("conformance.tck_scenarios is for tests and refused on Cloud Foundry")]
+    ConformanceAgentOnCloudFoundry,
     #[error(transparent)]
     Store(#[from] DbError),
     #[error(transparent)]
@@ -55,7 +57,8 @@ impl StartupError {
         match self {
             StartupError::Auth(_)
             | StartupError::Rules(_)
-            | StartupError::PushTestSettingOnCloudFoundry => true,
+            | StartupError::PushTestSettingOnCloudFoundry
+            | StartupError::ConformanceAgentOnCloudFoundry => true,
             StartupError::Backend(error) => error.is_bad_settings(),
             StartupError::Store(error) => error.is_bad_settings(),
             StartupError::Bind(_) | StartupError::Card(_) | StartupError::HttpClient(_) => false,
@@ -164,6 +167,16 @@ impl Application {
     /// The service with the order-exception agent on the configured data
     /// and stores.
     pub async fn build(settings: Settings) -> Result<Self, StartupError> {
+        if settings.conformance.tck_scenarios {
+            if settings.cloud_foundry.on_cloud_foundry() {
+                return Err(StartupError::ConformanceAgentOnCloudFoundry);
+            }
+            tracing::warn!(
+                "CONFORMANCE AGENT: conformance.tck_scenarios is on; the order agent does not run"
+            );
+            let agent = Arc::new(TckScenarioAgent::new(settings.conformance.clone()));
+            return Self::build_with_agent(settings, agent).await;
+        }
         let stores = open_stores(&settings).await?;
         let orders = order_source(&settings)?;
         let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;

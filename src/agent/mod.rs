@@ -10,6 +10,7 @@ mod proposal;
 pub mod router;
 pub mod rulebook;
 pub mod specialists;
+pub mod tck_scenarios;
 pub mod text;
 
 pub use approval::{ApprovalNote, ApprovalStatus, Approvals};
@@ -18,6 +19,7 @@ pub use proposal::{Action, Proposal};
 pub use router::{Router, RoutingBasis, RoutingDecision};
 pub use rulebook::{OfferedAction, Permission, RuleBook};
 pub use specialists::{Skill, Specialist};
+pub use tck_scenarios::{ConformanceSettings, TckScenarioAgent};
 
 use crate::roles::BusinessRole;
 use async_trait::async_trait;
@@ -74,6 +76,9 @@ pub struct Turn {
     pub context_id: String,
     /// The proposal this task asked the user to approve, if it did.
     pub pending: Option<Proposal>,
+    /// The new message's id (the conformance agent reads its scenario from
+    /// the prefix; the order agent ignores it).
+    pub message_id: String,
 }
 
 /// How a turn ends, in A2A task-state terms.
@@ -101,6 +106,9 @@ pub struct Reply {
     /// Where the approval of `proposal` stands (pending: the task waits
     /// for approve or reject).
     pub approval: Option<ApprovalNote>,
+    /// Output added to the task as it is, after the answer (the
+    /// conformance agent's scripted artifacts; the order agent adds none).
+    pub artifacts: Vec<crate::a2a::Artifact>,
 }
 
 impl Reply {
@@ -111,6 +119,7 @@ impl Reply {
             proposal: None,
             routing: None,
             approval: None,
+            artifacts: Vec::new(),
         }
     }
 }

@@ -314,6 +314,13 @@ impl TaskEngine {
             task_id: task.id.clone(),
             context_id: task.context_id.clone(),
             pending: None,
+            message_id: task
+                .history
+                .iter()
+                .flatten()
+                .last()
+                .map(|message| message.message_id.clone())
+                .unwrap_or_default(),
         };
         Ok(self.spawn_turn(task, written, turn, channel, call))
     }
@@ -347,6 +354,7 @@ impl TaskEngine {
             task_id: stored.task.id.clone(),
             context_id: stored.task.context_id.clone(),
             pending: pending_approval(&stored.task),
+            message_id: message.message_id.clone(),
         };
         let mut task = stored.task;
         // The question goes into the history before the answer to it.

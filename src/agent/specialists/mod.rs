@@ -89,6 +89,7 @@ fn proposing(
         }),
         routing: None,
         approval: None,
+        artifacts: Vec::new(),
     }
 }
 

@@ -21,6 +21,10 @@ pub struct Settings {
     pub push: crate::push::PushSettings,
     pub store: crate::db::StoreSettings,
     pub rules: crate::agent::rulebook::RulesSettings,
+    /// How the agent fans a batch of several orders out to the specialists.
+    pub batch: crate::agent::BatchSettings,
+    /// Which executor carries approved actions out (ledger only by default).
+    pub actions: crate::agent::execution::ActionSettings,
     pub telemetry: crate::telemetry::TelemetrySettings,
     /// TESTS ONLY: the conformance agent (refused on Cloud Foundry).
     pub conformance: crate::agent::ConformanceSettings,

@@ -44,6 +44,18 @@ impl BusinessRole {
     }
 }
 
+impl BusinessRole {
+    /// Decisions beyond filing this role may take when it approves, as
+    /// seeded: a credit manager releases a credit block within the
+    /// policy's 5 percent (`release_credit_block`).
+    pub fn seed_decisions(self) -> &'static [&'static str] {
+        match self {
+            BusinessRole::CreditManager => &["release_credit_block"],
+            _ => &[],
+        }
+    }
+}
+
 impl fmt::Display for BusinessRole {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -3,6 +3,7 @@
 //! runs the HTTP server (graceful shutdown on SIGTERM within the configured
 //! timeout, which actix handles).
 
+use crate::agent::execution::Executions;
 use crate::agent::ledger::{ActionLedger, MemoryLedger, SqlLedger};
 use crate::agent::rulebook::RuleBookError;
 use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook, TckScenarioAgent};
@@ -144,23 +145,137 @@ pub struct Application {
 
 /// The order source the settings ask for.
 pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, BackendError> {
+    Ok(order_source_and_s4(settings)?.0)
+}
+
+type SourceAndWriter = (
+    Arc<dyn OrderSource>,
+    Option<Arc<crate::backend::s4hana::S4HanaSource>>,
+);
+
+/// The order source, and the S/4HANA source itself when it is one (its
+/// writes carry approved actions out).
+fn order_source_and_s4(settings: &Settings) -> Result<SourceAndWriter, BackendError> {
     if settings.backend.source == crate::backend::SourceKind::S4hana {
-        let source = crate::backend::s4hana::build(
+        let source = Arc::new(crate::backend::s4hana::build(
             &settings.backend.s4hana,
             settings.backend.blocks.clone(),
             &settings.cloud_foundry,
-        )?;
-        return Ok(Arc::new(source));
+        )?);
+        return Ok((source.clone(), Some(source)));
     }
     let orders = match &settings.backend.data_dir {
         Some(dir) => EmbeddedOrders::from_dir(dir)?,
         None => EmbeddedOrders::demo()?,
     };
-    Ok(Arc::new(
-        orders
-            .with_rules(&settings.backend.blocks)
-            .with_latency(settings.backend.latency()),
+    Ok((
+        Arc::new(
+            orders
+                .with_rules(&settings.backend.blocks)
+                .with_latency(settings.backend.latency()),
+        ),
+        None,
     ))
+}
+
+/// Results of approved actions that arrive after the answer: a follow-up
+/// task in the approval's context, pushed to its webhooks.
+struct LaterResults(TaskEngine);
+
+#[async_trait::async_trait]
+impl crate::agent::execution::ResultNotifier for LaterResults {
+    async fn later(
+        &self,
+        entry: &crate::agent::ledger::LedgerEntry,
+        text: &str,
+        user: Option<&crate::backend::UserToken>,
+    ) {
+        let call = crate::tasks::CallContext {
+            bearer_token: user.and_then(|token| {
+                crate::auth::BearerToken::from_authorization(&format!("Bearer {}", token.expose()))
+                    .ok()
+            }),
+            ..crate::tasks::CallContext::default()
+        };
+        if let Err(error) = self.0.follow_up(&entry.task_id, text, &call).await {
+            tracing::warn!(%error, task.id = %entry.task_id, "the later result of an action could not be sent");
+        }
+    }
+}
+
+/// The push room's action hook behind the agent's seam.
+struct HookAdapter(crate::push::action_hook::ActionHook);
+
+#[async_trait::async_trait]
+impl crate::agent::execution::hook::ActionHook for HookAdapter {
+    async fn deliver(
+        &self,
+        payload: &serde_json::Value,
+        idempotency_key: &str,
+        user: Option<&crate::backend::UserToken>,
+    ) -> Result<String, crate::agent::execution::hook::HookFailure> {
+        use crate::agent::execution::hook::HookFailure;
+        use crate::push::action_hook::HookError;
+        self.0
+            .deliver(payload, idempotency_key, user.map(|user| user.expose()))
+            .await
+            .map_err(|error| match error {
+                HookError::Refused(reason) => HookFailure::Refused(reason),
+                HookError::Transient(reason) => HookFailure::Transient(reason),
+            })
+    }
+}
+
+/// The action hook `push.action_hook` sets up, if any.
+fn action_hook(settings: &Settings) -> Option<Arc<dyn crate::agent::execution::hook::ActionHook>> {
+    let binding = settings
+        .cloud_foundry
+        .services
+        .credentials("destination")
+        .cloned()
+        .unwrap_or_default();
+    let hook = crate::push::action_hook::ActionHook::from_settings(
+        &settings.push.action_hook,
+        &settings.push.destination,
+        &binding,
+    );
+    match hook {
+        Ok(Some(hook)) => Some(Arc::new(HookAdapter(hook))),
+        Ok(None) => None,
+        Err(error) => {
+            tracing::error!(%error, "the action hook's HTTP client could not be built; no hook");
+            None
+        }
+    }
+}
+
+/// Who carries approved actions out: S/4HANA when `actions.executor` says
+/// so and the source is S/4HANA, else the ledger only.
+fn executions(
+    settings: &Settings,
+    ledger: &Arc<dyn ActionLedger>,
+    s4: Option<Arc<crate::backend::s4hana::S4HanaSource>>,
+) -> Arc<Executions> {
+    use crate::agent::execution::{ExecutorKind, s4::S4Executor};
+    let executions = match (settings.actions.executor, s4) {
+        (ExecutorKind::S4hana, Some(source)) => Executions::new(
+            Arc::clone(ledger),
+            Arc::new(
+                S4Executor::new(source, settings.actions.clone()).with_hook(action_hook(settings)),
+            ),
+            settings.actions.clone(),
+        ),
+        (ExecutorKind::S4hana, None) => {
+            tracing::warn!(
+                "actions.executor = s4hana needs backend.source = s4hana; approved actions are filed in the ledger only"
+            );
+            Executions::ledger_only(Arc::clone(ledger))
+        }
+        (ExecutorKind::Ledger, _) => Executions::ledger_only(Arc::clone(ledger)),
+    };
+    let executions = Arc::new(executions);
+    executions.spawn_retry_job();
+    executions
 }
 
 impl Application {
@@ -178,14 +293,17 @@ impl Application {
             return Self::build_with_agent(settings, agent).await;
         }
         let stores = open_stores(&settings).await?;
-        let orders = order_source(&settings)?;
+        let (orders, s4) = order_source_and_s4(&settings)?;
         let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;
-        let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders));
+        let executions = executions(&settings, &stores.ledger, s4);
+        let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders))
+            .with_executions(Arc::clone(&executions));
         let agent = Arc::new(
             OrderExceptionAgent::new(orders, approvals)
-                .with_backend_timeout(settings.backend.timeout()),
+                .with_backend_timeout(settings.backend.timeout())
+                .with_batch_settings(settings.batch.clone()),
         );
-        Self::build_with_stores(settings, agent, stores)
+        Self::build_with_stores(settings, agent, stores, Some(executions))
     }
 
     /// The service around any agent (tests plug in scripted ones).
@@ -194,7 +312,7 @@ impl Application {
         agent: Arc<dyn Agent>,
     ) -> Result<Self, StartupError> {
         let stores = open_stores(&settings).await?;
-        Self::build_with_stores(settings, agent, stores)
+        Self::build_with_stores(settings, agent, stores, None)
     }
 
     /// Plain wiring: each part from its settings, then the HTTP server.
@@ -202,6 +320,7 @@ impl Application {
         settings: Settings,
         agent: Arc<dyn Agent>,
         stores: Stores,
+        executions: Option<Arc<Executions>>,
     ) -> Result<Self, StartupError> {
         tracing::info!(store = %stores.location, "task store and action ledger");
         // One TLS crypto provider for the whole process (ring); a second
@@ -233,6 +352,9 @@ impl Application {
             PushService::for_settings(&settings.push, cloud_foundry, Arc::clone(&stores.tasks))?;
         let observer = push.map(|service| Arc::new(PushObserver(service)) as Arc<dyn TaskObserver>);
         let engine = TaskEngine::new(stores.tasks, agent, settings.tasks.clone(), observer);
+        if let Some(executions) = executions {
+            executions.set_notifier(Arc::new(LaterResults(engine.clone())));
+        }
         engine.spawn_maintenance(Maintenance::from_settings(&settings.store));
         let server = &settings.server;
         let state = AppState {

@@ -3,21 +3,26 @@
 //! [`Turn`] and stores the [`Reply`] it gets back.
 
 pub mod approval;
+pub mod batch;
+pub mod execution;
 pub mod input;
 pub mod ledger;
 mod order_agent;
 mod proposal;
 pub mod router;
 pub mod rulebook;
+pub mod settings;
 pub mod specialists;
 pub mod tck_scenarios;
 pub mod text;
 
-pub use approval::{ApprovalNote, ApprovalStatus, Approvals};
+pub use approval::{ApprovalNote, ApprovalStatus, Approvals, PendingApproval};
+pub use batch::{BatchItem, BatchReport, ItemState};
 pub use order_agent::OrderExceptionAgent;
 pub use proposal::{Action, Proposal};
 pub use router::{Router, RoutingBasis, RoutingDecision};
 pub use rulebook::{OfferedAction, Permission, RuleBook};
+pub use settings::BatchSettings;
 pub use specialists::{Skill, Specialist};
 pub use tck_scenarios::{ConformanceSettings, TckScenarioAgent};
 
@@ -25,6 +30,7 @@ use crate::roles::BusinessRole;
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 
 /// Who is asking, as far as the rule book cares. Built from the validated
 /// token (or, with authentication off, the local caller's stated roles).
@@ -74,11 +80,33 @@ pub struct Turn {
     pub caller: Caller,
     pub task_id: String,
     pub context_id: String,
-    /// The proposal this task asked the user to approve, if it did.
-    pub pending: Option<Proposal>,
+    /// What this task asked the user to approve, if it did: one proposal,
+    /// or a batch's list.
+    pub pending: Option<PendingApproval>,
+    /// Where a long turn says how far it got (the engine shows it when the
+    /// budget runs out before the answer).
+    pub progress: Progress,
     /// The new message's id (the conformance agent reads its scenario from
     /// the prefix; the order agent ignores it).
     pub message_id: String,
+}
+
+/// How far a turn got, as one line for the user; the task engine reads the
+/// latest when it must answer `working` before the turn ends.
+#[derive(Debug, Clone, Default)]
+pub struct Progress(Arc<Mutex<Option<String>>>);
+
+impl Progress {
+    pub fn publish(&self, text: String) {
+        if let Ok(mut latest) = self.0.lock() {
+            *latest = Some(text);
+        }
+    }
+
+    /// The latest line published, if any.
+    pub fn latest(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|latest| latest.clone())
+    }
 }
 
 /// How a turn ends, in A2A task-state terms.
@@ -109,6 +137,9 @@ pub struct Reply {
     /// Output added to the task as it is, after the answer (the
     /// conformance agent's scripted artifacts; the order agent adds none).
     pub artifacts: Vec<crate::a2a::Artifact>,
+    /// Several orders answered in one turn: per-order results and the
+    /// proposals the task waits on.
+    pub batch: Option<BatchReport>,
 }
 
 impl Reply {
@@ -120,6 +151,7 @@ impl Reply {
             routing: None,
             approval: None,
             artifacts: Vec::new(),
+            batch: None,
         }
     }
 }

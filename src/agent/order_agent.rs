@@ -1,15 +1,24 @@
-//! The agent behind the card: route, then let one specialist answer.
+//! The agent behind the card: route, then let one specialist answer; a
+//! batch of orders goes to [`super::batch`].
 
-use super::approval::{self, Approvals};
+use super::approval::{self, Approvals, PendingApproval};
+use super::batch::answer::{self, LeftOut};
+use super::batch::fan_out::{FanOut, Work};
+use super::batch::{self as batches, BatchRequest};
 use super::input::DataFields;
 use super::router::{Router, RoutingBasis, RoutingDecision};
+use super::settings::BatchSettings;
 use super::specialists::{self, Skill, Specialist};
 use super::text::find_sales_order;
 use super::{Agent, Outcome, Reply, Turn, UserMessage};
-use crate::backend::OrderSource;
+use crate::backend::{BlockKind, BlockedQuery, OrderSource};
 use async_trait::async_trait;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// A blocked-orders query asks for this many times the bound, so the
+/// answer can say how many more match (or "at least" that many).
+const COUNT_PAST_THE_BOUND: usize = 5;
 
 pub struct OrderExceptionAgent {
     specialists: Vec<Box<dyn Specialist>>,
@@ -18,6 +27,7 @@ pub struct OrderExceptionAgent {
     approvals: Approvals,
     /// A turn's backend reads together may take this long.
     backend_timeout: Duration,
+    batch: BatchSettings,
 }
 
 impl OrderExceptionAgent {
@@ -32,7 +42,14 @@ impl OrderExceptionAgent {
             orders,
             approvals,
             backend_timeout: Duration::from_secs(120),
+            batch: BatchSettings::default(),
         }
+    }
+
+    /// How batches of orders are fanned out (`batch.*` settings).
+    pub fn with_batch_settings(mut self, settings: BatchSettings) -> Self {
+        self.batch = settings;
+        self
     }
 
     /// Each specialist's skill id and the action it proposes: the rule
@@ -72,6 +89,103 @@ impl OrderExceptionAgent {
             "Which problem is it: {}? Please say which one and give the sales order number.",
             join_or(&names)
         )
+    }
+
+    /// The kind of block the words are about, when the router is sure.
+    fn kind_of(&self, text: &str) -> Option<BlockKind> {
+        let decision = self.router.route(text);
+        let id = decision.specialist?;
+        self.specialist(&id).map(|specialist| specialist.handles())
+    }
+
+    /// Several orders: list them (a blocked-orders query) or take the
+    /// named ones, fan them out, answer per order.
+    async fn batch(&self, request: BatchRequest, turn: &Turn) -> Reply {
+        let orders = Arc::clone(&self.orders).as_user(turn.caller.user_token.as_ref());
+        let bound = self.batch.bound();
+        let (work, left_out) = match request {
+            BatchRequest::Named(numbers) => {
+                let count = numbers.len().saturating_sub(bound);
+                let left_out = (count > 0).then(|| LeftOut {
+                    count,
+                    hint: format!(
+                        "{count} more orders were named than one request looks at (at most \
+                         {bound}); ask about them in another request."
+                    ),
+                });
+                let work: Vec<Work> = numbers.into_iter().take(bound).map(Work::Number).collect();
+                (work, left_out)
+            }
+            BatchRequest::Blocked { customer, kind } => {
+                let what = describe_query(customer.as_deref(), kind);
+                // More than the bound is asked for, to say how many more match.
+                let probe = bound.saturating_mul(COUNT_PAST_THE_BOUND);
+                let query = BlockedQuery {
+                    customer,
+                    kind,
+                    limit: probe,
+                };
+                let listed =
+                    tokio::time::timeout(self.batch.item_timeout(), orders.blocked_orders(&query))
+                        .await;
+                let found = match listed {
+                    Ok(Ok(found)) => found,
+                    Ok(Err(error)) => {
+                        tracing::warn!(%error, "the blocked orders could not be listed");
+                        let (refusal, text) = error.for_the_user();
+                        let outcome = match refusal {
+                            crate::backend::Refusal::Rejected => Outcome::Rejected,
+                            crate::backend::Refusal::Failed => Outcome::Failed,
+                        };
+                        return Reply::new(outcome, text);
+                    }
+                    Err(_) => {
+                        return Reply::new(
+                            Outcome::Failed,
+                            format!("The {what} could not be listed in time; please try again."),
+                        );
+                    }
+                };
+                if found.is_empty() {
+                    return Reply::new(Outcome::Completed, format!("No {what} found."));
+                }
+                let count = found.len().saturating_sub(bound);
+                let at_least = if found.len() >= probe {
+                    "at least "
+                } else {
+                    ""
+                };
+                let left_out = (count > 0).then(|| LeftOut {
+                    count,
+                    hint: format!(
+                        "{at_least}{count} more {what} match than one request looks at (at most {bound}); \
+                         narrow the question, for example to one customer (\"blocked orders of \
+                         customer 10023\") or one kind of block (\"credit blocks\")."
+                    ),
+                });
+                let work = found
+                    .into_iter()
+                    .take(bound)
+                    .map(|order| Work::Order(Box::new(order)))
+                    .collect();
+                (work, left_out)
+            }
+        };
+        let fan_out = FanOut {
+            specialists: &self.specialists,
+            router: &self.router,
+            orders,
+            settings: &self.batch,
+            progress: &turn.progress,
+        };
+        let span = tracing::info_span!(
+            "batch",
+            otel.name = "batch",
+            batch.orders = work.len(),
+            batch.not_listed = left_out.as_ref().map_or(0, |left| left.count),
+        );
+        let items = tracing::Instrument::instrument(fan_out.run(work), span).await;
+        answer::compose(items, left_out, &self.approvals, &turn.caller)
     }
 
     async fn answer(&self, turn: &Turn) -> Result<Reply, crate::backend::BackendError> {
@@ -165,6 +279,21 @@ impl OrderExceptionAgent {
     }
 }
 
+/// "blocked orders", "credit blocks of customer 10023".
+fn describe_query(customer: Option<&str>, kind: Option<BlockKind>) -> String {
+    let what = match kind {
+        None => "blocked orders",
+        Some(BlockKind::Credit) => "credit blocks",
+        Some(BlockKind::PriceDispute) => "price disputes",
+        Some(BlockKind::MasterData) => "incomplete orders",
+        Some(BlockKind::Delivery) => "delivery blocks",
+    };
+    match customer {
+        Some(customer) => format!("{what} of customer {customer}"),
+        None => what.to_string(),
+    }
+}
+
 fn join_or(names: &[&str]) -> String {
     match names {
         [] => String::new(),
@@ -184,8 +313,14 @@ impl Agent for OrderExceptionAgent {
     }
 
     async fn respond(&self, turn: Turn) -> Reply {
-        if let Some(pending) = turn.pending.clone() {
-            return self.approvals.answer(pending, &turn).await;
+        match turn.pending.clone() {
+            Some(PendingApproval::One(pending)) => {
+                return self.approvals.answer(pending, &turn).await;
+            }
+            Some(PendingApproval::Batch(pending)) => {
+                return self.approvals.answer_batch(pending, &turn).await;
+            }
+            None => {}
         }
         if approval::decision(&turn.text) != approval::Decision::Unclear {
             return Reply::new(
@@ -193,6 +328,9 @@ impl Agent for OrderExceptionAgent {
                 "Nothing in this conversation is waiting for your approval. Ask about a blocked \
                  sales order first; I will ask before anything is filed.",
             );
+        }
+        if let Some(request) = batches::recognise(&turn.text, |text| self.kind_of(text)) {
+            return self.batch(request, &turn).await;
         }
         match tokio::time::timeout(self.backend_timeout, self.answer(&turn))
             .await

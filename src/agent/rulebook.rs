@@ -62,6 +62,13 @@ fn actions(names: &[String]) -> Result<BTreeSet<Action>, UnknownAction> {
 }
 
 impl RuleBook {
+    /// May `role` release a credit block when it approves a credit review
+    /// (the rule book's `release_credit_block`; the 5 percent bound is the
+    /// credit policy's, checked on the proposal)?
+    pub fn may_release_credit_block(&self, role: BusinessRole) -> bool {
+        role.seed_decisions().contains(&"release_credit_block")
+    }
+
     /// The seed defaults (roles from [`BusinessRole::seed_actions`], proposals from
     /// the specialists' registry), with the settings' entries replacing them.
     pub fn new(

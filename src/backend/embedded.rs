@@ -2,8 +2,8 @@
 //! folder with the same files).
 
 use super::{
-    BackendError, BlockRules, CreditAccount, Incompletion, OrderSource, PriceCondition, SalesOrder,
-    UserToken,
+    BackendError, BlockRules, BlockedQuery, CreditAccount, Incompletion, OrderSource,
+    PriceCondition, SalesOrder, UserToken,
 };
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
@@ -95,14 +95,10 @@ impl EmbeddedOrders {
         }
     }
 
-    fn is_blocked(&self, order: &SalesOrder) -> bool {
-        order.credit_blocked()
-            || order.price_disputed()
-            || order.delivery_blocked()
-            || self
-                .incompletion
-                .iter()
-                .any(|entry| entry.sales_order == order.sales_order)
+    fn is_incomplete(&self, order: &SalesOrder) -> bool {
+        self.incompletion
+            .iter()
+            .any(|entry| entry.sales_order == order.sales_order)
     }
 }
 
@@ -159,14 +155,23 @@ impl OrderSource for EmbeddedOrders {
     }
 
     #[tracing::instrument(name = "backend.read", skip_all, fields(otel.name = "backend.read", backend.object = "blocked_orders"))]
-    async fn blocked_orders(&self) -> Result<Vec<SalesOrder>, BackendError> {
+    async fn blocked_orders(&self, query: &BlockedQuery) -> Result<Vec<SalesOrder>, BackendError> {
         self.delay().await;
-        Ok(self
+        let mut found: Vec<SalesOrder> = self
             .orders
             .iter()
-            .filter(|order| self.is_blocked(order))
+            .filter(|order| {
+                query
+                    .customer
+                    .as_ref()
+                    .is_none_or(|customer| &order.sold_to_party == customer)
+                    && query.wants(order.blocks, self.is_incomplete(order))
+            })
             .cloned()
-            .collect())
+            .collect();
+        found.sort_by(|a, b| a.sales_order.cmp(&b.sales_order));
+        found.truncate(query.limit);
+        Ok(found)
     }
 }
 
@@ -178,7 +183,7 @@ mod tests {
     async fn demo_data_loads_and_lists_the_four_blocked_orders() {
         let orders = EmbeddedOrders::demo().unwrap();
         let blocked: Vec<String> = orders
-            .blocked_orders()
+            .blocked_orders(&BlockedQuery::any(100))
             .await
             .unwrap()
             .into_iter()

@@ -46,6 +46,10 @@ pub struct SalesOrder {
     /// What [`BlockRules::classify`] made of the status and block fields.
     #[serde(skip)]
     pub blocks: Blocks,
+    /// S/4HANA's ETag of the order as read (`__metadata.etag`), for a
+    /// write's `If-Match`; empty for the embedded data.
+    #[serde(skip)]
+    pub etag: String,
 }
 
 /// The kinds of block an order has, by the configured rules.
@@ -234,6 +238,61 @@ pub trait OrderSource: Send + Sync {
         material: &str,
     ) -> Result<Option<PriceCondition>, BackendError>;
     async fn incompletion(&self, sales_order: &str) -> Result<Vec<Incompletion>, BackendError>;
-    /// Orders with any block or incompletion, in order-number order.
-    async fn blocked_orders(&self) -> Result<Vec<SalesOrder>, BackendError>;
+    /// The open orders `query` asks for (any block or incompletion, or one
+    /// kind; of one customer or all), in order-number order, at most
+    /// `query.limit` of them (ask for one more than you show to learn
+    /// whether there are more).
+    async fn blocked_orders(&self, query: &BlockedQuery) -> Result<Vec<SalesOrder>, BackendError>;
+}
+
+/// Which kind of block a [`BlockedQuery`] asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    Credit,
+    PriceDispute,
+    Delivery,
+    /// A partner address with a required field empty (the incompletion).
+    MasterData,
+}
+
+/// A question for blocked orders: of one customer (`SoldToParty`) or all,
+/// of one kind or any, at most `limit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockedQuery {
+    pub customer: Option<String>,
+    pub kind: Option<BlockKind>,
+    pub limit: usize,
+}
+
+impl BlockedQuery {
+    /// Any block, every customer, at most `limit` orders.
+    pub fn any(limit: usize) -> Self {
+        BlockedQuery {
+            customer: None,
+            kind: None,
+            limit,
+        }
+    }
+
+    pub fn of_customer(mut self, customer: &str) -> Self {
+        self.customer = Some(customer.to_string());
+        self
+    }
+
+    pub fn of_kind(mut self, kind: BlockKind) -> Self {
+        self.kind = Some(kind);
+        self
+    }
+
+    /// Whether an order with these blocks (and `incomplete` master data)
+    /// answers the query; the customer is checked by the caller.
+    pub fn wants(&self, blocks: Blocks, incomplete: bool) -> bool {
+        match self.kind {
+            None => blocks.credit || blocks.price_dispute || blocks.delivery || incomplete,
+            Some(BlockKind::Credit) => blocks.credit,
+            Some(BlockKind::PriceDispute) => blocks.price_dispute,
+            Some(BlockKind::Delivery) => blocks.delivery,
+            Some(BlockKind::MasterData) => incomplete,
+        }
+    }
 }

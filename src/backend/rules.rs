@@ -130,6 +130,7 @@ mod tests {
             customer_note: String::new(),
             items: Vec::new(),
             blocks: Blocks::default(),
+            etag: String::new(),
         }
     }
 

@@ -41,6 +41,25 @@ pub async fn run(config: Option<PathBuf>, json: bool) -> ExitCode {
     }
 }
 
+/// `done after 1 attempt: <answer>`, `retrying (2 attempts) at …: <answer>`.
+fn execution_line(entry: &crate::agent::ledger::LedgerEntry) -> String {
+    let attempts = match entry.attempts {
+        1 => "1 attempt".to_string(),
+        n => format!("{n} attempts"),
+    };
+    let next = entry
+        .next_attempt_at
+        .as_ref()
+        .map(|at| format!(", next at {at}"))
+        .unwrap_or_default();
+    let answer = entry
+        .answer
+        .as_ref()
+        .map(|answer| format!(": {answer}"))
+        .unwrap_or_default();
+    format!("{} ({attempts}{next}){answer}", entry.state)
+}
+
 fn list(
     entries: &[crate::agent::ledger::LedgerEntry],
     location: &str,
@@ -61,6 +80,7 @@ fn list(
             entry.task_id,
             entry.context_id
         ))?;
+        print::line(&format!("    {}", execution_line(entry)))?;
     }
     Ok(())
 }

@@ -9,6 +9,7 @@
 
 pub mod actions;
 pub mod ask;
+pub mod batch_view;
 pub mod card_command;
 pub mod client;
 pub mod diagnose;

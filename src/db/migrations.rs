@@ -17,8 +17,13 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     ),
     (
         3,
+        "ledger execution state",
+        include_str!("migrations/0003_ledger_execution.sql"),
+    ),
+    (
+        4,
         "task owner",
-        include_str!("migrations/0003_task_owner.sql"),
+        include_str!("migrations/0004_task_owner.sql"),
     ),
 ];
 
@@ -47,9 +52,10 @@ impl Database {
             Dialect::Sqlite => &[][..],
             Dialect::Postgres => POSTGRES_MIGRATIONS,
         };
-        let migrations = MIGRATIONS
-            .iter()
-            .chain(dialect_only)
+        let mut ordered: Vec<_> = MIGRATIONS.iter().chain(dialect_only).collect();
+        ordered.sort_by_key(|(version, _, _)| *version);
+        let migrations = ordered
+            .into_iter()
             .map(|(version, description, sql)| {
                 Migration::new(
                     *version,

@@ -5,6 +5,7 @@
 //! callback format and token (`joule`), and the settings (`settings`).
 //! Deliveries keep the event order per task and never block a turn.
 
+pub mod action_hook;
 mod configs;
 mod delivery;
 pub mod guard;

@@ -25,6 +25,9 @@ pub struct PushSettings {
     /// Destination-service token); comma-separated in the environment.
     pub joule_hosts: Vec<String>,
     pub destination: DestinationSettings,
+    /// The outbound action hook (approved actions handed to the customer's
+    /// own process).
+    pub action_hook: super::action_hook::ActionHookSettings,
 }
 
 impl Default for PushSettings {
@@ -40,6 +43,7 @@ impl Default for PushSettings {
             heartbeat_ms: 30_000,
             joule_hosts: vec!["*.sapdas.cloud.sap".into()],
             destination: DestinationSettings::default(),
+            action_hook: Default::default(),
         }
     }
 }

@@ -7,9 +7,10 @@ use super::engine::TaskEngine;
 use super::error::EngineError;
 use super::events::TaskEvent;
 use super::observer::CallContext;
-use super::reply::working_note;
+use super::reply::{agent_message, working_note};
 use super::turn::StoredVersion;
 use crate::a2a::{Task, TaskState};
+use crate::agent::Progress;
 use std::sync::Arc;
 use tokio::sync::broadcast;
 
@@ -19,10 +20,15 @@ use tokio::sync::broadcast;
 /// replaces it when the turn ends, and since the status message moves into
 /// the history when the status changes, a stored note would stay there as
 /// a stale agent message between the question and its answer.
-fn with_working_note(mut task: Task) -> Task {
+/// A turn that published how far it got (a batch: "2 of 4 orders looked
+/// at so far") says that instead of the generic note.
+fn with_working_note(mut task: Task, progress: Option<String>) -> Task {
     let under_way = matches!(task.status.state, TaskState::Submitted | TaskState::Working);
     if under_way && task.status.message.is_none() {
-        task.status.message = Some(working_note(&task));
+        task.status.message = Some(match progress {
+            Some(text) => agent_message(&task, &text, None),
+            None => working_note(&task),
+        });
     }
     task
 }
@@ -35,6 +41,7 @@ impl TaskEngine {
         task: Task,
         mut events: broadcast::Receiver<TaskEvent>,
         stored: StoredVersion,
+        progress: Progress,
         call: &CallContext,
     ) -> Result<Task, EngineError> {
         let mut deadline = Some(tokio::time::Instant::now() + self.inner.settings.budget());
@@ -76,7 +83,7 @@ impl TaskEngine {
                                 .await?,
                         );
                         if !waits_on {
-                            return Ok(with_working_note(task));
+                            return Ok(with_working_note(task, progress.latest()));
                         }
                     }
                     drop(version);
@@ -84,7 +91,10 @@ impl TaskEngine {
                         deadline = None;
                         continue;
                     }
-                    return Ok(with_working_note(self.current(&task.id).await?));
+                    return Ok(with_working_note(
+                        self.current(&task.id).await?,
+                        progress.latest(),
+                    ));
                 }
             }
         }
@@ -116,13 +126,18 @@ mod tests {
     #[test]
     fn only_a_task_under_way_that_says_nothing_gets_the_note() {
         for state in [TaskState::Submitted, TaskState::Working] {
-            let answered = with_working_note(task(state));
+            let answered = with_working_note(task(state), None);
             let message = answered.status.message.expect("the note");
             assert_eq!(message.text(), crate::tasks::STILL_WORKING);
             assert_eq!(message.task_id.as_deref(), Some("t"));
         }
         for state in [TaskState::InputRequired, TaskState::Completed] {
-            assert!(with_working_note(task(state)).status.message.is_none());
+            assert!(
+                with_working_note(task(state), None)
+                    .status
+                    .message
+                    .is_none()
+            );
         }
     }
 }

@@ -17,7 +17,7 @@ use crate::a2a::{
     Message, MessageSendParams, Part, PushConfigPlace, PushNotificationConfig, Role, Task,
     TaskKind, TaskState, TaskStatus,
 };
-use crate::agent::{Agent, Turn, UserMessage};
+use crate::agent::{Agent, Progress, Turn, UserMessage};
 use crate::clock::now_rfc3339;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -100,6 +100,8 @@ pub(super) enum Started {
         task: Task,
         events: broadcast::Receiver<TaskEvent>,
         stored: StoredVersion,
+        /// How far the turn got, for a `working` answer.
+        progress: Progress,
     },
 }
 
@@ -150,7 +152,8 @@ impl TaskEngine {
                 task,
                 events,
                 stored,
-            } => self.wait(task, events, stored, call).await?,
+                progress,
+            } => self.wait(task, events, stored, progress, call).await?,
         };
         Ok(task.with_history_limit(history_length))
     }
@@ -321,6 +324,7 @@ impl TaskEngine {
                 .last()
                 .map(|message| message.message_id.clone())
                 .unwrap_or_default(),
+            progress: Progress::default(),
         };
         Ok(self.spawn_turn(task, written, turn, channel, call))
     }
@@ -355,6 +359,7 @@ impl TaskEngine {
             context_id: stored.task.context_id.clone(),
             pending: pending_approval(&stored.task),
             message_id: message.message_id.clone(),
+            progress: Progress::default(),
         };
         let mut task = stored.task;
         // The question goes into the history before the answer to it.

@@ -8,6 +8,7 @@ mod contract;
 mod engine;
 mod error;
 mod events;
+mod follow_up;
 mod listing;
 mod maintenance;
 mod memory;

@@ -1,11 +1,13 @@
 //! The mapping of an agent's reply onto its task: the status (with the
 //! answer as its message), the answer artifact (always `artifacts[0]`, where
-//! Joule's functions read it), the proposal artifact, and the proposal the
-//! task waits on for an approval (`metadata.pendingApproval`). Also the
-//! status helpers every part of the engine writes statuses with.
+//! Joule's functions read it), the proposal artifact (or, for a batch of
+//! orders, the `orders` / `approvals` data artifact), and what the task
+//! waits on for an approval (`metadata.pendingApproval`: one proposal, or a
+//! batch's list). Also the status helpers every part of the engine writes
+//! statuses with.
 
 use crate::a2a::{Artifact, Message, Part, Task, TaskState, TaskStatus};
-use crate::agent::{ApprovalStatus, Outcome, Proposal, Reply};
+use crate::agent::{ApprovalStatus, Outcome, PendingApproval, Reply};
 use crate::clock::now_rfc3339;
 use serde_json::{Map, Value, json};
 
@@ -63,8 +65,8 @@ pub(super) fn set_status(task: &mut Task, state: TaskState, message: Option<Mess
 /// metadata: clients can read it but never write it.
 const PENDING_APPROVAL: &str = "pendingApproval";
 
-/// The proposal this task waits on, if it asked for an approval.
-pub(super) fn pending_approval(task: &Task) -> Option<Proposal> {
+/// What this task waits on, if it asked for an approval.
+pub(super) fn pending_approval(task: &Task) -> Option<PendingApproval> {
     let value = task.metadata.as_ref()?.get(PENDING_APPROVAL)?;
     match serde_json::from_value(value.clone()) {
         Ok(proposal) => Some(proposal),
@@ -86,21 +88,48 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) {
     if let Some(approval) = &reply.approval {
         metadata.insert("approval".into(), json!(approval));
     }
+    if let Some(batch) = &reply.batch {
+        let notes: Vec<_> = if batch.approvals.is_empty() {
+            batch
+                .orders
+                .iter()
+                .filter_map(|o| o.approval.as_ref())
+                .collect()
+        } else {
+            batch.approvals.iter().collect()
+        };
+        if !notes.is_empty() {
+            metadata.insert("approvals".into(), json!(notes));
+        }
+    }
     let metadata = (!metadata.is_empty()).then_some(metadata);
     let message = agent_message(task, &reply.text, metadata);
-    let waiting = reply
-        .approval
-        .as_ref()
-        .is_some_and(|note| note.status == ApprovalStatus::Pending);
-    // A re-asked approval keeps the proposal it already stored.
-    let pending = reply
-        .proposal
-        .clone()
-        .or_else(|| waiting.then(|| pending_approval(task)).flatten());
+    let (pending, waiting) = match &reply.batch {
+        Some(batch) => {
+            let waiting = state == TaskState::InputRequired && batch.waits();
+            (
+                waiting.then(|| PendingApproval::Batch(batch.pending.clone())),
+                waiting,
+            )
+        }
+        None => {
+            let waiting = reply
+                .approval
+                .as_ref()
+                .is_some_and(|note| note.status == ApprovalStatus::Pending);
+            // A re-asked approval keeps the proposal it already stored.
+            let pending = reply
+                .proposal
+                .clone()
+                .map(PendingApproval::One)
+                .or_else(|| waiting.then(|| pending_approval(task)).flatten());
+            (pending, waiting)
+        }
+    };
     let task_metadata = task.metadata.get_or_insert_with(Map::new);
     match (&pending, waiting) {
-        (Some(proposal), true) => {
-            task_metadata.insert(PENDING_APPROVAL.into(), json!(proposal));
+        (Some(pending), true) => {
+            task_metadata.insert(PENDING_APPROVAL.into(), json!(pending));
         }
         _ => {
             task_metadata.remove(PENDING_APPROVAL);
@@ -142,6 +171,26 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) {
             extensions: None,
         });
     }
+    // A batch's per-order results: `orders` when explained, `approvals`
+    // when decided.
+    if let Some(batch) = &reply.batch
+        && let Value::Object(data) = json!(batch)
+        && (!batch.orders.is_empty() || !batch.approvals.is_empty())
+    {
+        let name = if batch.orders.is_empty() {
+            "approvals"
+        } else {
+            "orders"
+        };
+        artifacts.push(Artifact {
+            artifact_id: uuid::Uuid::new_v4().to_string(),
+            name: Some(name.into()),
+            description: Some(batch.summary.clone()),
+            parts: vec![Part::data(data)],
+            metadata: None,
+            extensions: None,
+        });
+    }
     if artifacts.is_empty() {
         task.artifacts = None;
     }
@@ -152,7 +201,7 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) {
 mod tests {
     use super::*;
     use crate::a2a::TaskKind;
-    use crate::agent::{Action, ApprovalNote};
+    use crate::agent::{Action, ApprovalNote, Proposal};
 
     fn working_task() -> Task {
         let mut question = Message::agent_text("why is 4725 blocked?");
@@ -268,7 +317,10 @@ mod tests {
     fn a_pending_approval_is_kept_in_metadata_and_kept_when_asked_again() {
         let mut task = working_task();
         apply_reply(&mut task, asking("Open a dispute case? Reply approve."));
-        assert_eq!(pending_approval(&task), Some(proposal()));
+        assert_eq!(
+            pending_approval(&task),
+            Some(PendingApproval::One(proposal()))
+        );
 
         // "maybe": the question again, without a new proposal; the stored
         // one stays and is not shown a second time.
@@ -277,7 +329,10 @@ mod tests {
             ..Reply::new(Outcome::InputRequired, "Please reply approve or reject.")
         };
         apply_reply(&mut task, again);
-        assert_eq!(pending_approval(&task), Some(proposal()));
+        assert_eq!(
+            pending_approval(&task),
+            Some(PendingApproval::One(proposal()))
+        );
         assert_eq!(artifact_names(&task), ["proposal"]);
 
         let declined = Reply {
@@ -330,5 +385,60 @@ mod tests {
         assert_eq!(history[1].text(), "Which sales order?");
         assert!(task.status.message.is_none());
         assert!(task.status.timestamp.is_some());
+    }
+
+    #[test]
+    fn a_batch_keeps_its_offered_list_while_one_waits_and_adds_the_orders_artifact() {
+        use crate::agent::approval::{PendingOrder, PendingState};
+        use crate::agent::{BatchItem, BatchReport, ItemState};
+        let mut task = working_task();
+        let offered = vec![PendingOrder {
+            proposal: proposal(),
+            state: PendingState::Pending,
+        }];
+        let report = |pending: Vec<PendingOrder>| BatchReport {
+            summary: "1 of 1 order explained.".into(),
+            orders: vec![BatchItem {
+                order: "4725".into(),
+                specialist: Some("pricing".into()),
+                state: ItemState::Completed,
+                explanation: "4725 waits on a price dispute.".into(),
+                proposal: Some(proposal()),
+                approval: Some(note(ApprovalStatus::Pending)),
+            }],
+            not_listed: 0,
+            approvals: Vec::new(),
+            pending,
+        };
+        let asking = Reply {
+            batch: Some(report(offered.clone())),
+            ..Reply::new(Outcome::InputRequired, "Approve: 4725 open a dispute case?")
+        };
+        apply_reply(&mut task, asking);
+        assert_eq!(artifact_names(&task), ["orders"]);
+        let stored = &task.metadata.as_ref().expect("metadata")[PENDING_APPROVAL];
+        assert!(stored.is_array(), "a batch keeps a list: {stored}");
+        assert_eq!(
+            pending_approval(&task),
+            Some(PendingApproval::Batch(offered.clone()))
+        );
+        let message = task.status.message.as_ref().expect("a status message");
+        let metadata = message.metadata.as_ref().expect("metadata");
+        assert_eq!(metadata["approvals"][0]["salesOrder"], "4725");
+
+        // Decided: nothing waits, the answer goes first.
+        let mut decided = offered;
+        decided[0].state = PendingState::Filed;
+        let done = Reply {
+            batch: Some(BatchReport {
+                orders: Vec::new(),
+                approvals: vec![note(ApprovalStatus::Filed)],
+                ..report(decided)
+            }),
+            ..Reply::new(Outcome::Completed, "4725: Filed.")
+        };
+        apply_reply(&mut task, done);
+        assert_eq!(artifact_names(&task), ["answer", "orders", "approvals"]);
+        assert_eq!(pending_approval(&task), None);
     }
 }

@@ -58,6 +58,7 @@ impl TaskEngine {
         let working = task.clone();
         let call = call.clone();
         let version = Arc::clone(&stored);
+        let progress = turn.progress.clone();
         // The turn outlives the request that started it; its span stays the
         // request's child in the trace.
         let span = tracing::info_span!(
@@ -85,6 +86,7 @@ impl TaskEngine {
             task: working,
             events: listener,
             stored,
+            progress,
         }
     }
 

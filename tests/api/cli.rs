@@ -421,17 +421,23 @@ fn assert_triage(stdout: &str) {
         "one block per blocked order; 4730 is not blocked:\n{stdout}"
     );
     for ((_, block), (order, specialist)) in blocks.iter().zip(TRIAGE) {
-        let you = field_in(block, "you").unwrap_or_default();
-        assert!(you.starts_with(&format!("Order {order}: ")), "{block}");
-        let routed = field_in(block, "specialist").unwrap_or_default();
-        assert!(routed.starts_with(&format!("{specialist}  (")), "{block}");
-        assert!(field_in(block, "state").is_some(), "{block}");
+        // `== 4711 (credit, completed)`: the specialist of its own block.
+        assert!(
+            block.starts_with(&format!("{order} ({specialist}, ")),
+            "{block}"
+        );
         assert!(
             field_in(block, "reply").unwrap_or_default().contains(order),
             "{block}"
         );
-        assert!(field_in(block, "task").is_some(), "{block}");
     }
+    // One request, one task.
+    assert_eq!(
+        field_in(stdout, "you").as_deref(),
+        Some("show me all blocked orders"),
+        "{stdout}"
+    );
+    assert!(field_in(stdout, "task").is_some(), "{stdout}");
     assert!(
         stdout
             .trim_end()
@@ -449,8 +455,7 @@ async fn triage_in_process_prints_one_block_per_blocked_order() {
     out.assert_ok();
     let header = out.stdout.lines().next().unwrap_or("");
     assert!(
-        header
-            .starts_with("Triage of 4 blocked orders (demo data) as ar_clerk at http://127.0.0.1:"),
+        header.starts_with("Triage of 4 blocked orders as ar_clerk at http://127.0.0.1:"),
         "{header}"
     );
     assert_triage(&out.stdout);
@@ -471,7 +476,7 @@ async fn triage_against_a_server_and_its_argument_checks() {
     .await;
     out.assert_ok();
     assert!(out.stdout.starts_with(&format!(
-        "Triage of 4 blocked orders (demo data) as viewer at {}\n",
+        "Triage of 4 blocked orders as viewer at {}\n",
         url(&app)
     )));
     assert_triage(&out.stdout);
@@ -485,10 +490,27 @@ async fn triage_against_a_server_and_its_argument_checks() {
 
     run(&["triage", "--url", &url(&app), "--approve", "4730"])
         .await
-        .assert_error(2, "--approve 4730: not a blocked order of the demo data");
+        .assert_error(2, "--approve 4730: not a blocked order the agent listed");
     run(&["triage", "--role", "chief"])
         .await
         .assert_error(2, "unknown role `chief`");
+}
+
+/// The orders come from the server's own backend: here S/4HANA (the
+/// double), listed by one query, not from the demo data in the binary.
+#[tokio::test]
+async fn triage_lists_the_blocked_orders_of_the_servers_backend() {
+    let sourced = crate::sources::spawn(crate::sources::Source::S4hana).await;
+    let out = run(&["triage", "--url", &url(&sourced.app)]).await;
+    out.assert_ok();
+    assert_triage(&out.stdout);
+    let s4 = sourced.s4.as_ref().expect("the S/4 double");
+    let listed = s4
+        .requests()
+        .iter()
+        .filter(|request| request.target.contains("A_SalesOrder?"))
+        .count();
+    assert_eq!(listed, 1, "one query lists the blocked orders");
 }
 
 /// The approval flow's contract: `--approve` files once, a second run
@@ -505,7 +527,11 @@ async fn triage_approves_in_the_same_task_once_then_reports_already_filed() {
         dispute.contains("approval    pending: open_dispute_case on 4725"),
         "{dispute}"
     );
-    assert!(dispute.contains("you         approve"), "{dispute}");
+    assert!(
+        first.stdout.contains("you         approve 4725"),
+        "one answer approves the named orders in the same task: {}",
+        first.stdout
+    );
     assert!(
         dispute.contains("approval    filed: open_dispute_case on 4725"),
         "{dispute}"

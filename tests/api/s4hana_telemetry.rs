@@ -35,7 +35,7 @@ async fn traces(body: web::Bytes, seen: web::Data<Spans>) -> HttpResponse {
     HttpResponse::Ok().finish()
 }
 
-async fn receiver() -> (String, Spans) {
+pub(crate) async fn receiver() -> (String, Spans) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let seen: Spans = Arc::default();

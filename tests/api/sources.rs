@@ -72,3 +72,52 @@ macro_rules! on_each_source {
         }
     )*};
 }
+
+/// The order source itself (not the app) on `source`, for the queries no
+/// HTTP request reaches yet; the double, if any, lives in the pair.
+pub async fn order_source(
+    source: Source,
+) -> (
+    std::sync::Arc<dyn order_exception_agent::backend::OrderSource>,
+    Option<S4Double>,
+) {
+    let mut settings = Settings::default();
+    let s4 = match source {
+        Source::Embedded => None,
+        Source::S4hana => {
+            let s4 = S4Double::start().await;
+            s4_direct(&s4, &mut settings);
+            Some(s4)
+        }
+    };
+    let orders =
+        order_exception_agent::startup::order_source(&settings).expect("the order source builds");
+    (orders, s4)
+}
+
+/// Like [`on_each_source!`], for a body that takes the order source:
+/// `async fn name(orders: Arc<dyn OrderSource>, s4: Option<&S4Double>)`.
+#[macro_export]
+macro_rules! on_each_order_source {
+    ($($test:ident),* $(,)?) => {$(
+        mod $test {
+            #[tokio::test]
+            async fn embedded() {
+                let (orders, s4) =
+                    $crate::sources::order_source($crate::sources::Source::Embedded).await;
+                super::$test(orders, s4.as_ref()).await;
+            }
+
+            #[tokio::test]
+            async fn s4hana() {
+                let (orders, s4) =
+                    $crate::sources::order_source($crate::sources::Source::S4hana).await;
+                super::$test(orders, s4.as_ref()).await;
+                assert!(
+                    !s4.as_ref().expect("the S/4 double").requests().is_empty(),
+                    "the answers came from the S/4 double"
+                );
+            }
+        }
+    )*};
+}

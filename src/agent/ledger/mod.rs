@@ -2,17 +2,27 @@
 //! Filing relies on the store's unique key, never on read-then-write, so a
 //! retry or fifty concurrent approvals file one row and the rest learn it
 //! was already filed.
+//!
+//! The row written first is the only thing that decides whether an action
+//! happens; carrying it out then moves it `recorded` → `done` | `failed` |
+//! `retrying` under a claim (a lease on the row), so one executor at a time
+//! works on it, on any instance ([`ActionLedger::claim`]).
 
+#[cfg(test)]
+pub(crate) mod contract;
 mod memory;
 mod sql;
+mod state;
 
 pub use memory::MemoryLedger;
 pub use sql::SqlLedger;
+pub use state::{Claim, ExecutionState, Finish};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LedgerEntry {
     pub sales_order: String,
@@ -27,6 +37,25 @@ pub struct LedgerEntry {
     pub approved_at: String,
     pub task_id: String,
     pub context_id: String,
+    /// What was approved beyond the order and action (a date, the ETag of
+    /// the order as it was read).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub parameters: Map<String, Value>,
+    /// Where carrying it out stands.
+    #[serde(default)]
+    pub state: ExecutionState,
+    /// Execution attempts so far.
+    #[serde(default)]
+    pub attempts: u32,
+    /// The last answer of S/4HANA or the hook's receiver, or why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// When a `retrying` row is tried again (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_attempt_at: Option<String>,
+    /// The last change of the row (RFC 3339).
+    #[serde(default)]
+    pub updated_at: String,
 }
 
 /// What filing did: wrote this entry, or found the one filed before.
@@ -34,6 +63,15 @@ pub struct LedgerEntry {
 pub enum Filing {
     Filed(LedgerEntry),
     AlreadyFiled(LedgerEntry),
+}
+
+impl Filing {
+    /// The row written now or found from before.
+    pub fn into_entry(self) -> LedgerEntry {
+        match self {
+            Filing::Filed(entry) | Filing::AlreadyFiled(entry) => entry,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -49,51 +87,38 @@ pub trait ActionLedger: Send + Sync {
 
     /// Every entry, oldest first.
     async fn list(&self) -> Result<Vec<LedgerEntry>, LedgerError>;
-}
 
-#[cfg(test)]
-pub(crate) mod contract {
-    //! The behaviour every ledger must show; run by each implementation's tests.
-    use super::*;
-    use std::sync::Arc;
+    /// The entry of (order, action), if filed.
+    async fn get(
+        &self,
+        sales_order: &str,
+        action: &str,
+    ) -> Result<Option<LedgerEntry>, LedgerError>;
 
-    pub fn entry(order: &str, user: &str) -> LedgerEntry {
-        LedgerEntry {
-            sales_order: order.into(),
-            action: "open_dispute_case".into(),
-            specialist: "pricing".into(),
-            summary: format!("Open a dispute case for order {order}"),
-            approved_by: user.into(),
-            approver_role: "ar_clerk".into(),
-            approved_at: "2026-11-30T12:00:00.000Z".into(),
-            task_id: format!("task-{user}"),
-            context_id: "ctx".into(),
-        }
-    }
+    /// Take the row for execution: only a `recorded` or `retrying` row
+    /// whose lease is free (never held, or expired), and with
+    /// [`Claim::due_only`] only one that is due. `None`: someone else holds
+    /// it, or it is finished.
+    async fn claim(
+        &self,
+        sales_order: &str,
+        action: &str,
+        claim: &Claim,
+    ) -> Result<Option<LedgerEntry>, LedgerError>;
 
-    pub async fn files_exactly_once_under_concurrency(ledger: Arc<dyn ActionLedger>) {
-        let attempts: Vec<_> = (0..50)
-            .map(|i| {
-                let ledger = Arc::clone(&ledger);
-                tokio::spawn(async move { ledger.file(entry("4725", &format!("u{i}"))).await })
-            })
-            .collect();
-        let mut filed = Vec::new();
-        let mut already = 0;
-        for attempt in attempts {
-            match attempt.await.expect("no panic").expect("ledger up") {
-                Filing::Filed(entry) => filed.push(entry),
-                Filing::AlreadyFiled(existing) => {
-                    already += 1;
-                    assert_eq!(existing.sales_order, "4725");
-                }
-            }
-        }
-        assert_eq!(filed.len(), 1, "exactly one approval files");
-        assert_eq!(already, 49);
-        let rows = ledger.list().await.expect("list");
-        let for_order: Vec<_> = rows.iter().filter(|e| e.sales_order == "4725").collect();
-        assert_eq!(for_order.len(), 1);
-        assert_eq!(for_order[0].approved_by, filed[0].approved_by);
-    }
+    /// Record an attempt's outcome and free the lease; only the claim's
+    /// owner may (`None`: the lease was lost to another executor).
+    async fn finish(
+        &self,
+        sales_order: &str,
+        action: &str,
+        owner: &str,
+        finish: &Finish,
+    ) -> Result<Option<LedgerEntry>, LedgerError>;
+
+    /// Rows a retry job may claim now: `retrying` ones that are due, and
+    /// `recorded` ones unclaimed for longer than `stale_ms` (the executor
+    /// stopped between filing and carrying out), oldest first, at most
+    /// `limit`.
+    async fn due(&self, stale_ms: u64, limit: u32) -> Result<Vec<LedgerEntry>, LedgerError>;
 }

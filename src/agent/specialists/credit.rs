@@ -53,6 +53,10 @@ impl Specialist for Credit {
         Action::RequestCreditReview
     }
 
+    fn handles(&self) -> crate::backend::BlockKind {
+        crate::backend::BlockKind::Credit
+    }
+
     async fn explain(
         &self,
         order: &SalesOrder,

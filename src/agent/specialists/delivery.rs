@@ -51,6 +51,10 @@ impl Specialist for Delivery {
         Action::RequestDeliveryDateChange
     }
 
+    fn handles(&self) -> crate::backend::BlockKind {
+        crate::backend::BlockKind::Delivery
+    }
+
     async fn explain(
         &self,
         order: &SalesOrder,
@@ -76,6 +80,9 @@ impl Specialist for Delivery {
             json!(order.delivery_block_reason),
         );
         details.insert("newDate".into(), json!("to be confirmed with the customer"));
+        if !order.etag.is_empty() {
+            details.insert("etag".into(), json!(order.etag));
+        }
         Ok(proposing(
             self,
             order,

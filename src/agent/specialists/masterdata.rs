@@ -53,6 +53,10 @@ impl Specialist for MasterData {
         Action::RequestMasterDataChange
     }
 
+    fn handles(&self) -> crate::backend::BlockKind {
+        crate::backend::BlockKind::MasterData
+    }
+
     async fn explain(
         &self,
         order: &SalesOrder,

@@ -31,6 +31,10 @@ pub trait Specialist: Send + Sync {
     /// The one action this specialist may propose.
     fn proposes(&self) -> Action;
 
+    /// The kind of block this specialist explains: a batch sends each
+    /// order to the specialist of its own block.
+    fn handles(&self) -> crate::backend::BlockKind;
+
     /// Explain an existing order's block, or reject it when the block is not
     /// this specialist's kind.
     async fn explain(
@@ -90,6 +94,7 @@ fn proposing(
         routing: None,
         approval: None,
         artifacts: Vec::new(),
+        batch: None,
     }
 }
 

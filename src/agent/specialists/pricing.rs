@@ -52,6 +52,10 @@ impl Specialist for Pricing {
         Action::OpenDisputeCase
     }
 
+    fn handles(&self) -> crate::backend::BlockKind {
+        crate::backend::BlockKind::PriceDispute
+    }
+
     async fn explain(
         &self,
         order: &SalesOrder,

@@ -239,7 +239,10 @@ pub async fn run(
             )),
             Err(error) => steps.push(fail(name, error.to_string())),
         },
-        None => match reader.blocked_orders().await {
+        None => match reader
+            .blocked_orders(&crate::backend::BlockedQuery::any(usize::MAX))
+            .await
+        {
             Ok(orders) => steps.push(pass(
                 name,
                 format!("{} blocked or incomplete open orders listed", orders.len()),

@@ -17,10 +17,11 @@ mod odata;
 mod reads;
 pub mod setup;
 pub mod transport;
+pub mod writes;
 
 use crate::backend::{
-    BackendError, BlockRules, CreditAccount, Incompletion, OrderSource, PriceCondition, SalesOrder,
-    UserToken,
+    BackendError, BlockRules, BlockedQuery, CreditAccount, Incompletion, OrderSource,
+    PriceCondition, SalesOrder, UserToken,
 };
 use async_trait::async_trait;
 use std::collections::HashMap;
@@ -153,9 +154,9 @@ impl OrderSource for S4Reader {
         .await
     }
 
-    async fn blocked_orders(&self) -> Result<Vec<SalesOrder>, BackendError> {
+    async fn blocked_orders(&self, query: &BlockedQuery) -> Result<Vec<SalesOrder>, BackendError> {
         let target = self.target().await?;
-        reads::blocked_orders(&self.shared, target).await
+        reads::blocked_orders(&self.shared, target, query).await
     }
 }
 
@@ -185,7 +186,7 @@ impl OrderSource for S4HanaSource {
         self.reader(None).incompletion(sales_order).await
     }
 
-    async fn blocked_orders(&self) -> Result<Vec<SalesOrder>, BackendError> {
-        self.reader(None).blocked_orders().await
+    async fn blocked_orders(&self, query: &BlockedQuery) -> Result<Vec<SalesOrder>, BackendError> {
+        self.reader(None).blocked_orders(query).await
     }
 }

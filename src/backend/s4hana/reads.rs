@@ -5,8 +5,8 @@ use super::odata::{self, decimal, literal, query, results, text};
 use super::transport::{Read, Target};
 use super::{Loaded, S4Shared};
 use crate::backend::{
-    Amount, BackendError, Blocks, CreditAccount, Incompletion, PriceCondition, SalesOrder,
-    SalesOrderItem,
+    Amount, BackendError, BlockKind, BlockRules, BlockedQuery, Blocks, CreditAccount, Incompletion,
+    PriceCondition, SalesOrder, SalesOrderItem,
 };
 use futures_util::future::join_all;
 use serde_json::Value;
@@ -126,6 +126,7 @@ fn map_order(
         customer_note: note,
         items,
         blocks: Blocks::default(),
+        etag: text(&row["__metadata"], "etag"),
     };
     rules.classify(&mut order);
     let partners_rows = results(&row["to_Partner"]);
@@ -166,6 +167,15 @@ pub(crate) async fn gaps(
     order: &SalesOrder,
     partners: &[PartnerAddress],
 ) -> Result<Vec<Incompletion>, BackendError> {
+    let found = addresses(shared, target, partners, Some(&order.sales_order)).await?;
+    Ok(gaps_from(shared, order, partners, &found))
+}
+
+/// (business partner, address id) → the address (`None`: not there).
+type Addresses = HashMap<(String, String), Option<Value>>;
+
+/// Each (partner, address) pair once, in the order first named.
+fn distinct(partners: &[PartnerAddress]) -> Vec<&PartnerAddress> {
     let mut distinct: Vec<&PartnerAddress> = Vec::new();
     for partner in partners {
         if !distinct
@@ -175,21 +185,52 @@ pub(crate) async fn gaps(
             distinct.push(partner);
         }
     }
+    distinct
+}
+
+/// The distinct addresses of `partners`, read in parallel.
+async fn addresses(
+    shared: &S4Shared,
+    target: &Target,
+    partners: &[PartnerAddress],
+    sales_order: Option<&str>,
+) -> Result<Addresses, BackendError> {
+    let distinct = distinct(partners);
     let reads = distinct
         .iter()
-        .map(|partner| address(shared, target, partner, &order.sales_order));
-    let mut found = Vec::new();
+        .map(|partner| address(shared, target, partner, sales_order));
+    let mut found = HashMap::new();
     for (partner, result) in distinct.iter().zip(join_all(reads).await) {
-        let Some(row) = result? else { continue };
+        found.insert(
+            (partner.partner.clone(), partner.address_id.clone()),
+            result?,
+        );
+    }
+    Ok(found)
+}
+
+/// The gaps of one order's partners in addresses read before.
+fn gaps_from(
+    shared: &S4Shared,
+    order: &SalesOrder,
+    partners: &[PartnerAddress],
+    found: &Addresses,
+) -> Vec<Incompletion> {
+    let mut gaps = Vec::new();
+    for partner in distinct(partners) {
+        let key = (partner.partner.clone(), partner.address_id.clone());
+        let Some(Some(row)) = found.get(&key) else {
+            continue;
+        };
         let missing: Vec<String> = shared
             .rules
             .required_address_fields
             .iter()
-            .filter(|field| text(&row, field).trim().is_empty())
+            .filter(|field| text(row, field).trim().is_empty())
             .cloned()
             .collect();
         if !missing.is_empty() {
-            found.push(Incompletion {
+            gaps.push(Incompletion {
                 sales_order: order.sales_order.clone(),
                 business_partner: partner.partner.clone(),
                 object: match partner.function.as_str() {
@@ -201,7 +242,7 @@ pub(crate) async fn gaps(
             });
         }
     }
-    Ok(found)
+    gaps
 }
 
 /// The address the partner uses (`AddressID`), else its first address.
@@ -209,7 +250,7 @@ async fn address(
     shared: &S4Shared,
     target: &Target,
     partner: &PartnerAddress,
-    sales_order: &str,
+    sales_order: Option<&str>,
 ) -> Result<Option<Value>, BackendError> {
     let select = shared.rules.required_address_fields.join(",");
     let what = format!("the address of business partner {}", partner.partner);
@@ -223,7 +264,7 @@ async fn address(
             service: BUSINESS_PARTNER,
             entity_set: "A_BusinessPartnerAddress",
             path,
-            sales_order: Some(sales_order),
+            sales_order,
             what,
         };
         return Ok(shared
@@ -242,7 +283,7 @@ async fn address(
         service: BUSINESS_PARTNER,
         entity_set: "A_BusinessPartnerAddress",
         path,
-        sales_order: Some(sales_order),
+        sales_order,
         what,
     };
     shared.transport.get(target, read).await
@@ -417,22 +458,88 @@ pub(crate) async fn list_price(
     }))
 }
 
-/// Open orders with a block or missing address data, in number order.
+/// The `$filter` of a blocked-orders query: open orders, of the customer,
+/// with the configured block codes of the kind asked for. `None`: the kind
+/// matches nothing with these rules (no query is needed). Incomplete master
+/// data has no field in V2 (s4hana.md §2.3): for it, and for "any block",
+/// the filter lists the open orders and their addresses are checked.
+fn blocked_filter(rules: &BlockRules, query: &BlockedQuery) -> Option<String> {
+    let any_of = |field: &str, codes: &[String]| -> Option<String> {
+        let terms: Vec<String> = codes
+            .iter()
+            .filter(|code| !code.is_empty())
+            .map(|code| format!("{field} eq {}", literal_raw(code)))
+            .collect();
+        (!terms.is_empty()).then(|| format!("({})", terms.join(" or ")))
+    };
+    let mut terms = vec!["OverallSDProcessStatus ne 'C'".to_string()];
+    if let Some(customer) = &query.customer {
+        terms.push(format!("SoldToParty eq {}", literal_raw(customer)));
+    }
+    match query.kind {
+        None | Some(BlockKind::MasterData) => {}
+        Some(BlockKind::Credit) => {
+            let blocked: Vec<String> = rules
+                .credit_blocked_statuses
+                .iter()
+                .filter(|status| !rules.credit_released_statuses.contains(status))
+                .cloned()
+                .collect();
+            terms.push(any_of("TotalCreditCheckStatus", &blocked)?);
+        }
+        Some(BlockKind::PriceDispute) => {
+            terms.push(any_of(
+                "HeaderBillingBlockReason",
+                &rules.price_dispute_billing_blocks,
+            )?);
+        }
+        Some(BlockKind::Delivery) => {
+            if rules.delivery_block_codes.is_empty() {
+                terms.push("DeliveryBlockReason ne ''".into());
+            } else {
+                terms.push(any_of("DeliveryBlockReason", &rules.delivery_block_codes)?);
+            }
+        }
+    }
+    Some(terms.join(" and "))
+}
+
+/// Open orders with a block or missing address data, in number order: one
+/// OData query (`$filter` on the block fields of the kind asked for,
+/// `$top`, the order's items, texts and partners expanded), then, where
+/// the master data matters (any block, or that kind), the distinct partner
+/// addresses in parallel.
 pub(crate) async fn blocked_orders(
     shared: &S4Shared,
     target: &Target,
+    wanted: &BlockedQuery,
 ) -> Result<Vec<SalesOrder>, BackendError> {
+    if wanted.limit == 0 {
+        return Ok(Vec::new());
+    }
+    let Some(filter) = blocked_filter(&shared.rules, wanted) else {
+        return Ok(Vec::new());
+    };
+    let checks_addresses = matches!(wanted.kind, None | Some(BlockKind::MasterData));
+    // Filtered on the server, the first `limit` rows are the answer; when
+    // the addresses decide, the open orders are read up to the scan bound.
+    let scan = shared.settings.max_listed_orders as usize;
+    let top = if checks_addresses {
+        scan
+    } else {
+        wanted.limit.min(scan)
+    };
     let read = Read {
         service: SALES_ORDER_SRV,
         entity_set: "A_SalesOrder",
         path: format!(
             "A_SalesOrder{}",
             query(&[
-                ("$filter", "OverallSDProcessStatus ne 'C'".into()),
+                ("$filter", filter),
                 ("$select", HEADER_SELECT.into()),
                 ("$expand", HEADER_EXPAND.into()),
                 ("$orderby", "SalesOrder".into()),
-                ("$top", shared.settings.max_listed_orders.to_string()),
+                ("$top", top.to_string()),
             ])
         ),
         sales_order: None,
@@ -445,17 +552,25 @@ pub(crate) async fn blocked_orders(
     for row in results(&set) {
         mapped.push(map_order(shared, row)?);
     }
-    let checks = mapped
-        .iter()
-        .map(|(order, partners)| gaps(shared, target, order, partners));
-    let found = join_all(checks).await;
+    let found = if checks_addresses {
+        let all: Vec<PartnerAddress> = mapped
+            .iter()
+            .flat_map(|(_, partners)| partners.iter().cloned())
+            .collect();
+        addresses(shared, target, &all, None).await?
+    } else {
+        HashMap::new()
+    };
     let mut blocked = Vec::new();
-    for ((mut order, _), gaps) in mapped.into_iter().zip(found) {
-        let gaps = gaps?;
+    for (mut order, partners) in mapped {
+        let gaps = gaps_from(shared, &order, &partners, &found);
         let incomplete = gaps.first().map(|gap| object_words(&gap.object));
         order.block_note = shared.rules.block_note(&order, incomplete.as_deref());
-        if !order.block_note.is_empty() {
+        if wanted.wants(order.blocks, incomplete.is_some()) {
             blocked.push(order);
+        }
+        if blocked.len() == wanted.limit {
+            break;
         }
     }
     Ok(blocked)

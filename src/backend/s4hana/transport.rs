@@ -42,7 +42,7 @@ pub enum Connection {
 #[derive(Clone)]
 pub struct Target {
     base: reqwest::Url,
-    headers: Vec<(String, String)>,
+    pub(super) headers: Vec<(String, String)>,
     /// Through the connectivity proxy.
     proxied: bool,
 }
@@ -201,7 +201,7 @@ impl Transport {
         }
     }
 
-    fn client(&self, target: &Target) -> &reqwest::Client {
+    pub(super) fn client(&self, target: &Target) -> &reqwest::Client {
         match (&self.connection, target.proxied) {
             (
                 Connection::Destination {
@@ -214,7 +214,7 @@ impl Transport {
     }
 
     /// `<base>/sap/opu/odata/sap/<service>/<path>`.
-    fn url(target: &Target, service: &str, path: &str) -> String {
+    pub(super) fn url(target: &Target, service: &str, path: &str) -> String {
         format!(
             "{}/sap/opu/odata/sap/{service}/{path}",
             target.base.as_str().trim_end_matches('/')

@@ -562,7 +562,11 @@ fn scenarios_reference_existing_functions_parameters_results_and_context() {
         .map(|v| text(v, "name", "capability_context.yaml"))
         .collect();
     let scenarios = files_in(&format!("{CAPABILITY}/scenarios"), ".yaml");
-    assert_eq!(scenarios.len(), 4, "credit, pricing, master data, delivery");
+    assert_eq!(
+        scenarios.len(),
+        5,
+        "credit, pricing, master data, delivery, several orders"
+    );
     let mut used_context = BTreeSet::new();
     for file in &scenarios {
         let scenario = yaml_file(file);

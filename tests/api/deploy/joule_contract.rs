@@ -426,6 +426,61 @@ async fn an_approval_asked_and_given_in_joule_shows_the_question_then_what_was_f
     );
 }
 
+/// A batch answer is shown as a single one is: the question from
+/// `status.message`, the final answer from `artifacts[0]`, one line per order.
+#[tokio::test]
+async fn a_batch_of_orders_is_shown_with_one_line_per_order_and_approved_in_one_answer() {
+    let app = TestApp::spawn().await;
+    let clerk = app.as_role("ar_clerk");
+    let mut joule = Joule::new(&clerk, "blocked_orders", SYNC_FUNCTION);
+
+    let asked = joule.say("show me all blocked orders").await;
+    assert_eq!(state(&asked.task), "input-required", "{}", asked.task);
+    asked.assert_shows_agent_text();
+    let question = asked.shown.join("\n");
+    assert!(
+        question.starts_with("4 of 4 orders explained."),
+        "{question}"
+    );
+    for order in ["4711", "4723", "4725", "4740"] {
+        assert!(question.contains(&format!("\n- {order} (")), "{question}");
+    }
+    assert!(
+        question.ends_with("Reply approve all, approve 4725, or reject."),
+        "{question}"
+    );
+    assert_eq!(
+        joule.context("agent_task_id"),
+        id(&asked.task),
+        "kept while asking"
+    );
+
+    let filed = joule.say("approve all").await;
+    assert_eq!(
+        id(&filed.task),
+        id(&asked.task),
+        "approved in the same task"
+    );
+    assert_eq!(state(&filed.task), "completed");
+    filed.assert_shows_agent_text();
+    let shown = filed.shown.join("\n");
+    assert!(shown.contains("4725: Filed: "), "{shown}");
+    assert!(shown.contains("4740: Filed: "), "{shown}");
+    assert!(cleared(joule.context("agent_task_id")));
+
+    // A batch with nothing to approve completes at once; artifacts[0] is shown.
+    let done = joule.say("credit blocks of customer 10023").await;
+    assert_eq!(state(&done.task), "completed", "{}", done.task);
+    done.assert_shows_agent_text();
+    assert!(
+        done.shown
+            .iter()
+            .any(|text| text.starts_with("1 of 1 order explained.")),
+        "{:?}",
+        done.shown
+    );
+}
+
 #[tokio::test]
 async fn a_stale_task_id_starts_a_new_task_in_the_same_conversation() {
     let app = TestApp::spawn().await;

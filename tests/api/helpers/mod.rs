@@ -18,6 +18,7 @@
 mod agent;
 mod app;
 pub mod binary;
+mod dates;
 pub mod destination;
 pub mod key_server;
 mod schema;
@@ -27,6 +28,7 @@ pub mod webhook;
 
 pub use agent::ScriptedAgent;
 pub use app::{Store, TestApp, TestAppBuilder, http_client, postgres_url};
+pub use dates::delivery_day;
 pub use schema::assert_schema;
 pub use task::{approval, routed_to, state, status_text, user_message};
 pub use wait::wait_until;

@@ -1,0 +1,258 @@
+//! Approvals for a batch: the proposals the caller's role may approve are
+//! offered together in one question; the answer may approve some and
+//! reject others ("approve 4725, reject 4740"). Each is checked against
+//! the rule book again and filed exactly once on its own ledger key; the
+//! task keeps every offered proposal (with its state) in
+//! `metadata.pendingApproval` until none is left undecided, so a second
+//! "approve all" reports what was filed before as already filed.
+
+use super::filing::{self, NotFiled};
+use super::reply_parse::{BatchDecision, Decision, batch_decision};
+use super::{ApprovalStatus, Approvals};
+use crate::agent::batch::BatchReport;
+use crate::agent::execution::approved;
+use crate::agent::{Outcome, Proposal, Reply, Turn};
+use serde::{Deserialize, Serialize};
+
+/// Where one offered proposal of a batch stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PendingState {
+    Pending,
+    Filed,
+    Declined,
+}
+
+/// One offered proposal of a batch, as the task keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingOrder {
+    pub proposal: Proposal,
+    pub state: PendingState,
+}
+
+/// What a task waits on: one proposal (the single-order shape, unchanged)
+/// or a batch's list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PendingApproval {
+    Batch(Vec<PendingOrder>),
+    One(Proposal),
+}
+
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// "Approve: 4725 open a dispute case, 4740 request a delivery date
+/// change? Reply approve all, approve 4725, or reject."
+pub fn batch_question(pending: &[PendingOrder]) -> String {
+    let open: Vec<&Proposal> = pending
+        .iter()
+        .filter(|order| order.state == PendingState::Pending)
+        .map(|order| &order.proposal)
+        .collect();
+    let offers: Vec<String> = open
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {}",
+                p.sales_order,
+                lowercase_first(p.action.verb_phrase())
+            )
+        })
+        .collect();
+    let example = open
+        .first()
+        .map(|p| p.sales_order.as_str())
+        .unwrap_or_default();
+    format!(
+        "Approve: {}? Reply approve all, approve {example}, or reject.",
+        offers.join(", ")
+    )
+}
+
+impl Approvals {
+    /// The user answered a batch's approval question.
+    #[tracing::instrument(name = "approval", skip_all, fields(otel.name = "approval", approval.batch = pending.len()))]
+    pub async fn answer_batch(&self, mut pending: Vec<PendingOrder>, turn: &Turn) -> Reply {
+        let caller = &turn.caller;
+        let wanted: Vec<(usize, Decision)> = match batch_decision(&turn.text) {
+            BatchDecision::Unclear => {
+                let text = format!(
+                    "Please answer with approve all, approve and the order numbers, or reject. {}",
+                    batch_question(&pending)
+                );
+                return self.batch_reply(Outcome::InputRequired, text, Vec::new(), pending);
+            }
+            BatchDecision::All(Decision::Approve) => (0..pending.len())
+                .filter(|i| pending[*i].state != PendingState::Declined)
+                .map(|i| (i, Decision::Approve))
+                .collect(),
+            BatchDecision::All(_) => (0..pending.len())
+                .filter(|i| pending[*i].state == PendingState::Pending)
+                .map(|i| (i, Decision::Reject))
+                .collect(),
+            BatchDecision::Orders(named) => {
+                let mut wanted = Vec::new();
+                let mut unknown = Vec::new();
+                for (order, decision) in named {
+                    match pending.iter().position(|p| p.proposal.sales_order == order) {
+                        Some(index) => wanted.push((index, decision)),
+                        None => unknown.push(order),
+                    }
+                }
+                if !unknown.is_empty() {
+                    let text = format!(
+                        "Nothing of order {} is offered for approval here; nothing was filed. {}",
+                        unknown.join(", "),
+                        batch_question(&pending)
+                    );
+                    return self.batch_reply(Outcome::InputRequired, text, Vec::new(), pending);
+                }
+                wanted
+            }
+        };
+        let mut lines = Vec::new();
+        let mut notes = Vec::new();
+        for (index, decision) in wanted {
+            let proposal = pending[index].proposal.clone();
+            let order = proposal.sales_order.clone();
+            if decision == Decision::Reject {
+                if pending[index].state == PendingState::Filed {
+                    lines.push(format!(
+                        "{order}: already filed; a rejection does not undo it."
+                    ));
+                    continue;
+                }
+                pending[index].state = PendingState::Declined;
+                notes.push(self.note(ApprovalStatus::Declined, &proposal, caller));
+                lines.push(format!(
+                    "{order}: not filed: you rejected \"{}\". Nothing was changed.",
+                    proposal.summary
+                ));
+                continue;
+            }
+            // Checked again now: the approver may not be who was asked.
+            let role = match self.permission(&proposal, caller) {
+                Ok(role) => role,
+                Err(refusal) => {
+                    let (note, reason) = *refusal;
+                    notes.push(note);
+                    lines.push(format!(
+                        "{order}: {}",
+                        reason.replace("Not offered for approval", "Not filed")
+                    ));
+                    continue;
+                }
+            };
+            match self.file_approved(&proposal, role, turn).await {
+                Ok(filing) => {
+                    let (status, text) = filing::describe(&filing);
+                    let (entry, report) = self.carry_out(filing.into_entry(), turn).await;
+                    let mut note = self.note(status, &proposal, caller);
+                    note.entry = Some(entry);
+                    notes.push(note);
+                    pending[index].state = PendingState::Filed;
+                    match report.is_empty() {
+                        true => lines.push(format!("{order}: {text}")),
+                        false => lines.push(format!("{order}: {text} {report}")),
+                    }
+                }
+                Err(NotFiled::UnknownOrder(_)) => {
+                    pending[index].state = PendingState::Declined;
+                    lines.push(format!(
+                        "{order}: sales order not found; nothing was filed."
+                    ));
+                }
+                Err(error) => {
+                    notes.push(self.note(ApprovalStatus::Pending, &proposal, caller));
+                    lines.push(format!(
+                        "{order}: {error}; nothing was filed. Reply approve {order} to try again."
+                    ));
+                }
+            }
+        }
+        let mut report_text = lines.join("\n");
+        let waiting = pending.iter().any(|p| p.state == PendingState::Pending);
+        let outcome = if waiting {
+            report_text = format!("{report_text}\n\n{}", batch_question(&pending));
+            Outcome::InputRequired
+        } else {
+            Outcome::Completed
+        };
+        self.batch_reply(outcome, report_text.trim().to_string(), notes, pending)
+    }
+
+    fn batch_reply(
+        &self,
+        outcome: Outcome,
+        text: String,
+        approvals: Vec<super::ApprovalNote>,
+        pending: Vec<PendingOrder>,
+    ) -> Reply {
+        let summary = text.lines().next().unwrap_or_default().to_string();
+        Reply {
+            batch: Some(BatchReport {
+                summary,
+                orders: Vec::new(),
+                not_listed: 0,
+                approvals,
+                pending,
+            }),
+            ..Reply::new(outcome, text)
+        }
+    }
+}
+
+/// What the rule book says about one batch item's proposal.
+pub enum Offer {
+    /// The caller may approve it: it joins the batch's question.
+    Offered(super::ApprovalNote),
+    /// Not for this caller (who may decide is in the note), or the
+    /// specialist may not propose it at all (`dropped`).
+    Refused {
+        note: super::ApprovalNote,
+        reason: String,
+        dropped: bool,
+    },
+    /// The caller may approve it, but the executor needs a detail the
+    /// batch question cannot ask for (the customer's delivery date): the
+    /// line says to ask about that order on its own.
+    NeedsOwnQuestion(String),
+}
+
+impl Approvals {
+    /// Check one batch item's proposal for this caller.
+    pub fn offer_item(&self, proposal: &Proposal, caller: &crate::agent::Caller) -> Offer {
+        match self.permission(proposal, caller) {
+            Ok(_) if self.executions.needs_delivery_date() && approved::needs_date(proposal) => {
+                Offer::NeedsOwnQuestion(format!(
+                    "To approve it, ask about order {} on its own: the change needs the delivery date the customer asked for.",
+                    proposal.sales_order
+                ))
+            }
+            Ok(_) => Offer::Offered(self.note(ApprovalStatus::Pending, proposal, caller)),
+            Err(refusal) => {
+                let (note, reason) = *refusal;
+                let dropped = note.status == ApprovalStatus::NotProposable;
+                if dropped {
+                    tracing::warn!(
+                        specialist = %proposal.specialist,
+                        action = %proposal.action,
+                        "proposal dropped: the rule book does not let this specialist propose it"
+                    );
+                }
+                Offer::Refused {
+                    note,
+                    reason,
+                    dropped,
+                }
+            }
+        }
+    }
+}

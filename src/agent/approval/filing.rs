@@ -1,0 +1,131 @@
+//! Filing an approved proposal: the order must still exist, then one row
+//! in the action ledger on its (order, action) key. [`Approvals::record`]
+//! is the one step that writes the decision; whatever carries the action
+//! out (an executor) follows it.
+
+use super::{ApprovalStatus, Approvals};
+use crate::agent::Proposal;
+use crate::agent::Turn;
+use crate::agent::execution::approved;
+use crate::agent::ledger::{Filing, LedgerEntry, LedgerError};
+use crate::roles::BusinessRole;
+use std::sync::Arc;
+
+/// Why an approved proposal was not filed.
+#[derive(Debug, thiserror::Error)]
+pub enum NotFiled {
+    #[error("sales order {0} not found")]
+    UnknownOrder(String),
+    /// The order could not be read; approving again may work.
+    #[error("the order data could not be read ({0})")]
+    Unreadable(crate::backend::BackendError),
+    /// The ledger is down; approving again may work.
+    #[error("the action could not be filed right now ({0})")]
+    Ledger(LedgerError),
+}
+
+impl Approvals {
+    /// Check that the order exists, then file `proposal`, approved by the
+    /// turn's caller acting as `role`.
+    pub(super) async fn file_approved(
+        &self,
+        proposal: &Proposal,
+        role: BusinessRole,
+        turn: &Turn,
+    ) -> Result<Filing, NotFiled> {
+        let orders = Arc::clone(&self.orders).as_user(turn.caller.user_token.as_ref());
+        match orders.sales_order(&proposal.sales_order).await {
+            Ok(Some(_)) => {}
+            Ok(None) => return Err(NotFiled::UnknownOrder(proposal.sales_order.clone())),
+            Err(error) => return Err(NotFiled::Unreadable(error)),
+        }
+        self.record(proposal, role, turn)
+            .await
+            .map_err(NotFiled::Ledger)
+    }
+
+    /// Write the approved action into the ledger, exactly once per (order,
+    /// action): a second approval finds the first row.
+    pub(super) async fn record(
+        &self,
+        proposal: &Proposal,
+        role: BusinessRole,
+        turn: &Turn,
+    ) -> Result<Filing, LedgerError> {
+        let entry = LedgerEntry {
+            sales_order: proposal.sales_order.clone(),
+            action: proposal.action.as_str().to_string(),
+            specialist: proposal.specialist.clone(),
+            summary: proposal.summary.clone(),
+            approved_by: turn.caller.user_id.clone().unwrap_or_default(),
+            approver_role: role.as_str().to_string(),
+            approved_at: crate::clock::now_rfc3339(),
+            task_id: turn.task_id.clone(),
+            context_id: turn.context_id.clone(),
+            parameters: approved::parameters(proposal, role, &self.rules),
+            ..LedgerEntry::default()
+        };
+        let span = tracing::info_span!(
+            "ledger.write",
+            otel.name = "ledger.write",
+            ledger.action = entry.action.as_str(),
+            ledger.outcome = tracing::field::Empty,
+        );
+        let filed = tracing::Instrument::instrument(self.ledger.file(entry), span.clone()).await;
+        span.record(
+            "ledger.outcome",
+            match &filed {
+                Ok(Filing::Filed(_)) => "filed",
+                Ok(Filing::AlreadyFiled(_)) => "already_filed",
+                Err(_) => "error",
+            },
+        );
+        if let Err(error) = &filed {
+            tracing::error!(%error, sales_order = %proposal.sales_order, "filing failed");
+        }
+        filed
+    }
+
+    /// Hand a recorded row to the executor (the ledger-only one does
+    /// nothing more): the row as execution left it, and what the user
+    /// reads about it (empty when there is nothing to add). A row that is
+    /// no longer open (done or failed before) is not run again.
+    pub(super) async fn carry_out(&self, entry: LedgerEntry, turn: &Turn) -> (LedgerEntry, String) {
+        if !entry.state.is_open() {
+            return (entry, String::new());
+        }
+        let report = self
+            .executions
+            .run(&entry, turn.caller.user_token.as_ref())
+            .await;
+        (report.entry.unwrap_or(entry), report.text)
+    }
+}
+
+/// What the user reads about a filing, and its status.
+pub(super) fn describe(filing: &Filing) -> (ApprovalStatus, String) {
+    match filing {
+        Filing::Filed(entry) => (
+            ApprovalStatus::Filed,
+            format!(
+                "Filed: {} (order {}, {}), approved by {} as {}.",
+                entry.summary,
+                entry.sales_order,
+                entry.action,
+                entry.approved_by,
+                entry.approver_role
+            ),
+        ),
+        Filing::AlreadyFiled(entry) => (
+            ApprovalStatus::AlreadyFiled,
+            format!(
+                "Already filed: {} for order {} was filed on {} by {} as {}. Nothing new was filed.",
+                entry.action,
+                entry.sales_order,
+                entry.approved_at,
+                entry.approved_by,
+                entry.approver_role
+            ),
+        ),
+    }
+}

@@ -1,0 +1,135 @@
+//! The batch answer: a summary line ("3 of 4 orders explained; 4711 could
+//! not be read in time"), one line per order in a stable order, a line on
+//! what was left out past the bound, and one approval question for every
+//! proposal the caller's role may approve. What the role may not do is
+//! said on the order's own line, with who may decide.
+
+use super::{BatchItem, BatchReport, ItemState};
+use crate::agent::approval::batch::{Offer, batch_question};
+use crate::agent::approval::{PendingOrder, PendingState};
+use crate::agent::{Approvals, Caller, Outcome, Reply};
+
+/// Orders past the bound: how many, and how to narrow the question.
+pub struct LeftOut {
+    pub count: usize,
+    pub hint: String,
+}
+
+fn listing(orders: &[&str]) -> String {
+    match orders {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// "3 of 4 orders explained; 4711 could not be read in time."
+pub fn summary(items: &[BatchItem]) -> String {
+    let of = |state: ItemState| -> Vec<&str> {
+        items
+            .iter()
+            .filter(|item| item.state == state)
+            .map(|item| item.order.as_str())
+            .collect()
+    };
+    let noun = if items.len() == 1 { "order" } else { "orders" };
+    let mut text = format!(
+        "{} of {} {noun} explained",
+        of(ItemState::Completed).len(),
+        items.len()
+    );
+    let timed_out = of(ItemState::TimedOut);
+    if !timed_out.is_empty() {
+        text.push_str(&format!(
+            "; {} could not be read in time",
+            listing(&timed_out)
+        ));
+    }
+    let failed = of(ItemState::Failed);
+    if !failed.is_empty() {
+        text.push_str(&format!("; {} failed", listing(&failed)));
+    }
+    let rejected = of(ItemState::Rejected);
+    if !rejected.is_empty() {
+        text.push_str(&format!("; {} refused", listing(&rejected)));
+    }
+    text.push('.');
+    text
+}
+
+/// One line, whatever the specialist's text holds.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Offer the items' proposals, then the reply: text, data, what waits.
+pub fn compose(
+    mut items: Vec<BatchItem>,
+    left_out: Option<LeftOut>,
+    approvals: &Approvals,
+    caller: &Caller,
+) -> Reply {
+    let mut pending = Vec::new();
+    for item in &mut items {
+        let Some(proposal) = item.proposal.clone() else {
+            continue;
+        };
+        if item.state != ItemState::Completed {
+            continue;
+        }
+        match approvals.offer_item(&proposal, caller) {
+            Offer::Offered(note) => {
+                item.approval = Some(note);
+                pending.push(PendingOrder {
+                    proposal,
+                    state: PendingState::Pending,
+                });
+            }
+            Offer::Refused {
+                note,
+                reason,
+                dropped,
+            } => {
+                item.explanation = format!("{} {reason}", item.explanation);
+                item.approval = Some(note);
+                if dropped {
+                    item.proposal = None;
+                }
+            }
+            Offer::NeedsOwnQuestion(reason) => {
+                item.explanation = format!("{} {reason}", item.explanation);
+            }
+        }
+    }
+    let summary = summary(&items);
+    let mut text = summary.clone();
+    text.push('\n');
+    for item in &items {
+        let who = item.specialist.as_deref().unwrap_or("no specialist");
+        text.push_str(&format!(
+            "\n- {} ({who}): {}",
+            item.order,
+            one_line(&item.explanation)
+        ));
+    }
+    let not_listed = left_out.as_ref().map_or(0, |left| left.count);
+    if let Some(left) = &left_out {
+        text.push_str(&format!("\n\n{}", left.hint));
+    }
+    let outcome = if pending.is_empty() {
+        Outcome::Completed
+    } else {
+        text.push_str(&format!("\n\n{}", batch_question(&pending)));
+        Outcome::InputRequired
+    };
+    Reply {
+        batch: Some(BatchReport {
+            summary,
+            orders: items,
+            not_listed,
+            approvals: Vec::new(),
+            pending,
+        }),
+        ..Reply::new(outcome, text)
+    }
+}

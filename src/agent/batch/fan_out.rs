@@ -1,0 +1,189 @@
+//! The fan-out: each order of a batch goes to the specialist its own block
+//! calls for (the order's block status, then its block note through the
+//! router), all at once up to `batch.max_in_flight`, each within
+//! `batch.item_timeout_ms`. A slow or failing order ends as its own
+//! item (`timed_out`, `failed`); the others complete. Results come back in
+//! the order the orders were given.
+
+use super::{BatchItem, ItemState};
+use crate::agent::router::Router;
+use crate::agent::settings::BatchSettings;
+use crate::agent::specialists::Specialist;
+use crate::agent::{Outcome, Progress};
+use crate::backend::{BackendError, BlockKind, OrderSource, Refusal, SalesOrder};
+use futures_util::StreamExt;
+use std::sync::Arc;
+
+/// One order to explain: a number to read first, or an order already read
+/// (by the blocked-orders query).
+pub enum Work {
+    Number(String),
+    Order(Box<SalesOrder>),
+}
+
+impl Work {
+    fn number(&self) -> &str {
+        match self {
+            Work::Number(number) => number,
+            Work::Order(order) => &order.sales_order,
+        }
+    }
+}
+
+/// What the fan-out needs from the agent.
+pub struct FanOut<'a> {
+    pub specialists: &'a [Box<dyn Specialist>],
+    pub router: &'a Router,
+    /// The source as the caller sees it.
+    pub orders: Arc<dyn OrderSource>,
+    pub settings: &'a BatchSettings,
+    pub progress: &'a Progress,
+}
+
+fn item(order: &str, specialist: Option<&str>, state: ItemState, text: String) -> BatchItem {
+    BatchItem {
+        order: order.to_string(),
+        specialist: specialist.map(str::to_string),
+        state,
+        explanation: text,
+        proposal: None,
+        approval: None,
+    }
+}
+
+/// The kinds of block the order's status fields show (missing master data
+/// shows in the block note only).
+fn block_kinds(order: &SalesOrder) -> Vec<BlockKind> {
+    [
+        (order.credit_blocked(), BlockKind::Credit),
+        (order.price_disputed(), BlockKind::PriceDispute),
+        (order.delivery_blocked(), BlockKind::Delivery),
+    ]
+    .into_iter()
+    .filter_map(|(blocked, kind)| blocked.then_some(kind))
+    .collect()
+}
+
+impl FanOut<'_> {
+    /// Every order explained, in the order given.
+    pub async fn run(&self, work: Vec<Work>) -> Vec<BatchItem> {
+        let total = work.len();
+        let timeout = self.settings.item_timeout();
+        let jobs = work.into_iter().enumerate().map(|(index, work)| async move {
+            let number = work.number().to_string();
+            let explained = tokio::time::timeout(timeout, self.explain(work)).await;
+            let done = match explained {
+                Ok(Ok(item)) => item,
+                Ok(Err(error)) => {
+                    tracing::warn!(%error, sales_order = %number, "batch item: backend read failed");
+                    let (refusal, text) = error.for_the_user();
+                    let state = match refusal {
+                        Refusal::Rejected => ItemState::Rejected,
+                        Refusal::Failed => ItemState::Failed,
+                    };
+                    item(&number, None, state, format!("Sales order {number}: {text}"))
+                }
+                Err(_) => {
+                    tracing::warn!(sales_order = %number, "batch item: no answer within the item timeout");
+                    item(
+                        &number,
+                        None,
+                        ItemState::TimedOut,
+                        format!(
+                            "Sales order {number} could not be read in time (within {} s).",
+                            timeout.as_secs_f64()
+                        ),
+                    )
+                }
+            };
+            (index, done)
+        });
+        let mut results: Vec<Option<BatchItem>> = vec![None; total];
+        let mut stream =
+            futures_util::stream::iter(jobs).buffer_unordered(self.settings.in_flight());
+        let mut finished = 0;
+        while let Some((index, done)) = stream.next().await {
+            finished += 1;
+            self.progress.publish(format!(
+                "{finished} of {total} orders looked at so far ({} just now); the full answer follows.",
+                done.order
+            ));
+            results[index] = Some(done);
+        }
+        results.into_iter().flatten().collect()
+    }
+
+    /// The specialist for this order's own block: its block status first
+    /// (credit check, billing block, delivery block), then its block note
+    /// in the router's words (missing master data).
+    fn specialist_for(&self, order: &SalesOrder) -> Option<&dyn Specialist> {
+        let by_status = block_kinds(order).into_iter().find_map(|kind| {
+            self.specialists
+                .iter()
+                .find(|specialist| specialist.handles() == kind)
+        });
+        let by_note = || {
+            let decision = self.router.route(&order.block_note);
+            let id = decision.specialist?;
+            self.specialists.iter().find(|s| s.skill().id == id)
+        };
+        by_status.or_else(by_note).map(Box::as_ref)
+    }
+
+    async fn explain(&self, work: Work) -> Result<BatchItem, BackendError> {
+        let order = match work {
+            Work::Order(order) => *order,
+            Work::Number(number) => match self.orders.sales_order(&number).await? {
+                Some(order) => order,
+                None => {
+                    return Ok(item(
+                        &number,
+                        None,
+                        ItemState::Failed,
+                        format!("Sales order {number} not found. Please check the number."),
+                    ));
+                }
+            },
+        };
+        let number = order.sales_order.clone();
+        if order.block_note.trim().is_empty() && block_kinds(&order).is_empty() {
+            return Ok(item(
+                &number,
+                None,
+                ItemState::Completed,
+                format!("Sales order {number} is not blocked; nothing needs to be done."),
+            ));
+        }
+        let Some(specialist) = self.specialist_for(&order) else {
+            return Ok(item(
+                &number,
+                None,
+                ItemState::Failed,
+                format!(
+                    "Sales order {number} has a block no specialist knows: \"{}\"",
+                    order.block_note
+                ),
+            ));
+        };
+        let id = specialist.skill().id;
+        let span = tracing::info_span!(
+            "specialist",
+            otel.name = "specialist",
+            a2a.specialist = id,
+            routing.basis = "order-block",
+            sap.sales_order = number.as_str(),
+        );
+        let reply =
+            tracing::Instrument::instrument(specialist.explain(&order, self.orders.as_ref()), span)
+                .await?;
+        let state = match reply.outcome {
+            Outcome::Completed | Outcome::InputRequired => ItemState::Completed,
+            Outcome::Failed => ItemState::Failed,
+            Outcome::Rejected => ItemState::Rejected,
+        };
+        Ok(BatchItem {
+            proposal: reply.proposal,
+            ..item(&number, Some(id), state, reply.text)
+        })
+    }
+}

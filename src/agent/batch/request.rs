@@ -1,0 +1,192 @@
+//! Recognising a batch in the user's words: several order numbers named
+//! as a list ("4711, 4723 and 4725", "orders 4711 4723"), or an ask for
+//! blocked orders ("show me all blocked orders", "which orders of customer
+//! 10023 are blocked?", "credit blocks of 10023"). Anything else is not a
+//! batch and goes through the single-order path unchanged.
+
+use crate::agent::text::tokens;
+use crate::backend::BlockKind;
+
+/// What a batch request asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BatchRequest {
+    /// Orders named in the message: in the order named, each once.
+    Named(Vec<String>),
+    /// The source's blocked orders, of one customer and/or one kind.
+    Blocked {
+        customer: Option<String>,
+        kind: Option<BlockKind>,
+    },
+}
+
+/// Words before a number that make it a customer's.
+const CUSTOMER_BEFORE: &[&str] = &["customer", "customers", "partner", "party", "client"];
+/// In an ask for blocked orders, "credit blocks of 10023": the customer.
+const OWNER_BEFORE: &[&str] = &["of", "for", "from"];
+/// Words before a number that say it is no order (amounts, limits, items).
+const NOT_AN_ORDER_BEFORE: &[&str] = &[
+    "account", "at", "eur", "usd", "material", "item", "limit", "than", "over", "under",
+];
+const AMOUNT_AFTER: &[&str] = &["eur", "euro", "euros", "usd", "percent"];
+/// Words that join the numbers of a list.
+const LIST_JOINERS: &[&str] = &["and", "or", "und", "order"];
+/// Plural nouns that make a question about several orders ("disputes"
+/// is not one: "the customer disputes the price" is about one order).
+const PLURALS: &[&str] = &["orders", "blocks", "holds"];
+/// Words that, with a plural, ask for the blocked ones.
+const ASKS: &[&str] = &[
+    "blocked",
+    "block",
+    "blocks",
+    "stuck",
+    "held",
+    "hold",
+    "holds",
+    "disputed",
+    "incomplete",
+    "all",
+    "which",
+    "show",
+    "list",
+];
+
+fn is_number(word: &str) -> bool {
+    (4..=10).contains(&word.len()) && word.chars().all(|c| c.is_ascii_digit())
+}
+
+/// A batch, if `text` asks for one. `kind_of` names the kind of block the
+/// words are about (the router's vocabulary), if any.
+pub fn recognise(text: &str, kind_of: impl Fn(&str) -> Option<BlockKind>) -> Option<BatchRequest> {
+    let words = tokens(text);
+    let plural = words.iter().any(|w| PLURALS.contains(&w.as_str()));
+    let asks = plural && words.iter().any(|w| ASKS.contains(&w.as_str()));
+    let mut orders: Vec<(usize, String)> = Vec::new();
+    let mut customer = None;
+    for (index, word) in words.iter().enumerate() {
+        if !is_number(word) {
+            continue;
+        }
+        let before = index.checked_sub(1).map(|i| words[i].as_str());
+        let after = words.get(index + 1).map(String::as_str);
+        let owner = before.is_some_and(|w| CUSTOMER_BEFORE.contains(&w))
+            || (asks && before.is_some_and(|w| OWNER_BEFORE.contains(&w)));
+        if owner {
+            customer.get_or_insert_with(|| word.clone());
+            continue;
+        }
+        let excluded = before.is_some_and(|w| NOT_AN_ORDER_BEFORE.contains(&w))
+            || after.is_some_and(|w| AMOUNT_AFTER.contains(&w));
+        if !excluded {
+            orders.push((index, word.clone()));
+        }
+    }
+    let mut distinct: Vec<String> = Vec::new();
+    for (_, order) in &orders {
+        if !distinct.contains(order) {
+            distinct.push(order.clone());
+        }
+    }
+    if distinct.len() >= 2 {
+        // Numbers named as a list, or "orders" said: several orders.
+        let listed = orders.windows(2).any(|pair| {
+            let between = &words[pair[0].0 + 1..pair[1].0];
+            between.iter().all(|w| LIST_JOINERS.contains(&w.as_str()))
+        });
+        return (listed || plural).then_some(BatchRequest::Named(distinct));
+    }
+    if distinct.is_empty() && asks {
+        return Some(BatchRequest::Blocked {
+            customer,
+            kind: kind_of(text),
+        });
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(text: &str) -> Option<BatchRequest> {
+        recognise(text, |_| None)
+    }
+
+    fn orders(numbers: &[&str]) -> Option<BatchRequest> {
+        Some(BatchRequest::Named(
+            numbers.iter().map(|n| n.to_string()).collect(),
+        ))
+    }
+
+    #[test]
+    fn several_numbers_named_as_a_list() {
+        assert_eq!(
+            named("why are 4711, 4723 and 4725 stuck?"),
+            orders(&["4711", "4723", "4725"])
+        );
+        assert_eq!(named("orders 4725 4711"), orders(&["4725", "4711"]));
+        assert_eq!(
+            named("order 4711 and order 4725"),
+            orders(&["4711", "4725"])
+        );
+        assert_eq!(
+            named("4711, 4725, 4711 please"),
+            orders(&["4711", "4725"]),
+            "duplicates count once"
+        );
+    }
+
+    #[test]
+    fn single_order_requests_are_no_batch() {
+        let eval: Vec<serde_json::Value> =
+            serde_json::from_str(include_str!("../../../data/routing_eval.json")).unwrap();
+        for case in eval {
+            let text = case["text"].as_str().unwrap();
+            assert_eq!(named(text), None, "{text}");
+        }
+        for text in [
+            "4725 was invoiced at 3900 instead of 3500",
+            "customer 10023 is over the credit limit on 4711",
+            "why is 4711 blocked",
+            "4711 and 4711",
+            "the price list of 4725 says 1800 EUR",
+        ] {
+            assert_eq!(named(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn asks_for_blocked_orders() {
+        let credit = |text: &str| {
+            recognise(text, |t| {
+                t.to_lowercase()
+                    .contains("credit")
+                    .then_some(BlockKind::Credit)
+            })
+        };
+        assert_eq!(
+            credit("show me all blocked orders"),
+            Some(BatchRequest::Blocked {
+                customer: None,
+                kind: None
+            })
+        );
+        assert_eq!(
+            credit("which orders of customer 10023 are blocked?"),
+            Some(BatchRequest::Blocked {
+                customer: Some("10023".into()),
+                kind: None
+            })
+        );
+        for text in ["credit blocks of 10023", "credit blocks of customer 10023"] {
+            assert_eq!(
+                credit(text),
+                Some(BatchRequest::Blocked {
+                    customer: Some("10023".into()),
+                    kind: Some(BlockKind::Credit)
+                }),
+                "{text}"
+            );
+        }
+        assert_eq!(credit("book a meeting room for tomorrow"), None);
+    }
+}

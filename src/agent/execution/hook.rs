@@ -1,0 +1,48 @@
+//! The agent's side of the outbound action hook: the seam an executor
+//! hands an approved action to (the push room's client sits behind it,
+//! wired in `startup.rs`), and the JSON it sends: order, action,
+//! parameters, who approved and when, task and context ids, and the
+//! idempotency key = the ledger key (`<order>/<action>`).
+
+use crate::agent::ledger::LedgerEntry;
+use crate::backend::UserToken;
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+/// Why the hook did not take it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookFailure {
+    Refused(String),
+    Transient(String),
+}
+
+#[async_trait]
+pub trait ActionHook: Send + Sync {
+    /// POST the payload; the receiver's answer.
+    async fn deliver(
+        &self,
+        payload: &Value,
+        idempotency_key: &str,
+        user: Option<&UserToken>,
+    ) -> Result<String, HookFailure>;
+}
+
+/// The ledger key as the receiver's idempotency key.
+pub fn idempotency_key(entry: &LedgerEntry) -> String {
+    format!("{}/{}", entry.sales_order, entry.action)
+}
+
+pub fn payload(entry: &LedgerEntry) -> Value {
+    json!({
+        "order": entry.sales_order,
+        "action": entry.action,
+        "parameters": entry.parameters,
+        "summary": entry.summary,
+        "approved_by": entry.approved_by,
+        "approver_role": entry.approver_role,
+        "approved_at": entry.approved_at,
+        "task_id": entry.task_id,
+        "context_id": entry.context_id,
+        "idempotency_key": idempotency_key(entry),
+    })
+}

@@ -1,0 +1,500 @@
+//! Carrying approved actions out, exactly once. The ledger row filed first
+//! decides whether an action happens; an [`ActionExecutor`] then does it
+//! (the ledger-only default does nothing more; `s4`: in S/4HANA as the
+//! approver) under a claim on the row, and the outcome moves the row to
+//! `done`, `failed` (a permanent refusal, with the reason) or `retrying`
+//! (a transient one, tried again by [`Executions::run_due`] with backoff, at
+//! most `actions.max_attempts` times). Before any write the executor checks
+//! whether S/4HANA already shows the change, so a crash between the ledger
+//! and S/4HANA, a retried turn or a second instance never executes twice.
+
+pub mod approved;
+pub mod date;
+pub mod hook;
+pub mod s4;
+mod settings;
+
+pub use settings::{ActionSettings, ExecutorKind};
+
+use super::ledger::{ActionLedger, Claim, ExecutionState, Finish, LedgerEntry};
+use crate::backend::UserToken;
+use async_trait::async_trait;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// What one attempt did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Executed {
+    /// Nothing to carry out: the ledger row is the action.
+    LedgerOnly,
+    /// Carried out now; what the user reads after "Done in S/4HANA: ".
+    Done(String),
+    /// S/4HANA already showed the change; treated as done.
+    AlreadyDone(String),
+    /// Refused for good; why (after "S/4HANA refused it: ").
+    Refused(String),
+    /// No answer (timeout, 429, 5xx); worth another attempt.
+    Transient(String),
+    /// The note is on the order, but the action hook refused it for good.
+    HookRefused(String),
+}
+
+/// Carries out one approved action; the seam the backend's writes sit behind.
+#[async_trait]
+pub trait ActionExecutor: Send + Sync {
+    /// Whether the delivery date change needs the customer's date (asked
+    /// before the approval question).
+    fn needs_delivery_date(&self) -> bool {
+        false
+    }
+
+    /// Whether an attempt needs the approver's own token (principal
+    /// propagation): then a retry runs only where the token is known.
+    fn needs_user(&self) -> bool {
+        false
+    }
+
+    async fn execute(&self, entry: &LedgerEntry, user: Option<&UserToken>) -> Executed;
+}
+
+/// Where a result that arrives after the answer goes (a push notification
+/// to the approver's client); wired by `startup.rs` to the task engine.
+#[async_trait]
+pub trait ResultNotifier: Send + Sync {
+    async fn later(&self, entry: &LedgerEntry, text: &str, user: Option<&UserToken>);
+}
+
+/// Today's behaviour: the ledger row is all.
+pub struct LedgerOnly;
+
+#[async_trait]
+impl ActionExecutor for LedgerOnly {
+    async fn execute(&self, _entry: &LedgerEntry, _user: Option<&UserToken>) -> Executed {
+        Executed::LedgerOnly
+    }
+}
+
+/// The outcome the user reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub state: ExecutionState,
+    /// Empty for the ledger only (the filing text says it all).
+    pub text: String,
+    /// The row as the attempt left it (`None`: it could not be read back).
+    pub entry: Option<LedgerEntry>,
+}
+
+pub const TRIED_AGAIN: &str =
+    "Recorded; S/4HANA did not answer, it will be tried again (you will get a notification).";
+
+/// The executor with the ledger it moves, and the tokens of approvers whose
+/// actions wait for a retry (in this process only; never stored).
+pub struct Executions {
+    ledger: Arc<dyn ActionLedger>,
+    executor: Arc<dyn ActionExecutor>,
+    settings: ActionSettings,
+    instance: String,
+    tokens: Mutex<HashMap<(String, String), UserToken>>,
+    notifier: std::sync::OnceLock<Arc<dyn ResultNotifier>>,
+}
+
+impl Executions {
+    pub fn new(
+        ledger: Arc<dyn ActionLedger>,
+        executor: Arc<dyn ActionExecutor>,
+        settings: ActionSettings,
+    ) -> Self {
+        Executions {
+            ledger,
+            executor,
+            settings,
+            instance: uuid::Uuid::new_v4().simple().to_string(),
+            tokens: Mutex::new(HashMap::new()),
+            notifier: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Send results that arrive after the answer here (set once).
+    pub fn set_notifier(&self, notifier: Arc<dyn ResultNotifier>) {
+        let _ = self.notifier.set(notifier);
+    }
+
+    /// The ledger only (the default, and the embedded backend).
+    pub fn ledger_only(ledger: Arc<dyn ActionLedger>) -> Self {
+        Self::new(ledger, Arc::new(LedgerOnly), ActionSettings::default())
+    }
+
+    pub fn needs_delivery_date(&self) -> bool {
+        self.executor.needs_delivery_date()
+    }
+
+    fn claim(&self, due_only: bool) -> Claim {
+        Claim {
+            owner: format!("{}-{}", self.instance, uuid::Uuid::new_v4().simple()),
+            lease_ms: self.settings.lease_ms,
+            due_only,
+            stale_ms: self.settings.lease_ms,
+        }
+    }
+
+    /// Carry `entry` out now (right after filing, or when it is approved
+    /// again while still open).
+    pub async fn run(&self, entry: &LedgerEntry, user: Option<&UserToken>) -> Report {
+        self.attempt(entry, user, false).await
+    }
+
+    async fn attempt(
+        &self,
+        entry: &LedgerEntry,
+        user: Option<&UserToken>,
+        due_only: bool,
+    ) -> Report {
+        let claim = self.claim(due_only);
+        let claimed = match self
+            .ledger
+            .claim(&entry.sales_order, &entry.action, &claim)
+            .await
+        {
+            Ok(Some(claimed)) => claimed,
+            Ok(None) => return self.as_it_stands(entry).await,
+            Err(error) => {
+                tracing::error!(%error, sales_order = %entry.sales_order, "claiming the ledger row failed");
+                return Report {
+                    state: entry.state,
+                    text: TRIED_AGAIN.into(),
+                    entry: None,
+                };
+            }
+        };
+        let span = tracing::info_span!(
+            "action.execute",
+            otel.name = "action.execute",
+            action.name = claimed.action.as_str(),
+            sap.sales_order = claimed.sales_order.as_str(),
+            action.outcome = tracing::field::Empty,
+            action.attempts = tracing::field::Empty,
+        );
+        let executed =
+            tracing::Instrument::instrument(self.executor.execute(&claimed, user), span.clone())
+                .await;
+        let attempts = claimed.attempts + 1;
+        let (finish, report) = self.outcome(&claimed, executed, attempts);
+        span.record("action.outcome", finish.state.as_str());
+        span.record("action.attempts", i64::from(attempts));
+        let key = (claimed.sales_order.clone(), claimed.action.clone());
+        match (finish.state, user) {
+            (ExecutionState::Retrying, Some(user)) => {
+                self.tokens_lock().insert(key, user.clone());
+            }
+            (ExecutionState::Retrying, None) => {}
+            _ => {
+                self.tokens_lock().remove(&key);
+            }
+        }
+        match self
+            .ledger
+            .finish(&claimed.sales_order, &claimed.action, &claim.owner, &finish)
+            .await
+        {
+            Ok(entry) => Report { entry, ..report },
+            Err(error) => {
+                tracing::error!(%error, sales_order = %claimed.sales_order, "recording the outcome failed");
+                report
+            }
+        }
+    }
+
+    fn tokens_lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), UserToken>> {
+        self.tokens
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn outcome(&self, entry: &LedgerEntry, executed: Executed, attempts: u32) -> (Finish, Report) {
+        let finish = |state, answer: &str, retry_in_ms| Finish {
+            state,
+            answer: Some(answer.to_string()),
+            retry_in_ms,
+        };
+        match executed {
+            Executed::LedgerOnly => (
+                finish(ExecutionState::Done, "ledger only", None),
+                Report {
+                    state: ExecutionState::Done,
+                    text: String::new(),
+                    entry: None,
+                },
+            ),
+            Executed::Done(what) | Executed::AlreadyDone(what) => (
+                finish(ExecutionState::Done, &what, None),
+                Report {
+                    state: ExecutionState::Done,
+                    text: format!("Done in S/4HANA: {what}."),
+                    entry: None,
+                },
+            ),
+            Executed::Refused(reason) => (
+                finish(ExecutionState::Failed, &reason, None),
+                Report {
+                    state: ExecutionState::Failed,
+                    text: format!(
+                        "Recorded, but S/4HANA refused it: {reason}. Nothing was changed."
+                    ),
+                    entry: None,
+                },
+            ),
+            Executed::HookRefused(reason) => (
+                finish(ExecutionState::Failed, &reason, None),
+                Report {
+                    state: ExecutionState::Failed,
+                    text: format!(
+                        "Recorded and noted on sales order {}, but the action hook refused it: {reason}.",
+                        entry.sales_order
+                    ),
+                    entry: None,
+                },
+            ),
+            Executed::Transient(reason) if attempts >= self.settings.max_attempts.max(1) => {
+                let reason = format!("S/4HANA did not answer after {attempts} attempts ({reason})");
+                tracing::warn!(sales_order = %entry.sales_order, action = %entry.action, %reason, "giving up");
+                (
+                    finish(ExecutionState::Failed, &reason, None),
+                    Report {
+                        state: ExecutionState::Failed,
+                        text: format!("Recorded, but {reason}. Nothing was changed."),
+                        entry: None,
+                    },
+                )
+            }
+            Executed::Transient(reason) => {
+                let wait = self
+                    .settings
+                    .retry_base_ms
+                    .saturating_mul(1 << attempts.saturating_sub(1).min(10));
+                (
+                    finish(ExecutionState::Retrying, &reason, Some(wait)),
+                    Report {
+                        state: ExecutionState::Retrying,
+                        text: TRIED_AGAIN.into(),
+                        entry: None,
+                    },
+                )
+            }
+        }
+    }
+
+    /// A row someone else holds or that is finished: say how it stands.
+    async fn as_it_stands(&self, entry: &LedgerEntry) -> Report {
+        let now = self
+            .ledger
+            .get(&entry.sales_order, &entry.action)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| entry.clone());
+        let answer = now.answer.clone().unwrap_or_default();
+        let text = match now.state {
+            ExecutionState::Done
+                if answer == "ledger only" || answer.starts_with("ledger only") =>
+            {
+                String::new()
+            }
+            ExecutionState::Done => format!("Done in S/4HANA: {answer}."),
+            ExecutionState::Failed => {
+                format!("Recorded, but S/4HANA refused it: {answer}. Nothing was changed.")
+            }
+            ExecutionState::Retrying | ExecutionState::Recorded => {
+                "Recorded; it is being carried out in S/4HANA (you will get a notification).".into()
+            }
+        };
+        Report {
+            state: now.state,
+            text,
+            entry: Some(now),
+        }
+    }
+
+    /// One pass of the retry job: every due row this process may carry out
+    /// (with the approver's token when the executor needs one).
+    pub async fn run_due(&self) -> usize {
+        let due = match self.ledger.due(self.settings.lease_ms, 20).await {
+            Ok(due) => due,
+            Err(error) => {
+                tracing::warn!(%error, "the retry job could not read the ledger");
+                return 0;
+            }
+        };
+        let mut ran = 0;
+        for entry in due {
+            let key = (entry.sales_order.clone(), entry.action.clone());
+            let token = self.tokens_lock().get(&key).cloned();
+            if token.is_none() && self.executor.needs_user() {
+                continue;
+            }
+            let report = self.attempt(&entry, token.as_ref(), true).await;
+            ran += 1;
+            let finished = matches!(report.state, ExecutionState::Done | ExecutionState::Failed);
+            if let (true, false, Some(notifier)) =
+                (finished, report.text.is_empty(), self.notifier.get())
+            {
+                let entry = report.entry.clone().unwrap_or(entry);
+                notifier.later(&entry, &report.text, token.as_ref()).await;
+            }
+        }
+        ran
+    }
+
+    /// The retry job, until the process ends.
+    pub fn spawn_retry_job(self: &Arc<Self>) {
+        if self.settings.executor == ExecutorKind::Ledger {
+            return;
+        }
+        let executions = Arc::clone(self);
+        let every = std::time::Duration::from_millis(self.settings.retry_interval_ms.max(10));
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                executions.run_due().await;
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::ledger::{Filing, MemoryLedger};
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// Answers from a script, then `Done`; counts its calls.
+    struct Scripted {
+        script: Mutex<Vec<Executed>>,
+        calls: AtomicU32,
+    }
+
+    #[async_trait]
+    impl ActionExecutor for Scripted {
+        async fn execute(&self, _entry: &LedgerEntry, _user: Option<&UserToken>) -> Executed {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            let mut script = self.script.lock().expect("lock");
+            if script.is_empty() {
+                Executed::Done("changed".into())
+            } else {
+                script.remove(0)
+            }
+        }
+    }
+
+    async fn filed(ledger: &Arc<dyn ActionLedger>) -> LedgerEntry {
+        let entry = crate::agent::ledger::contract::entry("4740", "u1");
+        match ledger.file(entry).await.expect("file") {
+            Filing::Filed(entry) => entry,
+            Filing::AlreadyFiled(_) => panic!("fresh"),
+        }
+    }
+
+    fn executions(script: Vec<Executed>, max_attempts: u32) -> (Executions, Arc<Scripted>) {
+        let ledger: Arc<dyn ActionLedger> = Arc::new(MemoryLedger::default());
+        let executor = Arc::new(Scripted {
+            script: Mutex::new(script),
+            calls: AtomicU32::new(0),
+        });
+        let settings = ActionSettings {
+            executor: ExecutorKind::S4hana,
+            max_attempts,
+            retry_base_ms: 0,
+            ..ActionSettings::default()
+        };
+        (
+            Executions::new(
+                ledger,
+                executor.clone() as Arc<dyn ActionExecutor>,
+                settings,
+            ),
+            executor,
+        )
+    }
+
+    #[tokio::test]
+    async fn the_ledger_only_default_records_the_row_done_and_says_nothing_more() {
+        let ledger: Arc<dyn ActionLedger> = Arc::new(MemoryLedger::default());
+        let executions = Executions::ledger_only(Arc::clone(&ledger));
+        let entry = filed(&ledger).await;
+        let report = executions.run(&entry, None).await;
+        assert_eq!(report.text, "");
+        let row = ledger
+            .get("4740", &entry.action)
+            .await
+            .expect("get")
+            .expect("row");
+        assert_eq!(row.state, ExecutionState::Done);
+        assert_eq!(row.answer.as_deref(), Some("ledger only"));
+        assert!(!executions.needs_delivery_date());
+    }
+
+    #[tokio::test]
+    async fn transient_failures_are_retried_until_done_once() {
+        let (executions, executor) = executions(
+            vec![
+                Executed::Transient("HTTP 503".into()),
+                Executed::Transient("HTTP 503".into()),
+            ],
+            5,
+        );
+        let entry = filed(&executions.ledger).await;
+        let first = executions.run(&entry, None).await;
+        assert_eq!(first.state, ExecutionState::Retrying);
+        assert_eq!(first.text, TRIED_AGAIN);
+        // The retry job carries it on (backoff 0 here) until it is done.
+        for _ in 0..5 {
+            executions.run_due().await;
+        }
+        let row = executions
+            .ledger
+            .get("4740", &entry.action)
+            .await
+            .expect("get")
+            .expect("row");
+        assert_eq!(row.state, ExecutionState::Done, "{row:?}");
+        assert_eq!(row.attempts, 3);
+        assert_eq!(executor.calls.load(Ordering::SeqCst), 3);
+        assert_eq!(executions.run_due().await, 0);
+    }
+
+    #[tokio::test]
+    async fn retries_are_bounded_and_a_refusal_stops_at_once() {
+        let (executions, executor) =
+            executions(vec![Executed::Transient("HTTP 503".into()); 10], 2);
+        let entry = filed(&executions.ledger).await;
+        executions.run(&entry, None).await;
+        executions.run_due().await;
+        executions.run_due().await;
+        let row = executions
+            .ledger
+            .get("4740", &entry.action)
+            .await
+            .expect("get")
+            .expect("row");
+        assert_eq!(row.state, ExecutionState::Failed);
+        assert_eq!(
+            row.answer.as_deref(),
+            Some("S/4HANA did not answer after 2 attempts (HTTP 503)")
+        );
+        assert_eq!(executor.calls.load(Ordering::SeqCst), 2);
+
+        let (executions, executor) =
+            executions_refusing("you may not change sales order 4740 (403)");
+        let entry = filed(&executions.ledger).await;
+        let report = executions.run(&entry, None).await;
+        assert_eq!(
+            report.text,
+            "Recorded, but S/4HANA refused it: you may not change sales order 4740 (403). Nothing was changed."
+        );
+        assert_eq!(executions.run_due().await, 0);
+        assert_eq!(executor.calls.load(Ordering::SeqCst), 1);
+    }
+
+    fn executions_refusing(reason: &str) -> (Executions, Arc<Scripted>) {
+        executions(vec![Executed::Refused(reason.into())], 5)
+    }
+}

@@ -1,0 +1,259 @@
+//! The S/4HANA executor: each approved action as released APIs allow it,
+//! as the approver (the same principal propagation as the reads; without
+//! a user token nothing is written). Every attempt first checks whether
+//! S/4HANA already shows the change (the date is set, the note exists, the
+//! block is released) and then treats it as done.
+//!
+//! - `request_delivery_date_change`: one MERGE of `RequestedDeliveryDate`
+//!   (and, with `actions.clear_delivery_block`, `DeliveryBlockReason`) with
+//!   `If-Match` = the ETag of the order as it was explained. A 412 re-reads
+//!   the order: when the block it was approved for is still there it writes
+//!   with the new ETag, else it stops ("the order changed").
+//! - `request_credit_review`: a note (a sales order text of
+//!   `actions.note_text_id`), and `ReleaseCreditBlock` when the approval
+//!   carried `releaseCreditBlock` (the rule book's `release_credit_block`).
+//! - `open_dispute_case`, `request_master_data_change`: the note (no
+//!   released API files them), then the outbound action hook when one is
+//!   set up ([`super::hook`]).
+
+use super::hook::{ActionHook, HookFailure, idempotency_key, payload};
+use super::{ActionExecutor, ActionSettings, Executed};
+use crate::agent::ledger::LedgerEntry;
+use crate::backend::UserToken;
+use crate::backend::s4hana::S4HanaSource;
+use crate::backend::s4hana::writes::{OrderText, S4Writer, WriteError, odata_date};
+use async_trait::async_trait;
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+
+pub struct S4Executor {
+    source: Arc<S4HanaSource>,
+    settings: ActionSettings,
+    hook: Option<Arc<dyn ActionHook>>,
+}
+
+impl S4Executor {
+    pub fn new(source: Arc<S4HanaSource>, settings: ActionSettings) -> Self {
+        S4Executor {
+            source,
+            settings,
+            hook: None,
+        }
+    }
+
+    /// Hand dispute cases and master data changes to this hook too.
+    pub fn with_hook(mut self, hook: Option<Arc<dyn ActionHook>>) -> Self {
+        self.hook = hook;
+        self
+    }
+}
+
+fn parameter<'a>(entry: &'a LedgerEntry, name: &str) -> &'a str {
+    entry
+        .parameters
+        .get(name)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// How a write error ends this attempt.
+fn ended(error: WriteError) -> Executed {
+    if error.is_transient() {
+        Executed::Transient(error.to_string())
+    } else {
+        Executed::Refused(error.to_string())
+    }
+}
+
+/// The marker that makes a note findable again: `[agent <action>]`.
+fn marker(entry: &LedgerEntry) -> String {
+    format!("[agent {}]", entry.action)
+}
+
+#[async_trait]
+impl ActionExecutor for S4Executor {
+    fn needs_delivery_date(&self) -> bool {
+        true
+    }
+
+    /// Through a destination, only as the approver; direct mode (a
+    /// developer's technical user) needs no token.
+    fn needs_user(&self) -> bool {
+        self.source.shared().settings.url.is_none()
+    }
+
+    async fn execute(&self, entry: &LedgerEntry, user: Option<&UserToken>) -> Executed {
+        let writer = match self.source.writer(user).await {
+            Ok(writer) => writer,
+            Err(error) => return ended(error),
+        };
+        match entry.action.as_str() {
+            "request_delivery_date_change" => self.delivery_date(&writer, entry).await,
+            "request_credit_review" => self.credit_review(&writer, entry).await,
+            _ => {
+                if let Err(error) = self.note(&writer, entry).await {
+                    return ended(error);
+                }
+                let noted = format!(
+                    "a note on sales order {} records the approved {}",
+                    entry.sales_order, entry.action
+                );
+                let Some(hook) = &self.hook else {
+                    return Executed::Done(noted);
+                };
+                match hook
+                    .deliver(&payload(entry), &idempotency_key(entry), user)
+                    .await
+                {
+                    Ok(answer) => {
+                        Executed::Done(format!("{noted}, and the action hook took it ({answer})"))
+                    }
+                    Err(HookFailure::Refused(reason)) => Executed::HookRefused(reason),
+                    Err(HookFailure::Transient(reason)) => Executed::Transient(reason),
+                }
+            }
+        }
+    }
+}
+
+impl S4Executor {
+    async fn delivery_date(&self, writer: &S4Writer, entry: &LedgerEntry) -> Executed {
+        let order = entry.sales_order.as_str();
+        let date = parameter(entry, "requestedDeliveryDate");
+        let Some(odata) = odata_date(date) else {
+            return Executed::Refused(format!(
+                "the approval of sales order {order} carries no valid delivery date"
+            ));
+        };
+        let clear = self.settings.clear_delivery_block;
+        let what = if clear {
+            format!(
+                "the requested delivery date of {order} is now {date} and its delivery block is removed"
+            )
+        } else {
+            format!("the requested delivery date of {order} is now {date}")
+        };
+        let state = match writer.order_state(order).await {
+            Ok(Some(state)) => state,
+            Ok(None) => return Executed::Refused(format!("sales order {order} was not found")),
+            Err(error) => return ended(error),
+        };
+        if state.requested_delivery_date == date
+            && (!clear || state.delivery_block_reason.is_empty())
+        {
+            return Executed::AlreadyDone(what);
+        }
+        let mut fields = Map::new();
+        fields.insert("RequestedDeliveryDate".into(), json!(odata));
+        if clear {
+            fields.insert("DeliveryBlockReason".into(), json!(""));
+        }
+        let as_explained = parameter(entry, "etag");
+        let etag = if as_explained.is_empty() {
+            state.etag.as_str()
+        } else {
+            as_explained
+        };
+        match writer.update_order(order, etag, &fields).await {
+            Ok(()) => Executed::Done(what),
+            Err(WriteError::Stale(_)) => {
+                // Changed since it was explained: does the approval still hold?
+                let now = match writer.order_state(order).await {
+                    Ok(Some(now)) => now,
+                    Ok(None) => {
+                        return Executed::Refused(format!("sales order {order} was not found"));
+                    }
+                    Err(error) => return ended(error),
+                };
+                let approved_block = parameter(entry, "deliveryBlockReason");
+                if now.requested_delivery_date == date
+                    && (!clear || now.delivery_block_reason.is_empty())
+                {
+                    return Executed::AlreadyDone(what);
+                }
+                if approved_block.is_empty() || now.delivery_block_reason != approved_block {
+                    return Executed::Refused(format!(
+                        "sales order {order} changed since it was explained (412; its delivery block is now \"{}\"); ask about it again",
+                        now.delivery_block_reason
+                    ));
+                }
+                match writer.update_order(order, &now.etag, &fields).await {
+                    Ok(()) => Executed::Done(what),
+                    Err(error) => ended(error),
+                }
+            }
+            Err(error) => ended(error),
+        }
+    }
+
+    async fn credit_review(&self, writer: &S4Writer, entry: &LedgerEntry) -> Executed {
+        let order = entry.sales_order.as_str();
+        if let Err(error) = self.note(writer, entry).await {
+            return ended(error);
+        }
+        let release = entry
+            .parameters
+            .get("releaseCreditBlock")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if !release {
+            return Executed::Done(format!("a credit review note is on sales order {order}"));
+        }
+        let what = format!(
+            "a credit review note is on sales order {order} and its credit block is released"
+        );
+        match writer.order_state(order).await {
+            Ok(Some(state)) if state.total_credit_check_status != "B" => {
+                return Executed::AlreadyDone(what);
+            }
+            Ok(_) => {}
+            Err(error) => return ended(error),
+        }
+        match writer.release_credit_block(order).await {
+            Ok(_) => Executed::Done(what),
+            Err(error) => ended(error),
+        }
+    }
+
+    /// The note on the order, unless it is there already.
+    async fn note(&self, writer: &S4Writer, entry: &LedgerEntry) -> Result<(), WriteError> {
+        let order = entry.sales_order.as_str();
+        let marker = marker(entry);
+        let texts = writer.texts(order).await?;
+        if texts.iter().any(|text| text.long_text.contains(&marker)) {
+            return Ok(());
+        }
+        let line = format!(
+            "{marker} {} approved by {} ({}) on {}: {}. Task {}.",
+            entry.action,
+            entry.approved_by,
+            entry.approver_role,
+            entry.approved_at,
+            entry.summary,
+            entry.task_id
+        );
+        let language = self.settings.note_language.clone();
+        let id = self.settings.note_text_id.clone();
+        match texts
+            .iter()
+            .find(|text| text.language.eq_ignore_ascii_case(&language) && text.long_text_id == id)
+        {
+            Some(existing) => {
+                let joined = format!("{}\n{line}", existing.long_text);
+                writer.append_text(order, existing, &joined).await
+            }
+            None => {
+                writer
+                    .create_text(
+                        order,
+                        &OrderText {
+                            language,
+                            long_text_id: id,
+                            long_text: line,
+                        },
+                    )
+                    .await
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! A result that arrives after its task finished (an approved action that
+//! the retry job carried out later): finished tasks never change, so it
+//! becomes a new `completed` task in the same context whose message refers
+//! to the finished one (`referenceTaskIds`) and which carries that task's
+//! push configs, and the push room hears of it like of any change, so the
+//! client's webhook gets the result.
+
+use super::engine::TaskEngine;
+use super::error::EngineError;
+use super::observer::CallContext;
+use super::reply::{agent_message, set_status};
+use super::store::Written;
+use crate::a2a::{Artifact, Part, Task, TaskKind, TaskState, TaskStatus};
+use crate::clock::now_rfc3339;
+
+impl TaskEngine {
+    /// Tell the client of `origin_task_id` what happened later: `text`.
+    pub async fn follow_up(
+        &self,
+        origin_task_id: &str,
+        text: &str,
+        call: &CallContext,
+    ) -> Result<Task, EngineError> {
+        let store = &self.inner.store;
+        let origin = store
+            .get(origin_task_id)
+            .await?
+            .ok_or_else(|| EngineError::TaskNotFound(origin_task_id.to_string()))?;
+        let mut task = Task {
+            kind: TaskKind::Value,
+            id: uuid::Uuid::new_v4().to_string(),
+            context_id: origin.task.context_id.clone(),
+            status: TaskStatus {
+                state: TaskState::Working,
+                message: None,
+                timestamp: Some(now_rfc3339()),
+            },
+            history: Some(Vec::new()),
+            artifacts: Some(vec![Artifact {
+                artifact_id: uuid::Uuid::new_v4().to_string(),
+                name: Some("answer".into()),
+                description: None,
+                parts: vec![Part::text(text.to_string())],
+                metadata: None,
+                extensions: None,
+            }]),
+            metadata: None,
+        };
+        let mut message = agent_message(&task, text, None);
+        message.reference_task_ids = Some(vec![origin_task_id.to_string()]);
+        set_status(&mut task, TaskState::Completed, Some(message));
+        let configs: Vec<_> = store
+            .push_configs(origin_task_id)
+            .await?
+            .into_iter()
+            .map(|config| config.named_after(&task.id))
+            .collect();
+        let version = store.create(&task, &configs).await?;
+        self.inner.notify(
+            &task,
+            &Written {
+                version,
+                push_configs: configs,
+            },
+            call,
+        );
+        Ok(task)
+    }
+}

@@ -1,0 +1,158 @@
+//! The outbound action hook (issue 17) against a loopback receiver: a
+//! dispute case approved in S/4HANA mode gets its note and is POSTed once
+//! with the idempotency key (the ledger key); 500s are retried; a URL the
+//! webhook guard forbids is refused and nothing is sent.
+
+use crate::actions_s4::{World, actions, clerk, reply, send, world_with};
+use crate::helpers::webhook::WebhookReceiver;
+use crate::helpers::{state, status_text};
+
+const DISPUTE_4725: &str = "Order 4725: Pricing: customer disputes the price.";
+
+async fn hooked(receiver: &WebhookReceiver, private_allowed: bool) -> World {
+    let url = format!("{}/hook", receiver.url);
+    world_with(move |s| {
+        let hook = &mut s.push.action_hook;
+        hook.url = Some(url);
+        hook.allowed_hosts = vec!["127.0.0.1".into()];
+        hook.allow_loopback_http = true;
+        hook.allow_private_addresses = private_allowed;
+        hook.retry_base_ms = 20;
+    })
+    .await
+}
+
+async fn approve_dispute(world: &World) -> String {
+    let token = clerk();
+    let asked = send(
+        &world.app,
+        &token,
+        crate::helpers::user_message(DISPUTE_4725),
+    )
+    .await;
+    assert_eq!(state(&asked), "input-required", "{asked}");
+    let done = reply(&world.app, &token, &asked, "approve").await;
+    assert_eq!(state(&done), "completed", "{done}");
+    status_text(&done)
+}
+
+#[tokio::test]
+async fn an_approved_dispute_case_is_noted_and_delivered_once_with_the_ledger_key() {
+    let receiver = WebhookReceiver::start().await;
+    let world = hooked(&receiver, true).await;
+    let text = approve_dispute(&world).await;
+    assert!(
+        text.ends_with(
+            "Done in S/4HANA: a note on sales order 4725 records the approved open_dispute_case, and the action hook took it (HTTP 200)."
+        ),
+        "{text}"
+    );
+    let calls = receiver.at("/hook");
+    assert_eq!(calls.len(), 1);
+    let call = &calls[0];
+    assert_eq!(call.headers["idempotency-key"], "4725/open_dispute_case");
+    assert_eq!(call.body["idempotency_key"], "4725/open_dispute_case");
+    assert_eq!(call.body["order"], "4725");
+    assert_eq!(call.body["action"], "open_dispute_case");
+    assert_eq!(call.body["approver_role"], "ar_clerk");
+    assert!(
+        call.body["approved_by"]
+            .as_str()
+            .is_some_and(|user| !user.is_empty())
+    );
+    assert!(
+        call.body["task_id"]
+            .as_str()
+            .is_some_and(|id| !id.is_empty())
+    );
+    assert!(
+        call.body["context_id"]
+            .as_str()
+            .is_some_and(|id| !id.is_empty())
+    );
+    assert!(
+        call.body["approved_at"]
+            .as_str()
+            .is_some_and(|at| at.ends_with('Z'))
+    );
+    // The note is on the order in S/4HANA.
+    assert!(
+        world
+            .s4
+            .changes()
+            .iter()
+            .any(|change| change.entity.contains("Text")),
+        "{:?}",
+        world.s4.changes()
+    );
+    let listed = actions(&world.app, &clerk()).await;
+    assert_eq!(listed[0]["state"], "done");
+    assert!(
+        listed[0]["answer"]
+            .as_str()
+            .is_some_and(|answer| answer.contains("HTTP 200"))
+    );
+}
+
+#[tokio::test]
+async fn a_receiver_that_fails_twice_gets_the_action_on_the_third_try() {
+    let receiver = WebhookReceiver::start().await;
+    receiver.fail("/hook", 2);
+    let world = hooked(&receiver, true).await;
+    let text = approve_dispute(&world).await;
+    assert!(
+        text.contains("and the action hook took it (HTTP 200)"),
+        "{text}"
+    );
+    let calls = receiver.at("/hook");
+    assert_eq!(calls.len(), 3);
+    assert!(
+        calls
+            .iter()
+            .all(|call| call.headers["idempotency-key"] == "4725/open_dispute_case")
+    );
+}
+
+#[tokio::test]
+async fn a_hook_url_the_guard_forbids_is_refused_and_nothing_is_sent() {
+    let receiver = WebhookReceiver::start().await;
+    let world = hooked(&receiver, false).await;
+    let text = approve_dispute(&world).await;
+    assert!(text.contains("the action hook URL is refused"), "{text}");
+    assert!(receiver.at("/hook").is_empty());
+    let listed = actions(&world.app, &clerk()).await;
+    assert_eq!(listed[0]["state"], "failed");
+}
+
+#[tokio::test]
+async fn an_approved_master_data_change_is_noted_and_handed_to_the_hook() {
+    let receiver = WebhookReceiver::start().await;
+    let world = hooked(&receiver, true).await;
+    let token = crate::helpers::key_server::token(&crate::helpers::key_server::with(
+        crate::helpers::key_server::user_claims(),
+        "groups",
+        serde_json::json!(["master_data_specialist"]),
+    ));
+    let asked = send(
+        &world.app,
+        &token,
+        crate::helpers::user_message("order 4723 is incomplete"),
+    )
+    .await;
+    assert_eq!(state(&asked), "input-required", "{asked}");
+    let done = reply(&world.app, &token, &asked, "approve").await;
+    assert!(
+        status_text(&done).ends_with(
+            "Done in S/4HANA: a note on sales order 4723 records the approved request_master_data_change, and the action hook took it (HTTP 200)."
+        ),
+        "{}",
+        status_text(&done)
+    );
+    let calls = receiver.at("/hook");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(
+        calls[0].headers["idempotency-key"],
+        "4723/request_master_data_change"
+    );
+    assert_eq!(calls[0].body["approver_role"], "master_data_specialist");
+}

@@ -1,0 +1,31 @@
+//! A delivery date the service takes as "in the future" on whatever day the
+//! tests run: a year from today (UTC), in the forms the tests type and the
+//! forms the service and the S/4HANA double write back. A fixed date in a
+//! test would turn into a date in the past, and the test red, on its day.
+
+use time::{Duration, OffsetDateTime};
+
+/// One day, written every way the tests need it.
+pub struct DeliveryDay {
+    /// `2027-12-01`: what the ledger and the answers carry.
+    pub iso: String,
+    /// `1 December 2027`.
+    pub written: String,
+    /// `December 1, 2027`.
+    pub us: String,
+    /// `/Date(1827705600000)/`: the OData V2 form S/4HANA stores.
+    pub odata: String,
+}
+
+/// A year from today.
+pub fn delivery_day() -> DeliveryDay {
+    let date = OffsetDateTime::now_utc().date() + Duration::days(365);
+    let (year, month, day) = (date.year(), date.month(), date.day());
+    let midnight = date.midnight().assume_utc().unix_timestamp() * 1000;
+    DeliveryDay {
+        iso: format!("{year:04}-{:02}-{day:02}", u8::from(month)),
+        written: format!("{day} {month} {year}"),
+        us: format!("{month} {day}, {year}"),
+        odata: format!("/Date({midnight})/"),
+    }
+}

@@ -299,11 +299,11 @@ impl Application {
         let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders))
             .with_executions(Arc::clone(&executions));
         let agent = Arc::new(
-            OrderExceptionAgent::new(orders, approvals)
+            OrderExceptionAgent::new(Arc::clone(&orders), approvals)
                 .with_backend_timeout(settings.backend.timeout())
                 .with_batch_settings(settings.batch.clone()),
         );
-        Self::build_with_stores(settings, agent, stores, Some(executions))
+        Self::build_with_stores(settings, agent, stores, Some(executions), Some(orders))
     }
 
     /// The service around any agent (tests plug in scripted ones).
@@ -312,7 +312,7 @@ impl Application {
         agent: Arc<dyn Agent>,
     ) -> Result<Self, StartupError> {
         let stores = open_stores(&settings).await?;
-        Self::build_with_stores(settings, agent, stores, None)
+        Self::build_with_stores(settings, agent, stores, None, None)
     }
 
     /// Plain wiring: each part from its settings, then the HTTP server.
@@ -321,6 +321,7 @@ impl Application {
         agent: Arc<dyn Agent>,
         stores: Stores,
         executions: Option<Arc<Executions>>,
+        orders: Option<Arc<dyn OrderSource>>,
     ) -> Result<Self, StartupError> {
         tracing::info!(store = %stores.location, "task store and action ledger");
         // One TLS crypto provider for the whole process (ring); a second
@@ -370,6 +371,7 @@ impl Application {
             ),
             sse_keep_alive: server.sse_keep_alive(),
             metrics_endpoint: settings.telemetry.metrics_endpoint,
+            orders,
         };
         let port = bound.local.port();
         let server = crate::http::serve(bound, state, server)?;

@@ -6,7 +6,7 @@
 use crate::agent::execution::Executions;
 use crate::agent::ledger::{ActionLedger, MemoryLedger, SqlLedger};
 use crate::agent::rulebook::RuleBookError;
-use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook};
+use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook, TckScenarioAgent};
 use crate::auth::{AuthConfigError, TokenValidator, ValidatorSetupError};
 use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
 use crate::config::Settings;
@@ -34,6 +34,8 @@ pub enum StartupError {
         "push.allow_loopback_http and push.allow_private_addresses are for tests and refused on Cloud Foundry"
     )]
     PushTestSettingOnCloudFoundry,
+    #[error("conformance.tck_scenarios is for tests and refused on Cloud Foundry")]
+    ConformanceAgentOnCloudFoundry,
     #[error(transparent)]
     Store(#[from] DbError),
     #[error(transparent)]
@@ -58,7 +60,8 @@ impl StartupError {
         match self {
             StartupError::Auth(_)
             | StartupError::Rules(_)
-            | StartupError::PushTestSettingOnCloudFoundry => true,
+            | StartupError::PushTestSettingOnCloudFoundry
+            | StartupError::ConformanceAgentOnCloudFoundry => true,
             StartupError::Backend(error) => error.is_bad_settings(),
             StartupError::Store(error) => error.is_bad_settings(),
             StartupError::ActionHook(error) => error.is_bad_settings(),
@@ -283,6 +286,16 @@ impl Application {
     /// The service with the order-exception agent on the configured data
     /// and stores.
     pub async fn build(settings: Settings) -> Result<Self, StartupError> {
+        if settings.conformance.tck_scenarios {
+            if settings.cloud_foundry.on_cloud_foundry() {
+                return Err(StartupError::ConformanceAgentOnCloudFoundry);
+            }
+            tracing::warn!(
+                "CONFORMANCE AGENT: conformance.tck_scenarios is on; the order agent does not run"
+            );
+            let agent = Arc::new(TckScenarioAgent::new(settings.conformance.clone()));
+            return Self::build_with_agent(settings, agent).await;
+        }
         let stores = open_stores(&settings).await?;
         let (orders, s4) = order_source_and_s4(&settings)?;
         let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;

@@ -138,6 +138,11 @@ pub struct Reply {
     /// Output added to the task as it is, after the answer (the
     /// conformance agent's scripted artifacts; the order agent adds none).
     pub artifacts: Vec<crate::a2a::Artifact>,
+    /// Output sent in pieces, in order: each piece is a part list under
+    /// its artifact's id (pieces of one artifact share the id). The task
+    /// keeps each artifact whole (its pieces' parts joined); a stream sends
+    /// each piece as it is, the last of each artifact marked as the last.
+    pub artifact_chunks: Vec<crate::a2a::Artifact>,
     /// Several orders answered in one turn: per-order results and the
     /// proposals the task waits on.
     pub batch: Option<BatchReport>,
@@ -152,6 +157,7 @@ impl Reply {
             routing: None,
             approval: None,
             artifacts: Vec::new(),
+            artifact_chunks: Vec::new(),
             batch: None,
         }
     }

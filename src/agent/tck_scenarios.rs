@@ -8,11 +8,9 @@
 //! which is refused on Cloud Foundry. It knows no protocol version: it reads
 //! the message id and answers a [`Reply`] like any agent.
 //!
-//! What the engine cannot act out (it always answers a task, and sends an
-//! artifact whole): `tck-message-response` and the message-only stream
-//! `tck-stream-002` complete a task with the message instead of answering a
-//! bare message; `tck-stream-artifact-chunked` sends its two chunks as two
-//! artifacts.
+//! What the engine cannot act out (it always answers a task):
+//! `tck-message-response` completes a task with the message instead of
+//! answering a bare message.
 
 use super::{Agent, Outcome, Reply, Skill, Turn};
 use crate::a2a::{Artifact, FileContent, FilePart, Part};
@@ -27,15 +25,32 @@ use std::time::Duration;
 pub struct ConformanceSettings {
     /// TESTS ONLY: run the conformance agent instead of the order agent.
     pub tck_scenarios: bool,
-    /// How long `test-resubscribe-message-id` stays working (the suite
-    /// wants 2 × `TCK_STREAMING_TIMEOUT`, 2 s by default).
+    /// How long `test-resubscribe-message-id` stays working; unset: 2 ×
+    /// the suite's `TCK_STREAMING_TIMEOUT` (seconds, 2.0 when unset or not
+    /// a positive number), as `SUT_REQUIREMENTS.md` asks.
     pub resubscribe_delay_ms: Option<u64>,
 }
 
+/// The suite's streaming timeout variable.
+pub const TCK_STREAMING_TIMEOUT: &str = "TCK_STREAMING_TIMEOUT";
+
 impl ConformanceSettings {
     pub fn resubscribe_delay(&self) -> Duration {
-        Duration::from_millis(self.resubscribe_delay_ms.unwrap_or(4_000))
+        match self.resubscribe_delay_ms {
+            Some(ms) => Duration::from_millis(ms),
+            None => 2 * streaming_timeout(std::env::var(TCK_STREAMING_TIMEOUT).ok().as_deref()),
+        }
     }
+}
+
+/// `TCK_STREAMING_TIMEOUT` read as seconds; 2 s when absent or not a
+/// positive finite number.
+fn streaming_timeout(value: Option<&str>) -> Duration {
+    value
+        .and_then(|text| text.trim().parse::<f64>().ok())
+        .filter(|seconds| seconds.is_finite() && *seconds > 0.0 && *seconds < 86_400.0)
+        .map(Duration::from_secs_f64)
+        .unwrap_or(Duration::from_secs(2))
 }
 
 /// What a scenario does, by the prefix of the message id.
@@ -178,13 +193,17 @@ impl Agent for TckScenarioAgent {
                 "Done",
                 vec![artifact("file", vec![file(Some(FILE_BYTES), None)])],
             ),
-            Scenario::Stream("chunked") => completed(
-                "Done",
-                vec![
-                    artifact("chunk", vec![Part::text("chunk-1 ")]),
-                    artifact("chunk", vec![Part::text("chunk-2")]),
-                ],
-            ),
+            Scenario::Stream("chunked") => {
+                let first = artifact("chunked", vec![Part::text("chunk-1 ")]);
+                let last = Artifact {
+                    parts: vec![Part::text("chunk-2")],
+                    ..first.clone()
+                };
+                Reply {
+                    artifact_chunks: vec![first, last],
+                    ..Reply::new(Outcome::Completed, "Done")
+                }
+            }
             Scenario::Stream(text) => {
                 completed("Done", vec![artifact("text", vec![Part::text(text)])])
             }
@@ -220,5 +239,50 @@ mod tests {
         );
         assert_eq!(Scenario::of("m-1"), None);
         assert_eq!(Scenario::of("xtck-complete-task"), None);
+    }
+
+    #[test]
+    fn the_long_run_is_twice_the_suites_streaming_timeout() {
+        assert_eq!(streaming_timeout(None), Duration::from_secs(2));
+        assert_eq!(streaming_timeout(Some("5.0")), Duration::from_secs(5));
+        assert_eq!(streaming_timeout(Some("0.5")), Duration::from_millis(500));
+        for bad in ["", "x", "-1", "0", "NaN", "inf"] {
+            assert_eq!(
+                streaming_timeout(Some(bad)),
+                Duration::from_secs(2),
+                "{bad}"
+            );
+        }
+        let set = ConformanceSettings {
+            resubscribe_delay_ms: Some(300),
+            ..ConformanceSettings::default()
+        };
+        assert_eq!(set.resubscribe_delay(), Duration::from_millis(300));
+    }
+
+    #[tokio::test]
+    async fn the_chunked_stream_sends_two_pieces_of_one_artifact() {
+        let agent = TckScenarioAgent::new(ConformanceSettings::default());
+        let reply = agent
+            .respond(Turn {
+                message_id: "tck-stream-artifact-chunked-1".into(),
+                ..Turn::default()
+            })
+            .await;
+        let texts: Vec<_> = reply
+            .artifact_chunks
+            .iter()
+            .flat_map(|chunk| chunk.parts.iter())
+            .filter_map(|part| match part {
+                Part::Text(text) => Some(text.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(texts, ["chunk-1 ", "chunk-2"]);
+        assert_eq!(
+            reply.artifact_chunks[0].artifact_id,
+            reply.artifact_chunks[1].artifact_id
+        );
+        assert!(reply.artifacts.is_empty());
     }
 }

@@ -115,14 +115,16 @@ impl EventStream {
                     task_id,
                     context_id,
                     artifact,
+                    append,
+                    last_chunk,
                 }) => {
                     let event = TaskArtifactUpdateEvent {
                         kind: ArtifactUpdateKind::Value,
                         task_id,
                         context_id,
                         artifact,
-                        append: Some(false),
-                        last_chunk: Some(true),
+                        append: Some(append),
+                        last_chunk: Some(last_chunk),
                         metadata: None,
                     };
                     let body = self.event_bytes(V03StreamEvent::ArtifactUpdate(event));

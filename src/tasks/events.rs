@@ -19,6 +19,10 @@ pub enum TaskEvent {
         task_id: String,
         context_id: String,
         artifact: Artifact,
+        /// A piece added to an artifact already sent.
+        append: bool,
+        /// The artifact's last piece (a whole artifact is its own last).
+        last_chunk: bool,
     },
     /// The turn's result could not be stored.
     StoreFailed(StoreError),

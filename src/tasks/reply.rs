@@ -6,6 +6,7 @@
 //! batch's list). Also the status helpers every part of the engine writes
 //! statuses with.
 
+use super::events::TaskEvent;
 use crate::a2a::{Artifact, Message, Part, Task, TaskState, TaskStatus};
 use crate::agent::{ApprovalStatus, Outcome, PendingApproval, Reply};
 use crate::clock::now_rfc3339;
@@ -75,6 +76,41 @@ pub(super) fn pending_approval(task: &Task) -> Option<PendingApproval> {
             None
         }
     }
+}
+
+/// Each chunked artifact once, its pieces' parts joined in order (the
+/// first piece gives the name and description).
+fn joined_chunks(chunks: &[Artifact]) -> Vec<Artifact> {
+    let mut whole: Vec<Artifact> = Vec::new();
+    for chunk in chunks {
+        match whole
+            .iter_mut()
+            .find(|artifact| artifact.artifact_id == chunk.artifact_id)
+        {
+            Some(artifact) => artifact.parts.extend(chunk.parts.iter().cloned()),
+            None => whole.push(chunk.clone()),
+        }
+    }
+    whole
+}
+
+/// A chunked artifact's pieces as stream events: each piece after the
+/// first of its artifact appends, the last of its artifact is the last.
+pub(super) fn chunk_events(task: &Task, chunks: &[Artifact]) -> Vec<TaskEvent> {
+    chunks
+        .iter()
+        .enumerate()
+        .map(|(at, chunk)| {
+            let same = |other: &Artifact| other.artifact_id == chunk.artifact_id;
+            TaskEvent::Artifact {
+                task_id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                artifact: chunk.clone(),
+                append: chunks[..at].iter().any(same),
+                last_chunk: !chunks[at + 1..].iter().any(same),
+            }
+        })
+        .collect()
 }
 
 /// Apply the agent's reply: status message, answer and proposal artifacts,
@@ -156,6 +192,7 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) {
         );
     }
     artifacts.extend(reply.artifacts.iter().cloned());
+    artifacts.extend(joined_chunks(&reply.artifact_chunks));
     // The proposal is shown once, when the specialist makes it (answer or
     // approval question alike).
     if let Some(proposal) = &reply.proposal

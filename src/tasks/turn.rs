@@ -7,7 +7,7 @@
 use super::engine::{Inner, Started, TaskEngine};
 use super::events::TaskEvent;
 use super::observer::CallContext;
-use super::reply::apply_reply;
+use super::reply::{apply_reply, chunk_events};
 use super::store::{StoreError, Written};
 use crate::a2a::Task;
 use crate::agent::{Outcome, Reply, Turn};
@@ -166,6 +166,7 @@ impl Inner {
                 span.record("a2a.router.scores", scores.as_str());
             }
         }
+        let chunks = reply.artifact_chunks.clone();
         apply_reply(&mut task, reply);
         span.record("a2a.task.state", task.status.state.as_str());
         crate::telemetry::metrics::task_outcome(task.status.state.as_str(), &specialist);
@@ -195,13 +196,21 @@ impl Inner {
                     .artifacts
                     .iter()
                     .flatten()
-                    .filter(|artifact| !artifacts_before.contains(&artifact.artifact_id));
+                    .filter(|artifact| !artifacts_before.contains(&artifact.artifact_id))
+                    .filter(|artifact| {
+                        !chunks.iter().any(|c| c.artifact_id == artifact.artifact_id)
+                    });
                 for artifact in added {
                     let _ = events.send(TaskEvent::Artifact {
                         task_id: task.id.clone(),
                         context_id: task.context_id.clone(),
                         artifact: artifact.clone(),
+                        append: false,
+                        last_chunk: true,
                     });
+                }
+                for chunk in chunk_events(&task, &chunks) {
+                    let _ = events.send(chunk);
                 }
                 self.notify(&task, &written, &call);
                 let _ = events.send(TaskEvent::Status(Arc::new(task)));

@@ -217,3 +217,66 @@ async fn the_long_running_scenario_can_be_subscribed_to_while_it_works() {
         "{shapes:?}"
     );
 }
+
+/// The artifact parts under `name`, per artifact with that name.
+fn named_artifacts<'a>(task: &'a Value, name: &str) -> Vec<&'a Value> {
+    task["artifacts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|artifact| artifact["name"] == name)
+        .collect()
+}
+
+#[tokio::test]
+async fn the_chunked_artifact_streams_two_pieces_and_is_stored_joined() {
+    let app = conformance_app().await;
+    let events = stream_v1(
+        &app,
+        "SendStreamingMessage",
+        json!({"message": message("tck-stream-artifact-chunked")}),
+    )
+    .await;
+    let updates: Vec<&Value> = events
+        .iter()
+        .filter_map(|event| event["result"].get("artifactUpdate"))
+        .filter(|update| update["artifact"]["name"] == "chunked")
+        .collect();
+    assert_eq!(updates.len(), 2, "{events:?}");
+    let flag = |update: &Value, key: &str| update[key].as_bool().unwrap_or(false);
+    assert_eq!(
+        updates[0]["artifact"]["parts"],
+        json!([{"text": "chunk-1 "}])
+    );
+    assert!(!flag(updates[0], "append") && !flag(updates[0], "lastChunk"));
+    assert_eq!(
+        updates[1]["artifact"]["parts"],
+        json!([{"text": "chunk-2"}])
+    );
+    assert!(flag(updates[1], "append") && flag(updates[1], "lastChunk"));
+    assert_eq!(
+        updates[0]["artifact"]["artifactId"],
+        updates[1]["artifact"]["artifactId"]
+    );
+    // The stored task holds the artifact once, its pieces joined.
+    let task_id = updates[0]["taskId"].clone();
+    let stored = v1_ok(&app, "GetTask", json!({"id": task_id})).await;
+    let chunked = named_artifacts(&stored, "chunked");
+    assert_eq!(chunked.len(), 1, "{stored}");
+    assert_eq!(
+        chunked[0]["parts"],
+        json!([{"text": "chunk-1 "}, {"text": "chunk-2"}])
+    );
+    assert_eq!(
+        chunked[0]["artifactId"],
+        updates[0]["artifact"]["artifactId"]
+    );
+    // Unary: the same artifact, joined.
+    let task = send(&app, message("tck-stream-artifact-chunked")).await;
+    let chunked = named_artifacts(&task, "chunked");
+    assert_eq!(chunked.len(), 1, "{task}");
+    assert_eq!(
+        chunked[0]["parts"],
+        json!([{"text": "chunk-1 "}, {"text": "chunk-2"}])
+    );
+}

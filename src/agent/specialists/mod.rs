@@ -94,6 +94,7 @@ fn proposing(
         routing: None,
         approval: None,
         artifacts: Vec::new(),
+        artifact_chunks: Vec::new(),
         batch: None,
     }
 }

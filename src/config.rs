@@ -26,6 +26,8 @@ pub struct Settings {
     /// Which executor carries approved actions out (ledger only by default).
     pub actions: crate::agent::execution::ActionSettings,
     pub telemetry: crate::telemetry::TelemetrySettings,
+    /// TESTS ONLY: the conformance agent (refused on Cloud Foundry).
+    pub conformance: crate::agent::ConformanceSettings,
     /// `VCAP_APPLICATION`, `VCAP_SERVICES`, `CF_INSTANCE_INDEX` as read at
     /// load; not a setting (never in a file or serialized). Default: off
     /// Cloud Foundry, nothing bound.

@@ -6,7 +6,7 @@
 use crate::agent::execution::Executions;
 use crate::agent::ledger::{ActionLedger, MemoryLedger, SqlLedger};
 use crate::agent::rulebook::RuleBookError;
-use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook};
+use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook, TckScenarioAgent};
 use crate::auth::{AuthConfigError, TokenValidator, ValidatorSetupError};
 use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
 use crate::config::Settings;
@@ -34,6 +34,8 @@ pub enum StartupError {
         "push.allow_loopback_http and push.allow_private_addresses are for tests and refused on Cloud Foundry"
     )]
     PushTestSettingOnCloudFoundry,
+    #[error("conformance.tck_scenarios is for tests and refused on Cloud Foundry")]
+    ConformanceAgentOnCloudFoundry,
     #[error(transparent)]
     Store(#[from] DbError),
     #[error(transparent)]
@@ -56,7 +58,8 @@ impl StartupError {
         match self {
             StartupError::Auth(_)
             | StartupError::Rules(_)
-            | StartupError::PushTestSettingOnCloudFoundry => true,
+            | StartupError::PushTestSettingOnCloudFoundry
+            | StartupError::ConformanceAgentOnCloudFoundry => true,
             StartupError::Backend(error) => error.is_bad_settings(),
             StartupError::Store(error) => error.is_bad_settings(),
             StartupError::Bind(_) | StartupError::Card(_) | StartupError::HttpClient(_) => false,
@@ -279,6 +282,16 @@ impl Application {
     /// The service with the order-exception agent on the configured data
     /// and stores.
     pub async fn build(settings: Settings) -> Result<Self, StartupError> {
+        if settings.conformance.tck_scenarios {
+            if settings.cloud_foundry.on_cloud_foundry() {
+                return Err(StartupError::ConformanceAgentOnCloudFoundry);
+            }
+            tracing::warn!(
+                "CONFORMANCE AGENT: conformance.tck_scenarios is on; the order agent does not run"
+            );
+            let agent = Arc::new(TckScenarioAgent::new(settings.conformance.clone()));
+            return Self::build_with_agent(settings, agent).await;
+        }
         let stores = open_stores(&settings).await?;
         let (orders, s4) = order_source_and_s4(&settings)?;
         let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;
@@ -286,11 +299,11 @@ impl Application {
         let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders))
             .with_executions(Arc::clone(&executions));
         let agent = Arc::new(
-            OrderExceptionAgent::new(orders, approvals)
+            OrderExceptionAgent::new(Arc::clone(&orders), approvals)
                 .with_backend_timeout(settings.backend.timeout())
                 .with_batch_settings(settings.batch.clone()),
         );
-        Self::build_with_stores(settings, agent, stores, Some(executions))
+        Self::build_with_stores(settings, agent, stores, Some(executions), Some(orders))
     }
 
     /// The service around any agent (tests plug in scripted ones).
@@ -299,7 +312,7 @@ impl Application {
         agent: Arc<dyn Agent>,
     ) -> Result<Self, StartupError> {
         let stores = open_stores(&settings).await?;
-        Self::build_with_stores(settings, agent, stores, None)
+        Self::build_with_stores(settings, agent, stores, None, None)
     }
 
     /// Plain wiring: each part from its settings, then the HTTP server.
@@ -308,6 +321,7 @@ impl Application {
         agent: Arc<dyn Agent>,
         stores: Stores,
         executions: Option<Arc<Executions>>,
+        orders: Option<Arc<dyn OrderSource>>,
     ) -> Result<Self, StartupError> {
         tracing::info!(store = %stores.location, "task store and action ledger");
         // One TLS crypto provider for the whole process (ring); a second
@@ -357,6 +371,7 @@ impl Application {
             ),
             sse_keep_alive: server.sse_keep_alive(),
             metrics_endpoint: settings.telemetry.metrics_endpoint,
+            orders,
         };
         let port = bound.local.port();
         let server = crate::http::serve(bound, state, server)?;

@@ -29,6 +29,23 @@ pub struct AgentCard {
     pub default_output_modes: Vec<String>,
     pub skills: Vec<AgentSkill>,
     pub supports_authenticated_extended_card: bool,
+    /// A2A 1.0: the interfaces, the preferred first (1.0, then 0.3, same
+    /// URL), so that 1.0 clients read the same card (`a2a-1.0.md` §6.1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supported_interfaces: Vec<SupportedInterface>,
+    /// A2A 1.0's `securityRequirements`, beside 0.3's `security`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security_requirements: Option<Vec<Value>>,
+}
+
+/// One entry of A2A 1.0's `supportedInterfaces`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SupportedInterface {
+    pub url: String,
+    pub protocol_binding: String,
+    /// `Major.Minor`: `"1.0"`, `"0.3"`.
+    pub protocol_version: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,6 +66,9 @@ pub struct AgentCapabilities {
     pub streaming: bool,
     pub push_notifications: bool,
     pub state_transition_history: bool,
+    /// A2A 1.0's place for 0.3's `supportsAuthenticatedExtendedCard`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extended_agent_card: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -349,6 +349,33 @@ pub struct PushNotificationConfig {
     pub token: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authentication: Option<PushNotificationAuthenticationInfo>,
+    /// The protocol version the config was set with, whose payloads its
+    /// notifications carry. Not a 0.3 field: absent (0.3) on every config a
+    /// 0.3 client sets, so 0.3 answers are as before; the stores keep it.
+    #[serde(
+        default,
+        rename = "payloadVersion",
+        skip_serializing_if = "PushPayload::is_v0_3"
+    )]
+    pub payload_version: PushPayload,
+}
+
+/// Which version's payload a push notification carries.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PushPayload {
+    /// The Task with its `kind` (or Joule's format for Joule's hosts).
+    #[default]
+    #[serde(rename = "0.3")]
+    V0_3,
+    /// A 1.0 `StreamResponse`: `{"task": …}` in ProtoJSON.
+    #[serde(rename = "1.0")]
+    V1_0,
+}
+
+impl PushPayload {
+    pub fn is_v0_3(&self) -> bool {
+        *self == PushPayload::V0_3
+    }
 }
 
 /// Where a push config arrives in a request; errors about it name its

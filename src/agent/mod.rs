@@ -13,6 +13,7 @@ pub mod router;
 pub mod rulebook;
 pub mod settings;
 pub mod specialists;
+pub mod tck_scenarios;
 pub mod text;
 
 pub use approval::{ApprovalNote, ApprovalStatus, Approvals, PendingApproval};
@@ -23,6 +24,7 @@ pub use router::{Router, RoutingBasis, RoutingDecision};
 pub use rulebook::{OfferedAction, Permission, RuleBook};
 pub use settings::BatchSettings;
 pub use specialists::{Skill, Specialist};
+pub use tck_scenarios::{ConformanceSettings, TckScenarioAgent};
 
 use crate::roles::BusinessRole;
 use async_trait::async_trait;
@@ -84,6 +86,9 @@ pub struct Turn {
     /// Where a long turn says how far it got (the engine shows it when the
     /// budget runs out before the answer).
     pub progress: Progress,
+    /// The new message's id (the conformance agent reads its scenario from
+    /// the prefix; the order agent ignores it).
+    pub message_id: String,
 }
 
 /// How far a turn got, as one line for the user; the task engine reads the
@@ -129,6 +134,9 @@ pub struct Reply {
     /// Where the approval of `proposal` stands (pending: the task waits
     /// for approve or reject).
     pub approval: Option<ApprovalNote>,
+    /// Output added to the task as it is, after the answer (the
+    /// conformance agent's scripted artifacts; the order agent adds none).
+    pub artifacts: Vec<crate::a2a::Artifact>,
     /// Several orders answered in one turn: per-order results and the
     /// proposals the task waits on.
     pub batch: Option<BatchReport>,
@@ -142,6 +150,7 @@ impl Reply {
             proposal: None,
             routing: None,
             approval: None,
+            artifacts: Vec::new(),
             batch: None,
         }
     }

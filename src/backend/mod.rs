@@ -104,6 +104,19 @@ pub struct SalesOrderItem {
     pub material: String,
     pub requested_quantity: String,
     pub net_amount: Amount,
+    /// The rate of the configured price condition (`PPR0`) on the item,
+    /// when the source has pricing elements (S/4HANA's
+    /// `to_Item/to_PricingElement`); the embedded data has none.
+    #[serde(default)]
+    pub condition_rate: Option<Amount>,
+}
+
+impl SalesOrderItem {
+    /// The price the order bills for the item, to set against the price
+    /// list: the configured condition's rate, else the item's net amount.
+    pub fn billed_price(&self) -> Amount {
+        self.condition_rate.unwrap_or(self.net_amount)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -223,8 +236,58 @@ impl BackendError {
     }
 }
 
+/// Whose identity the source reads with, for `GET /health`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadIdentity {
+    /// The embedded demo data: no system, no user.
+    None,
+    /// Every read is made as the person asking (principal propagation).
+    CallingUser,
+    /// One technical user for every caller (direct mode, a
+    /// `BasicAuthentication` or `NoAuthentication` destination).
+    TechnicalUser,
+    /// A destination not looked up yet: its type decides.
+    NotYetKnown,
+}
+
+/// What `GET /health` says about the order source.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SourceInfo {
+    /// `embedded` or `s4hana`.
+    pub source: &'static str,
+    pub identity: ReadIdentity,
+    /// `direct` or `destination` (S/4HANA only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connection: Option<&'static str>,
+    /// The destination's name (destination mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination: Option<String>,
+    /// The destination's `Authentication` as last looked up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authentication: Option<String>,
+}
+
+impl SourceInfo {
+    pub fn embedded() -> Self {
+        SourceInfo {
+            source: "embedded",
+            identity: ReadIdentity::None,
+            connection: None,
+            destination: None,
+            authentication: None,
+        }
+    }
+}
+
 #[async_trait]
 pub trait OrderSource: Send + Sync {
+    /// What the source is and whose identity it reads with (from memory:
+    /// `GET /health` never waits on a backend).
+    fn describe(&self) -> SourceInfo {
+        SourceInfo::embedded()
+    }
+
     /// This source as the calling user sees it: every read of the returned
     /// source is made with `user`'s identity (the embedded data is the same
     /// for everyone). Called once per turn.

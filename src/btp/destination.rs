@@ -1,89 +1,68 @@
-//! The BTP Destination service client: a client-credentials token for the
-//! service, then a destination (for Joule callbacks `JOULE_ASYNC_API`)
-//! looked up with `X-user-token` = the caller's user token, whose
-//! `authTokens[0]` is the bearer for the destination's API (`joule.md`
-//! §6.3). What it mints is cached per user token until shortly before it
-//! expires.
+//! The BTP Destination service client, the one `push/` (Joule callbacks,
+//! `JOULE_ASYNC_API`) and `backend/s4hana` (the S/4HANA destination) share
+//! (`joule.md` §6.3, `s4hana.md` §4.1): a client-credentials token for the
+//! service (cached until shortly before it expires), then
+//! `GET …/destinations/<name>` with `X-user-token` = the caller's token,
+//! read whole ([`FoundDestination`]). Answers are cached per destination
+//! and user (SHA-256 of the user token) until shortly before the token
+//! they carry expires. Knows nothing of Joule or S/4HANA beyond the names
+//! of the authentication types.
 
+pub use super::found::FoundDestination;
+use super::found::read_answer;
+use super::oauth::{EndpointError, client_credentials, endpoint, without_url};
 use super::settings::{DestinationService, DestinationSettings};
-use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Minted tokens are reused until shortly before they expire.
+/// Tokens and answers are reused until this long before they expire
+/// (unless [`DestinationClient::with_expiry_margin`] says otherwise).
 const EXPIRY_MARGIN: Duration = Duration::from_secs(60);
-/// When the destination gives no lifetime.
-const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
 const MAX_CACHED: usize = 1000;
 
-/// Why no token came from the Destination service. Carries no secret and
-/// no token: the reasons name URLs and status codes only.
-#[derive(Debug, thiserror::Error)]
+/// Why the Destination service gave no (usable) destination. Carries no
+/// secret and no token: the reasons name URLs, statuses and the service's
+/// own words.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
 pub enum DestinationError {
-    #[error("the Destination service URL `{url}` does not parse: {source}")]
-    UrlDoesNotParse {
-        url: String,
-        source: url::ParseError,
-    },
-    #[error("the Destination service URL `{0}` is not http or https")]
-    UrlNotHttp(String),
-    #[error("the Destination service URL `{0}` cannot have a path")]
-    UrlWithoutPath(String),
-    #[error("Destination service token request failed: {0}")]
-    TokenRequest(#[source] reqwest::Error),
-    #[error("Destination service token request answered {0}")]
-    TokenStatus(u16),
-    #[error("Destination service token unreadable: {0}")]
-    TokenUnreadable(#[source] reqwest::Error),
-    #[error("destination lookup failed: {0}")]
-    Lookup(#[source] reqwest::Error),
-    #[error("destination lookup answered {0}")]
-    LookupStatus(u16),
-    #[error("destination unreadable: {0}")]
-    DestinationUnreadable(#[source] reqwest::Error),
-    /// The service's own words about the failed exchange.
+    #[error("the Destination service URL: {0}")]
+    Url(#[from] EndpointError),
+    /// The service's token endpoint failed or refused our client.
+    #[error("Destination service token request: {0}")]
+    Token(String),
+    /// The lookup could not be made or answered an unexpected status.
+    #[error("destination lookup {0}")]
+    Lookup(String),
+    #[error("the destination `{0}` does not exist (Destination service 404)")]
+    NotFound(String),
+    /// The answer is not the JSON of a destination.
+    #[error("the destination answer is unreadable: {0}")]
+    Unreadable(String),
+    /// `authTokens[0].error` (the service's own words about the failed
+    /// exchange), or no usable token where the type needs one.
     #[error("the token exchange failed: {0}")]
     Exchange(String),
+    /// The destination carries no token (push needs one).
     #[error("the destination returned no token")]
     NoToken,
 }
 
+/// (destination name, SHA-256 of the user token) → answer, usable until.
+type FoundCache = HashMap<(String, [u8; 32]), (FoundDestination, Instant)>;
+
 pub struct DestinationClient {
     service: DestinationService,
-    /// The destination looked up.
+    /// The destination [`DestinationClient::authorization`] looks up.
     name: String,
     http: reqwest::Client,
-    /// SHA-256 of the user token → (Authorization value, usable until).
-    minted: Mutex<HashMap<[u8; 32], (String, Instant)>>,
-}
-
-/// `base` (a binding's URL) parsed, with `segments` appended as path
-/// segments: each is encoded as one segment (a destination name with `/`
-/// or `?` stays a name), whatever `base` ends with.
-fn endpoint(base: &str, segments: &[&str]) -> Result<reqwest::Url, DestinationError> {
-    let mut url =
-        reqwest::Url::parse(base).map_err(|source| DestinationError::UrlDoesNotParse {
-            url: base.to_string(),
-            source,
-        })?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(DestinationError::UrlNotHttp(base.to_string()));
-    }
-    url.set_query(None);
-    url.set_fragment(None);
-    url.path_segments_mut()
-        .map_err(|()| DestinationError::UrlWithoutPath(base.to_string()))?
-        .pop_if_empty()
-        .extend(segments);
-    Ok(url)
-}
-
-#[derive(Deserialize)]
-struct AccessToken {
-    access_token: String,
+    margin: Duration,
+    service_token: Mutex<Option<(String, Instant)>>,
+    found: Mutex<FoundCache>,
+    /// Per destination name: the authentication type of the last answer.
+    seen: Mutex<HashMap<String, String>>,
 }
 
 impl DestinationClient {
@@ -92,8 +71,17 @@ impl DestinationClient {
             service,
             name,
             http,
-            minted: Mutex::new(HashMap::new()),
+            margin: EXPIRY_MARGIN,
+            service_token: Mutex::new(None),
+            found: Mutex::new(HashMap::new()),
+            seen: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Renew tokens this long before they expire.
+    pub fn with_expiry_margin(mut self, margin: Duration) -> Self {
+        self.margin = margin;
+        self
     }
 
     /// The client the settings (or, field by field, the binding's
@@ -113,125 +101,139 @@ impl DestinationClient {
         Ok(Some(Self::new(service, settings.name.clone(), http)))
     }
 
-    /// The `Authorization` header value for a callback on behalf of the user,
-    /// minted once per user token and reused until shortly before it expires
-    /// (heartbeats and results of one conversation share it).
+    /// The destination this client was made for (`push.destination.name`,
+    /// `backend.s4hana.destination`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The `Authorization` header value of this client's destination on
+    /// behalf of the user (Joule callbacks), from the cached find.
     pub async fn authorization(&self, user_token: &str) -> Result<String, DestinationError> {
-        let key: [u8; 32] = Sha256::digest(user_token.as_bytes()).into();
+        let found = self.find(&self.name, user_token).await?;
+        found
+            .auth_header
+            .map(|(_, value)| value)
+            .ok_or(DestinationError::NoToken)
+    }
+
+    /// The authentication type the service last answered for `name`
+    /// (`None` before the first lookup).
+    pub fn authentication_seen(&self, name: &str) -> Option<String> {
+        self.seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(name)
+            .cloned()
+    }
+
+    async fn service_token(&self) -> Result<String, DestinationError> {
         let now = Instant::now();
+        if let Some((token, until)) = &*self.service_token.lock().unwrap_or_else(|p| p.into_inner())
+            && now < *until
         {
-            let minted = self.minted.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some((header, until)) = minted.get(&key)
-                && now < *until
-            {
-                return Ok(header.clone());
-            }
+            return Ok(token.clone());
         }
-        let (header, lifetime) = self.mint(user_token).await?;
-        let mut minted = self.minted.lock().unwrap_or_else(|p| p.into_inner());
-        if minted.len() >= MAX_CACHED {
-            minted.retain(|_, (_, until)| now < *until);
-            if minted.len() >= MAX_CACHED {
-                minted.clear();
-            }
-        }
-        minted.insert(
-            key,
-            (header.clone(), now + lifetime.saturating_sub(EXPIRY_MARGIN)),
+        let (token, lifetime) = client_credentials(
+            &self.http,
+            &self.service.token_url,
+            &self.service.client_id,
+            self.service.client_secret.expose(),
+        )
+        .await
+        .map_err(DestinationError::Token)?;
+        *self.service_token.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some((token.clone(), now + lifetime.saturating_sub(self.margin)));
+        Ok(token)
+    }
+
+    /// Find `name` for the user (`X-user-token`), cached per user.
+    pub async fn find(
+        &self,
+        name: &str,
+        user_token: &str,
+    ) -> Result<FoundDestination, DestinationError> {
+        let key = (
+            name.to_string(),
+            Sha256::digest(user_token.as_bytes()).into(),
         );
-        Ok(header)
+        let now = Instant::now();
+        if let Some((found, until)) = self
+            .found
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            && now < *until
+        {
+            return Ok(found.clone());
+        }
+        let (found, lifetime) = self.lookup(name, Some(user_token), false).await?;
+        let mut cache = self.found.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.len() >= MAX_CACHED {
+            cache.retain(|_, (_, until)| now < *until);
+            if cache.len() >= MAX_CACHED {
+                cache.clear();
+            }
+        }
+        cache.insert(
+            key,
+            (found.clone(), now + lifetime.saturating_sub(self.margin)),
+        );
+        Ok(found)
     }
 
-    async fn mint(&self, user_token: &str) -> Result<(String, Duration), DestinationError> {
-        let token_url = endpoint(&self.service.token_url, &["oauth", "token"])?;
-        let response = crate::telemetry::propagation::inject(self.http.post(token_url))
-            .basic_auth(
-                &self.service.client_id,
-                Some(self.service.client_secret.expose()),
-            )
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .body("grant_type=client_credentials")
-            .send()
-            .await
-            .map_err(DestinationError::TokenRequest)?;
-        if !response.status().is_success() {
-            return Err(DestinationError::TokenStatus(response.status().as_u16()));
-        }
-        let access: AccessToken = response
-            .json()
-            .await
-            .map_err(DestinationError::TokenUnreadable)?;
-        let lookup = endpoint(
+    /// The configuration only (`$skipTokenRetrieval=true`), not cached: for
+    /// `diagnose`.
+    pub async fn configuration(&self, name: &str) -> Result<FoundDestination, DestinationError> {
+        Ok(self.lookup(name, None, true).await?.0)
+    }
+
+    async fn lookup(
+        &self,
+        name: &str,
+        user_token: Option<&str>,
+        skip_tokens: bool,
+    ) -> Result<(FoundDestination, Duration), DestinationError> {
+        let token = self.service_token().await?;
+        let mut url = endpoint(
             &self.service.uri,
-            &[
-                "destination-configuration",
-                "v1",
-                "destinations",
-                &self.name,
-            ],
+            &["destination-configuration", "v1", "destinations", name],
         )?;
-        let response = crate::telemetry::propagation::inject(self.http.get(lookup))
-            .bearer_auth(&access.access_token)
-            .header("X-user-token", user_token)
+        if skip_tokens {
+            url.set_query(Some("$skipTokenRetrieval=true"));
+        }
+        let mut request =
+            crate::telemetry::propagation::inject(self.http.get(url)).bearer_auth(token);
+        if let Some(user_token) = user_token {
+            request = request.header("X-user-token", user_token);
+        }
+        let response = request
             .send()
             .await
-            .map_err(DestinationError::Lookup)?;
-        if !response.status().is_success() {
-            return Err(DestinationError::LookupStatus(response.status().as_u16()));
+            .map_err(|error| DestinationError::Lookup(without_url(&error)))?;
+        match response.status().as_u16() {
+            200 => {}
+            404 => return Err(DestinationError::NotFound(name.to_string())),
+            status => return Err(DestinationError::Lookup(format!("answered {status}"))),
         }
-        let destination: Value = response
+        let body: Value = response
             .json()
             .await
-            .map_err(DestinationError::DestinationUnreadable)?;
-        let first = &destination["authTokens"][0];
-        // A 200 can still carry a failed exchange.
-        if let Some(error) = first.get("error").and_then(Value::as_str) {
-            return Err(DestinationError::Exchange(error.to_string()));
-        }
-        let header = first["http_header"]["value"]
-            .as_str()
-            .filter(|value| !value.is_empty())
-            .map(str::to_string)
-            .ok_or(DestinationError::NoToken)?;
-        // `expires_in` comes as a string or a number of seconds.
-        let lifetime = first
-            .get("expires_in")
-            .and_then(|v| {
-                v.as_u64()
-                    .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-            })
-            .map(Duration::from_secs)
-            .unwrap_or(DEFAULT_LIFETIME);
-        Ok((header, lifetime))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::endpoint;
-
-    #[test]
-    fn endpoints_are_built_on_the_parse() {
-        for base in [
-            "https://destination.cfapps.eu10.hana.ondemand.com",
-            "https://destination.cfapps.eu10.hana.ondemand.com/",
-        ] {
-            assert_eq!(
-                endpoint(base, &["oauth", "token"]).unwrap().as_str(),
-                "https://destination.cfapps.eu10.hana.ondemand.com/oauth/token"
+            .map_err(|_| DestinationError::Unreadable("not JSON".into()))?;
+        let answer = read_answer(name, &body, skip_tokens)?;
+        let previous = self
+            .seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(name.to_string(), answer.0.authentication.clone());
+        if !answer.0.propagates_user() && previous.as_ref() != Some(&answer.0.authentication) {
+            tracing::warn!(
+                destination = name,
+                authentication = %answer.0.authentication,
+                "the destination does not propagate the user: its target sees one technical \
+                 user for every caller"
             );
         }
-        assert_eq!(
-            endpoint(
-                "https://d.example/base/",
-                &["destination-configuration", "v1", "destinations", "A/B?c#d"]
-            )
-            .unwrap()
-            .as_str(),
-            "https://d.example/base/destination-configuration/v1/destinations/A%2FB%3Fc%23d"
-        );
-        for base in ["d.example", "mailto:x@d.example", "https://"] {
-            assert!(endpoint(base, &["oauth", "token"]).is_err(), "{base}");
-        }
+        Ok(answer)
     }
 }

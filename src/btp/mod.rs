@@ -1,13 +1,16 @@
 //! Clients of SAP BTP services that more than one room uses: the
 //! Destination service (find a destination with the caller's user token,
-//! tokens cached until shortly before they expire). `push/` mints Joule
-//! callback tokens with it; the S/4HANA backend will read and write as the
-//! user through it. Knows no HTTP server, no task and no agent.
+//! tokens cached until shortly before they expire) and the OAuth pieces
+//! around it. `push/` mints Joule callback tokens with it; the S/4HANA
+//! backend reads as the user through it. Knows no HTTP server, no task and
+//! no agent.
 
 mod destination;
+mod found;
+pub mod oauth;
 mod secret;
 mod settings;
 
-pub use destination::{DestinationClient, DestinationError};
+pub use destination::{DestinationClient, DestinationError, FoundDestination};
 pub use secret::ClientSecret;
 pub use settings::{DestinationService, DestinationSettings};

@@ -142,6 +142,7 @@ mod tests {
                 streaming: true,
                 push_notifications: false,
                 state_transition_history: false,
+                extended_agent_card: None,
             },
             security_schemes: None,
             security: None,
@@ -149,6 +150,8 @@ mod tests {
             default_output_modes: vec!["text/plain".into()],
             skills: vec![skill("alpha"), skill("beta")],
             supports_authenticated_extended_card: false,
+            supported_interfaces: Vec::new(),
+            security_requirements: None,
         };
         let text = render(&card);
         assert!(text.starts_with("Test Agent\n"), "{text}");

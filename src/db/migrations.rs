@@ -20,6 +20,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ledger execution state",
         include_str!("migrations/0003_ledger_execution.sql"),
     ),
+    (
+        4,
+        "task owner",
+        include_str!("migrations/0004_task_owner.sql"),
+    ),
 ];
 
 /// The migrations built into the binary, as sqlx's migrator takes them.

@@ -3,6 +3,7 @@
 
 use crate::a2a::agent_card::{
     AgentCapabilities, AgentCard, AgentInterface, AgentProvider, AgentSkill, PROTOCOL_VERSION,
+    SupportedInterface,
 };
 use crate::agent::{OfferedAction, Skill};
 use crate::auth::IdentityConfig;
@@ -62,12 +63,22 @@ pub fn build_card(
                 .clone()
                 .unwrap_or_else(|| format!("https://{}", identity.domains[0]));
             let mut schemes = Map::new();
+            let discovery = format!(
+                "{}/.well-known/openid-configuration",
+                tenant.trim_end_matches('/')
+            );
+            let description = "SAP Cloud Identity Services (IAS) App2App token for this application's provided API";
+            // 0.3's keys, and 1.0's oneof member beside them (a2a-1.0.md §6.1).
             schemes.insert(
                 "ias".into(),
                 json!({
                     "type": "openIdConnect",
-                    "openIdConnectUrl": format!("{}/.well-known/openid-configuration", tenant.trim_end_matches('/')),
-                    "description": "SAP Cloud Identity Services (IAS) App2App token for this application's provided API"
+                    "openIdConnectUrl": discovery,
+                    "description": description,
+                    "openIdConnectSecurityScheme": {
+                        "openIdConnectUrl": discovery,
+                        "description": description
+                    }
                 }),
             );
             let mut requirement = Map::new();
@@ -96,6 +107,7 @@ pub fn build_card(
             streaming: true,
             push_notifications,
             state_transition_history: false,
+            extended_agent_card: identity.is_some().then_some(true),
         },
         security_schemes,
         security,
@@ -120,6 +132,18 @@ pub fn build_card(
             })
             .collect(),
         supports_authenticated_extended_card: identity.is_some(),
+        // 1.0 first: the 1.0 SDKs and the TCK take the first entry.
+        supported_interfaces: ["1.0", "0.3"]
+            .into_iter()
+            .map(|version| SupportedInterface {
+                url: public_url.into(),
+                protocol_binding: "JSONRPC".into(),
+                protocol_version: version.into(),
+            })
+            .collect(),
+        security_requirements: identity
+            .is_some()
+            .then(|| vec![json!({"schemes": {"ias": {"list": []}}})]),
     }
 }
 

@@ -3,9 +3,10 @@ use actix_web::{HttpResponse, web};
 use serde_json::json;
 
 /// Answers from memory only, so CF's 1 s health check never waits on a
-/// backend; says whether authentication is on.
+/// backend; says whether authentication is on, and which order source
+/// reads with whose identity (a technical user is said out loud).
 pub async fn health(state: web::Data<AppState>) -> HttpResponse {
-    let body = match &state.auth {
+    let mut body = match &state.auth {
         Some(_) => json!({ "status": "UP", "authentication": "required" }),
         None => json!({
             "status": "UP",
@@ -13,6 +14,15 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
             "warning": "authentication is off: every caller is anonymous"
         }),
     };
+    if let Some(orders) = &state.orders {
+        let info = orders.describe();
+        if info.identity == crate::backend::ReadIdentity::TechnicalUser {
+            body["backendWarning"] = json!(
+                "S/4HANA is read as one technical user for every caller: its per-user authorizations do not apply"
+            );
+        }
+        body["backend"] = json!(info);
+    }
     HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(body)

@@ -93,6 +93,13 @@ fn caller(
     })
 }
 
+/// The `A2A-Version` query parameter (name case-insensitive), if any.
+fn a2a_version_query(query: &str) -> Option<String> {
+    url::form_urlencoded::parse(query.as_bytes())
+        .find(|(name, _)| name.eq_ignore_ascii_case(crate::a2a::v1::version::VERSION_PARAMETER))
+        .map(|(_, value)| value.into_owned())
+}
+
 /// POST / — the JSON-RPC endpoint. Transport problems (content type, size)
 /// are HTTP errors; everything from the body on is a JSON-RPC answer with 200.
 /// One `jsonrpc` span per request, the child of the caller's `traceparent`.
@@ -203,12 +210,21 @@ async fn json_rpc_in_span(
         correlation_id: header("x-correlationid"),
         bearer_token: token,
         caller,
+        rules: Default::default(),
     };
+    let version_query = a2a_version_query(request.query_string());
     let context = crate::rpc::RpcContext {
         engine: &state.engine,
         principal: principal.as_ref(),
         extended_card: state.extended_card.as_ref(),
         call,
+        a2a_version: crate::rpc::VersionParameter {
+            header: header_text(
+                request.headers(),
+                crate::a2a::v1::version::VERSION_PARAMETER,
+            ),
+            query: version_query.as_deref(),
+        },
     };
     let reply = crate::rpc::handle(&context, &body).await;
     facts.rpc_method = reply.method.clone();

@@ -25,4 +25,7 @@ pub struct AppState {
     pub sse_keep_alive: Duration,
     /// `GET /metrics` answers (else 404).
     pub metrics_endpoint: bool,
+    /// The order source, for what `GET /health` says of it (`None`: an
+    /// agent of its own, as tests plug in).
+    pub orders: Option<Arc<dyn crate::backend::OrderSource>>,
 }

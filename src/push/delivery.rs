@@ -1,10 +1,11 @@
 //! HTTP delivery of one notification to one webhook: judged again by the
-//! guard, in A2A format (the Task JSON) or Joule's (see `joule`), with the
+//! guard, in A2A format (0.3: the Task JSON; 1.0: a `StreamResponse` with
+//! the task, for configs set over 1.0) or Joule's (see `joule`), with the
 //! config's token or credentials, retried with a doubling backoff and
 //! jitter up to `push.max_attempts`, one `push.delivery` span per attempt.
 
 use super::{PushService, guard, joule};
-use crate::a2a::{PushNotificationConfig, Task};
+use crate::a2a::{PushNotificationConfig, PushPayload, Task, v1};
 use crate::tasks::CallContext;
 
 impl PushService {
@@ -26,10 +27,13 @@ impl PushService {
             }
         };
         let joule = self.settings.is_joule_host(&webhook.host);
-        let encoded = if joule {
-            joule::envelope(task, call)
-        } else {
-            serde_json::to_vec(task)
+        let encoded = match (joule, config.payload_version) {
+            (true, _) => joule::envelope(task, call),
+            (false, PushPayload::V0_3) => serde_json::to_vec(task),
+            // Set over 1.0: a StreamResponse, `{"task": …}` (a2a-1.0.md §7).
+            (false, PushPayload::V1_0) => {
+                serde_json::to_vec(&v1::StreamResponse::Task(v1::Task::from(task.clone())))
+            }
         };
         let body = match encoded {
             Ok(body) => body,

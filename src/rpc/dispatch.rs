@@ -4,8 +4,10 @@
 
 use super::event_stream::EventStream;
 use super::legacy::legacy_send_params;
+use super::v1::{self, V1Result};
 use crate::a2a::agent_card::AgentCard;
 use crate::a2a::jsonrpc::{self, RpcError, error_bytes, parse_params, success_bytes};
+use crate::a2a::v1::{A2aError, Method, Route, negotiate};
 use crate::a2a::{
     DeleteTaskPushNotificationConfigParams, GetTaskPushNotificationConfigParams, RpcRequest,
     TaskPushNotificationConfig,
@@ -79,6 +81,16 @@ pub struct RpcContext<'a> {
     pub extended_card: Option<&'a AgentCard>,
     /// What a later callback needs from this call.
     pub call: CallContext,
+    /// The `A2A-Version` header and query parameter, as sent (negotiation
+    /// in `a2a::v1::version`).
+    pub a2a_version: VersionParameter<'a>,
+}
+
+/// The `A2A-Version` service parameter as a request carried it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VersionParameter<'a> {
+    pub header: Option<&'a str>,
+    pub query: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -124,42 +136,24 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
             task_state: None,
             error_code: Some(envelope.error.code),
         },
-        Ok(mut request) => match checked_run(context, &mut request).await {
-            Ok(RpcResult::Stream(stream)) => RpcReply {
-                body: Vec::new(),
-                stream: Some(EventStream::new(request.id.clone(), *stream)),
-                task_state: None,
-                id: request.id,
-                method: Some(request.method),
-                error_code: None,
-            },
-            Ok(result) => RpcReply {
-                body: success_bytes(&request.id, &result),
-                stream: None,
-                task_state: match &result {
-                    RpcResult::Task(task) => Some(task.status.state.as_str()),
-                    _ => None,
-                },
-                id: request.id,
-                method: Some(request.method),
-                error_code: None,
-            },
-            Err(error) if is_streaming(&request.method) => RpcReply {
-                body: Vec::new(),
-                stream: Some(EventStream::failed(request.id.clone(), &error)),
-                task_state: None,
-                error_code: Some(error.code),
-                id: request.id,
-                method: Some(request.method),
-            },
-            Err(error) => RpcReply {
-                body: error_bytes(&request.id, &error),
-                stream: None,
-                id: request.id,
-                method: Some(request.method),
-                task_state: None,
-                error_code: Some(error.code),
-            },
+        Ok(request) => match negotiate(
+            context.a2a_version.header,
+            context.a2a_version.query,
+            &request.method,
+        ) {
+            Ok(Route::V0_3) => handle_v03(context, request).await,
+            Ok(Route::V1_0(method)) => handle_v1(context, request, method).await,
+            Err(refused) => {
+                let error = refused.to_rpc_error();
+                RpcReply {
+                    body: error_bytes(&request.id, &error),
+                    stream: None,
+                    error_code: Some(error.code),
+                    id: request.id,
+                    method: Some(request.method),
+                    task_state: None,
+                }
+            }
         },
     };
     let span = tracing::Span::current();
@@ -179,6 +173,98 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
         started.elapsed().as_secs_f64(),
     );
     reply
+}
+
+/// A 0.3 request, exactly as before 1.0 was spoken.
+async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcReply {
+    match checked_run(context, &mut request).await {
+        Ok(RpcResult::Stream(stream)) => RpcReply {
+            body: Vec::new(),
+            stream: Some(EventStream::new(request.id.clone(), *stream)),
+            task_state: None,
+            id: request.id,
+            method: Some(request.method),
+            error_code: None,
+        },
+        Ok(result) => RpcReply {
+            body: success_bytes(&request.id, &result),
+            stream: None,
+            task_state: match &result {
+                RpcResult::Task(task) => Some(task.status.state.as_str()),
+                _ => None,
+            },
+            id: request.id,
+            method: Some(request.method),
+            error_code: None,
+        },
+        Err(error) if is_streaming(&request.method) => RpcReply {
+            body: Vec::new(),
+            stream: Some(EventStream::failed(request.id.clone(), &error)),
+            task_state: None,
+            error_code: Some(error.code),
+            id: request.id,
+            method: Some(request.method),
+        },
+        Err(error) => RpcReply {
+            body: error_bytes(&request.id, &error),
+            stream: None,
+            id: request.id,
+            method: Some(request.method),
+            task_state: None,
+            error_code: Some(error.code),
+        },
+    }
+}
+
+/// A 1.0 request: params first, then the id (both −32602, as on 0.3), then the call.
+async fn handle_v1(context: &RpcContext<'_>, mut request: RpcRequest, method: Method) -> RpcReply {
+    let ran = match v1::decode(method, request.params.take()) {
+        Err(error) => Err(error),
+        Ok(_) if !request.has_id() => Err(A2aError::from_rpc_error(&jsonrpc::missing_id())),
+        Ok(call) => v1::run(context, call).await,
+    };
+    match ran {
+        Ok(V1Result::Stream(stream)) => RpcReply {
+            body: Vec::new(),
+            stream: Some(v1::stream(request.id.clone(), *stream)),
+            task_state: None,
+            id: request.id,
+            method: Some(request.method),
+            error_code: None,
+        },
+        Ok(V1Result::Value(result, task_state)) => RpcReply {
+            body: success_bytes(&request.id, &result),
+            stream: None,
+            task_state,
+            id: request.id,
+            method: Some(request.method),
+            error_code: None,
+        },
+        Err(error) => {
+            let error = error.to_rpc_error();
+            RpcReply {
+                body: Vec::new(),
+                stream: None,
+                task_state: None,
+                error_code: Some(error.code),
+                id: request.id,
+                method: Some(request.method),
+            }
+            .with_error(error, method.is_streaming())
+        }
+    }
+}
+
+impl RpcReply {
+    /// An error as the body, or for a streaming method as a one-event stream.
+    fn with_error(mut self, error: RpcError, streaming: bool) -> RpcReply {
+        if streaming {
+            self.stream = Some(EventStream::failed(self.id.clone(), &error));
+        } else {
+            self.body = error_bytes(&self.id, &error);
+        }
+        self
+    }
 }
 
 /// Decode the request (taking its params); run it only if it has an id.

@@ -1,8 +1,13 @@
 //! A task's events as a stream of JSON-RPC responses (`message/stream`,
 //! `tasks/resubscribe`): the task first, then status and artifact updates,
-//! ending after a `final: true` status. Knows no HTTP; `http/` frames it as SSE.
+//! ending after a `final: true` status. In 1.0 (`SendStreamingMessage`,
+//! `SubscribeToTask`) each `result` is a `StreamResponse` (`task`,
+//! `statusUpdate`, `artifactUpdate`), there is no `final`, and the stream
+//! ends after the status that ends or pauses the task. Knows no HTTP;
+//! `http/` frames it as SSE.
 
 use crate::a2a::jsonrpc::success_bytes;
+use crate::a2a::v1::{self, V03StreamEvent};
 use crate::a2a::{
     ArtifactUpdateKind, StatusUpdateKind, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent,
 };
@@ -11,7 +16,15 @@ use serde_json::Value;
 use std::collections::VecDeque;
 use tokio::sync::broadcast::error::RecvError;
 
+/// Which version's events a stream writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Encoding {
+    V0_3,
+    V1_0,
+}
+
 pub struct EventStream {
+    encoding: Encoding,
     id: Value,
     first: Option<Task>,
     events: Option<tokio::sync::broadcast::Receiver<TaskEvent>>,
@@ -27,6 +40,7 @@ fn ends_stream(task: &Task) -> bool {
 impl EventStream {
     pub fn new(id: Value, stream: TaskStream) -> Self {
         EventStream {
+            encoding: Encoding::V0_3,
             id,
             first: stream.first,
             events: stream.events,
@@ -40,12 +54,39 @@ impl EventStream {
     /// clients such as the A2A SDK only read errors from the stream).
     pub fn failed(id: Value, error: &crate::a2a::RpcError) -> Self {
         EventStream {
+            encoding: Encoding::V0_3,
             ready: VecDeque::from([crate::a2a::jsonrpc::error_bytes(&id, error)]),
             id,
             first: None,
             events: None,
             task_sent: true,
             done: true,
+        }
+    }
+
+    /// A 1.0 stream of `StreamResponse` results.
+    pub fn v1(id: Value, stream: TaskStream) -> Self {
+        EventStream {
+            encoding: Encoding::V1_0,
+            ..EventStream::new(id, stream)
+        }
+    }
+
+    /// The body of one event: the 0.3 object, or a 1.0 `StreamResponse`.
+    fn event_bytes(&self, v03: V03StreamEvent) -> Vec<u8> {
+        match self.encoding {
+            Encoding::V0_3 => success_bytes(&self.id, &v03),
+            Encoding::V1_0 => success_bytes(&self.id, &v1::StreamResponse::from(v03)),
+        }
+    }
+
+    fn error_event(&self, error: &crate::a2a::RpcError) -> Vec<u8> {
+        match self.encoding {
+            Encoding::V0_3 => crate::a2a::jsonrpc::error_bytes(&self.id, error),
+            Encoding::V1_0 => crate::a2a::jsonrpc::error_bytes(
+                &self.id,
+                &v1::A2aError::from_rpc_error(error).to_rpc_error(),
+            ),
         }
     }
 
@@ -84,12 +125,13 @@ impl EventStream {
                         last_chunk: Some(true),
                         metadata: None,
                     };
-                    self.ready.push_back(success_bytes(&self.id, &event));
+                    let body = self.event_bytes(V03StreamEvent::ArtifactUpdate(event));
+                    self.ready.push_back(body);
                 }
                 Ok(TaskEvent::StoreFailed(error)) => {
                     let error = EngineError::Store(error).to_rpc_error();
-                    self.ready
-                        .push_back(crate::a2a::jsonrpc::error_bytes(&self.id, &error));
+                    let body = self.error_event(&error);
+                    self.ready.push_back(body);
                     self.done = true;
                 }
                 Err(RecvError::Lagged(missed)) => {
@@ -102,8 +144,12 @@ impl EventStream {
 
     fn send_task(&mut self, task: &Task) {
         self.task_sent = true;
-        self.ready.push_back(success_bytes(&self.id, task));
-        if ends_stream(task) {
+        let body = self.event_bytes(V03StreamEvent::Task(task.clone()));
+        self.ready.push_back(body);
+        if self.encoding == Encoding::V1_0 && (ends_stream(task) || self.events.is_none()) {
+            // 1.0: the Task says where it stands; no status event repeats it.
+            self.done = true;
+        } else if ends_stream(task) {
             self.send_status(task);
         } else if self.events.is_none() {
             // Nothing runs that could change it: say where it stands and end.
@@ -122,7 +168,8 @@ impl EventStream {
             is_final,
             metadata: None,
         };
-        self.ready.push_back(success_bytes(&self.id, &event));
+        let body = self.event_bytes(V03StreamEvent::StatusUpdate(event));
+        self.ready.push_back(body);
         if is_final {
             self.done = true;
         }

@@ -8,6 +8,7 @@
 mod dispatch;
 mod event_stream;
 mod legacy;
+mod v1;
 
-pub use dispatch::{RpcContext, RpcReply, handle};
+pub use dispatch::{RpcContext, RpcReply, VersionParameter, handle};
 pub use event_stream::EventStream;

@@ -6,6 +6,7 @@
 use super::engine::TaskEngine;
 use super::error::EngineError;
 use super::events::TaskEvent;
+use super::observer::CallContext;
 use super::reply::{agent_message, working_note};
 use super::turn::StoredVersion;
 use crate::a2a::{Task, TaskState};
@@ -33,17 +34,23 @@ fn with_working_note(mut task: Task, progress: Option<String>) -> Task {
 }
 
 impl TaskEngine {
-    /// Wait for the turn to end or pause, at most the budget.
+    /// Wait for the turn to end or pause, at most the budget (unless the
+    /// call's rules say to wait past it).
     pub(super) async fn wait(
         &self,
         task: Task,
         mut events: broadcast::Receiver<TaskEvent>,
         stored: StoredVersion,
         progress: Progress,
+        call: &CallContext,
     ) -> Result<Task, EngineError> {
-        let deadline = tokio::time::Instant::now() + self.inner.settings.budget();
+        let mut deadline = Some(tokio::time::Instant::now() + self.inner.settings.budget());
         loop {
-            match tokio::time::timeout_at(deadline, events.recv()).await {
+            let next = match deadline {
+                Some(deadline) => tokio::time::timeout_at(deadline, events.recv()).await,
+                None => Ok(events.recv().await),
+            };
+            match next {
                 // The event carries the task exactly as stored: no store read.
                 Ok(Ok(TaskEvent::Status(snapshot)))
                     if snapshot.status.state.is_terminal()
@@ -58,19 +65,32 @@ impl TaskEngine {
                 Ok(Err(broadcast::error::RecvError::Closed)) => break,
                 Err(_) => {
                     crate::telemetry::metrics::budget_expired();
+                    let waits_on = call.rules.wait_past_budget;
                     tracing::info!(
                         task.id = %task.id,
                         budget_ms = i64::try_from(self.inner.settings.budget().as_millis())
                             .unwrap_or(i64::MAX),
-                        "budget expired: answering `working`, the turn goes on"
+                        waits_on,
+                        "budget expired: the turn goes on"
                     );
                     // A deferred task is stored now: the client learns its id.
                     let mut version = stored.lock().await;
                     if version.is_none() {
-                        *version = Some(self.inner.store.create(&task, &[]).await?);
-                        return Ok(with_working_note(task, progress.latest()));
+                        *version = Some(
+                            self.inner
+                                .store
+                                .create_owned(&task, &[], call.owner())
+                                .await?,
+                        );
+                        if !waits_on {
+                            return Ok(with_working_note(task, progress.latest()));
+                        }
                     }
                     drop(version);
+                    if waits_on {
+                        deadline = None;
+                        continue;
+                    }
                     return Ok(with_working_note(
                         self.current(&task.id).await?,
                         progress.latest(),

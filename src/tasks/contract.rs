@@ -80,6 +80,7 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
         url: "https://hook.example/a".into(),
         token: None,
         authentication: None,
+        payload_version: crate::a2a::PushPayload::V0_3,
     };
     store.set_push_config("t", &config).await.unwrap();
     let working = store
@@ -87,6 +88,18 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
         .await
         .unwrap();
     assert_eq!(working.push_configs, vec![config.clone()]);
+    // A config remembers the version it was set with.
+    let v1_config = PushNotificationConfig {
+        id: Some("p2".into()),
+        payload_version: crate::a2a::PushPayload::V1_0,
+        ..config.clone()
+    };
+    store.set_push_config("t", &v1_config).await.unwrap();
+    assert_eq!(
+        store.push_configs("t").await.unwrap(),
+        vec![config.clone(), v1_config]
+    );
+    assert!(store.delete_push_config("t", "p2").await.unwrap());
     assert_eq!(
         store
             .update(&task("t", TaskState::Completed), created)
@@ -170,4 +183,95 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
         assert!(store.get("t").await.unwrap().is_some());
     }
     assert!(store.get("w").await.unwrap().is_some());
+}
+
+/// A task of `owner` in `context`, for the list contract.
+fn owned(id: &str, context: &str, state: TaskState) -> Task {
+    Task {
+        context_id: context.into(),
+        ..task(id, state)
+    }
+}
+
+/// `list`: scoped to an owner or not, filtered, newest change first, paged
+/// by cursor with the total of all matching tasks. Runs on a store that may
+/// hold other tasks (every query names this test's context or owners).
+pub(crate) async fn lists_like_a_task_store(store: &dyn TaskStore) {
+    use super::listing::{OwnerScope, TaskQuery};
+    let pause = || tokio::time::sleep(Duration::from_millis(5));
+    for (id, owner, state) in [
+        ("list-a", Some("alice"), TaskState::InputRequired),
+        ("list-b", Some("bob"), TaskState::Completed),
+        ("list-c", Some("alice"), TaskState::Working),
+        ("list-d", None, TaskState::Working),
+    ] {
+        store
+            .create_owned(&owned(id, "list-ctx", state), &[], owner)
+            .await
+            .unwrap();
+        // Distinct change times, so the order below is the time order.
+        pause().await;
+    }
+    // list-a changes last: it comes first.
+    let a = store.get("list-a").await.unwrap().unwrap();
+    store
+        .update(
+            &owned("list-a", "list-ctx", TaskState::Completed),
+            a.version,
+        )
+        .await
+        .unwrap();
+
+    let in_context = |scope| TaskQuery {
+        scope,
+        context_id: Some("list-ctx".into()),
+        ..TaskQuery::everything(10)
+    };
+    let ids = |page: &super::listing::TaskPage| -> Vec<String> {
+        page.tasks.iter().map(|task| task.id.clone()).collect()
+    };
+    let all = store.list(&in_context(OwnerScope::Everyone)).await.unwrap();
+    assert_eq!(ids(&all), ["list-a", "list-d", "list-c", "list-b"]);
+    assert_eq!(all.total, 4);
+    assert_eq!(all.next, None);
+    assert_eq!(all.tasks[0].status.state, TaskState::Completed);
+
+    let alice = OwnerScope::Owner(Some("alice".into()));
+    let mine = store.list(&in_context(alice.clone())).await.unwrap();
+    assert_eq!(ids(&mine), ["list-a", "list-c"]);
+    let technical = store.list(&in_context(OwnerScope::Owner(None))).await;
+    assert_eq!(ids(&technical.unwrap()), ["list-d"]);
+
+    // One at a time: the cursor walks the same order, the total stays.
+    let mut query = TaskQuery {
+        page_size: 1,
+        ..in_context(alice)
+    };
+    let first = store.list(&query).await.unwrap();
+    assert_eq!((ids(&first), first.total), (vec!["list-a".to_string()], 2));
+    query.after = first.next.clone();
+    assert!(query.after.is_some());
+    let second = store.list(&query).await.unwrap();
+    assert_eq!(ids(&second), ["list-c"]);
+    assert_eq!(second.next, None, "the last page");
+
+    let completed = TaskQuery {
+        state: Some(TaskState::Completed),
+        ..in_context(OwnerScope::Everyone)
+    };
+    assert_eq!(
+        ids(&store.list(&completed).await.unwrap()),
+        ["list-a", "list-b"]
+    );
+    let later = TaskQuery {
+        changed_since_ms: Some(now_ms() + 60_000),
+        ..in_context(OwnerScope::Everyone)
+    };
+    let nothing = store.list(&later).await.unwrap();
+    assert_eq!((nothing.tasks.len(), nothing.total), (0, 0));
+    let elsewhere = TaskQuery {
+        context_id: Some("list-nowhere".into()),
+        ..TaskQuery::everything(10)
+    };
+    assert_eq!(store.list(&elsewhere).await.unwrap().total, 0);
 }

@@ -153,7 +153,7 @@ impl TaskEngine {
                 events,
                 stored,
                 progress,
-            } => self.wait(task, events, stored, progress).await?,
+            } => self.wait(task, events, stored, progress, call).await?,
         };
         Ok(task.with_history_limit(history_length))
     }
@@ -190,7 +190,17 @@ impl TaskEngine {
             }
             Some(task_id) => {
                 let task_id = task_id.to_string();
-                let existing = store.get(&task_id).await?.filter(|stored| {
+                let strict = self.inner.settings.strict_task_ids || call.rules.strict_task_ids;
+                let found = store.get(&task_id).await?;
+                if call.rules.strict_task_ids
+                    && let (Some(stored), Some(context_id)) = (&found, &context_id)
+                    && stored.task.context_id != *context_id
+                {
+                    return Err(EngineError::InvalidParams(format!(
+                        "params.message.contextId: task {task_id} belongs to another context"
+                    )));
+                }
+                let existing = found.filter(|stored| {
                     context_id
                         .as_ref()
                         .is_none_or(|c| *c == stored.task.context_id)
@@ -200,7 +210,7 @@ impl TaskEngine {
                         self.continue_task(stored, message, push, call).await?
                     }
                     Some(stored) if stored.task.status.state.is_terminal() => {
-                        if self.inner.settings.strict_task_ids {
+                        if strict {
                             return Err(EngineError::Unsupported(format!(
                                 "task {task_id} is {} and cannot be continued; send the message without taskId",
                                 stored.task.status.state.as_str()
@@ -221,7 +231,7 @@ impl TaskEngine {
                     // Submitted or working: the turn in progress answers; do not start a second one.
                     Some(stored) => Started::AsItIs(stored.task),
                     None => {
-                        if self.inner.settings.strict_task_ids {
+                        if strict {
                             return Err(EngineError::TaskNotFound(task_id));
                         }
                         tracing::info!(task.id = %task_id, "message for an unknown task: new task");
@@ -283,7 +293,12 @@ impl TaskEngine {
         let written = if defer_store {
             None
         } else {
-            match self.inner.store.create(&task, &push_configs).await {
+            match self
+                .inner
+                .store
+                .create_owned(&task, &push_configs, call.owner())
+                .await
+            {
                 Ok(version) => Some(Written {
                     version,
                     push_configs,
@@ -302,6 +317,13 @@ impl TaskEngine {
             task_id: task.id.clone(),
             context_id: task.context_id.clone(),
             pending: None,
+            message_id: task
+                .history
+                .iter()
+                .flatten()
+                .last()
+                .map(|message| message.message_id.clone())
+                .unwrap_or_default(),
             progress: Progress::default(),
         };
         Ok(self.spawn_turn(task, written, turn, channel, call))
@@ -336,6 +358,7 @@ impl TaskEngine {
             task_id: stored.task.id.clone(),
             context_id: stored.task.context_id.clone(),
             pending: pending_approval(&stored.task),
+            message_id: message.message_id.clone(),
             progress: Progress::default(),
         };
         let mut task = stored.task;

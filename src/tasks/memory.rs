@@ -2,8 +2,9 @@
 //! time or beyond a count cap, so memory stays flat under sustained load;
 //! open tasks stay, unless a hard cap forces out the oldest (logged).
 
+use super::listing::{Listed, TaskPage, TaskQuery, page_of};
 use super::store::{StoreError, StoredTask, TaskStore, Written};
-use crate::a2a::{PushNotificationConfig, Task};
+use crate::a2a::{PushNotificationConfig, Task, TaskState};
 use async_trait::async_trait;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Mutex;
@@ -39,6 +40,12 @@ struct Entry {
     sequence: u64,
     finished_at: Option<Instant>,
     push_configs: Vec<PushNotificationConfig>,
+    /// Who created the task, for lists scoped to an owner.
+    owner: Option<String>,
+    /// The last write (Unix ms), the order of lists.
+    changed_ms: i64,
+    context_id: String,
+    state: TaskState,
 }
 
 #[derive(Default)]
@@ -147,10 +154,11 @@ impl TaskStore for InMemoryTaskStore {
         Ok(Some(StoredTask { task, version }))
     }
 
-    async fn create(
+    async fn create_owned(
         &self,
         task: &Task,
         push_configs: &[PushNotificationConfig],
+        owner: Option<&str>,
     ) -> Result<u64, StoreError> {
         let json = encode(task)?;
         let mut tasks = self.lock()?;
@@ -175,6 +183,10 @@ impl TaskStore for InMemoryTaskStore {
                 sequence,
                 finished_at: terminal.then_some(now),
                 push_configs: push_configs.to_vec(),
+                owner: owner.map(str::to_string),
+                changed_ms: crate::db::now_ms(),
+                context_id: task.context_id.clone(),
+                state: task.status.state,
             },
         );
         self.evict(&mut tasks, now);
@@ -201,6 +213,8 @@ impl TaskStore for InMemoryTaskStore {
         entry.json = json;
         entry.version = expected_version + 1;
         entry.terminal = finishing;
+        entry.changed_ms = crate::db::now_ms();
+        entry.state = task.status.state;
         let sequence = entry.sequence;
         let push_configs = entry.push_configs.clone();
         if finishing {
@@ -213,6 +227,30 @@ impl TaskStore for InMemoryTaskStore {
             version: expected_version + 1,
             push_configs,
         })
+    }
+
+    async fn list(&self, query: &TaskQuery) -> Result<TaskPage, StoreError> {
+        let tasks = self.lock()?;
+        let now = Instant::now();
+        page_of(
+            query,
+            tasks
+                .by_id
+                .iter()
+                .filter(|(_, entry)| !self.expired(entry, now))
+                .map(|(id, entry)| {
+                    (
+                        Listed {
+                            owner: entry.owner.as_deref(),
+                            changed_ms: entry.changed_ms,
+                            id,
+                            json: &entry.json,
+                        },
+                        entry.context_id.clone(),
+                        entry.state,
+                    )
+                }),
+        )
     }
 
     async fn set_push_config(
@@ -260,12 +298,15 @@ impl TaskStore for InMemoryTaskStore {
 mod tests {
     use super::*;
     use crate::a2a::TaskState;
-    use crate::tasks::contract::{Expect, behaves_like_a_task_store, task};
+    use crate::tasks::contract::{
+        Expect, behaves_like_a_task_store, lists_like_a_task_store, task,
+    };
 
     #[tokio::test]
     async fn memory_behaves_like_a_task_store() {
         let store = InMemoryTaskStore::new(MemoryStoreLimits::default());
         behaves_like_a_task_store(&store, Expect::in_process()).await;
+        lists_like_a_task_store(&store).await;
     }
 
     #[tokio::test]

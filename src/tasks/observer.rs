@@ -22,6 +22,29 @@ pub struct CallContext {
     pub bearer_token: Option<BearerToken>,
     /// Who called, for the rule book.
     pub caller: Caller,
+    /// Which task rules the request handler chose for this call.
+    pub rules: CallRules,
+}
+
+impl CallContext {
+    /// Who a task this call creates belongs to (lists scoped to an owner).
+    pub fn owner(&self) -> Option<&str> {
+        self.caller.user_id.as_deref()
+    }
+}
+
+/// Task rules a request handler can make stricter for a call than the
+/// settings' defaults (the request handler knows why; the engine does not
+/// need to). The defaults are the Joule-friendly ones.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallRules {
+    /// A message naming an unknown task, a finished one, or a task of
+    /// another context is refused instead of starting a new task.
+    pub strict_task_ids: bool,
+    /// A blocking send waits until the task ends or pauses, however long:
+    /// when the budget runs out the task is stored (so it can be read and
+    /// listed) and the wait goes on.
+    pub wait_past_budget: bool,
 }
 
 /// Why the push room did not do what a push config method asked.

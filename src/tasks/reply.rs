@@ -155,6 +155,7 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) {
             },
         );
     }
+    artifacts.extend(reply.artifacts.iter().cloned());
     // The proposal is shown once, when the specialist makes it (answer or
     // approval question alike).
     if let Some(proposal) = &reply.proposal

@@ -2,6 +2,7 @@
 //! (memory, SQLite, PostgreSQL). A task's push configs live with it, so one
 //! write of the task also tells who must hear about it.
 
+use super::listing::{TaskPage, TaskQuery};
 use crate::a2a::{PushNotificationConfig, Task};
 use async_trait::async_trait;
 
@@ -94,11 +95,28 @@ pub trait TaskStore: Send + Sync {
 
     /// Store a new task with its push configs; returns its version (1).
     /// A task created `submitted` or `working` is leased to this instance.
+    /// The task has no owner: every caller's [`TaskStore::list`] may see it
+    /// only when the list is not scoped to an owner.
     async fn create(
         &self,
         task: &Task,
         push_configs: &[PushNotificationConfig],
+    ) -> Result<u64, StoreError> {
+        self.create_owned(task, push_configs, None).await
+    }
+
+    /// [`TaskStore::create`], remembering who created the task (the user
+    /// id) so that a list scoped to that owner finds it.
+    async fn create_owned(
+        &self,
+        task: &Task,
+        push_configs: &[PushNotificationConfig],
+        owner: Option<&str>,
     ) -> Result<u64, StoreError>;
+
+    /// One page of tasks, newest status change first, as `query` filters
+    /// and scopes them.
+    async fn list(&self, query: &TaskQuery) -> Result<TaskPage, StoreError>;
 
     /// Replace the task if it is still at `expected_version` and not
     /// terminal. A task left `submitted` or `working` is leased to this

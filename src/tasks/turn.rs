@@ -173,7 +173,7 @@ impl Inner {
         // Held while writing, so a blocking waiter whose budget runs out
         // right now cannot create the row a second time.
         let mut version = stored_version.lock().await;
-        let mut stored = self.store_result(&task, *version).await;
+        let mut stored = self.store_result(&task, *version, call.owner()).await;
         // A store that is briefly down gets a few more tries (a value that
         // does not decode gets none: it would not decode the next time
         // either); after that the lease runs out and the task ends
@@ -183,7 +183,7 @@ impl Inner {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(pause_ms)).await;
-            stored = self.store_result(&task, *version).await;
+            stored = self.store_result(&task, *version, call.owner()).await;
         }
         if let Ok(written) = &stored {
             *version = Some(written.version);
@@ -217,13 +217,22 @@ impl Inner {
 
     /// Write a turn's result: an update, or the first write of a deferred
     /// task.
-    async fn store_result(&self, task: &Task, version: Option<u64>) -> Result<Written, StoreError> {
+    async fn store_result(
+        &self,
+        task: &Task,
+        version: Option<u64>,
+        owner: Option<&str>,
+    ) -> Result<Written, StoreError> {
         match version {
             Some(version) => self.store.update(task, version).await,
-            None => self.store.create(task, &[]).await.map(|version| Written {
-                version,
-                push_configs: Vec::new(),
-            }),
+            None => self
+                .store
+                .create_owned(task, &[], owner)
+                .await
+                .map(|version| Written {
+                    version,
+                    push_configs: Vec::new(),
+                }),
         }
     }
 }

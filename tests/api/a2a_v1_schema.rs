@@ -188,6 +188,12 @@ fn assert_valid<T: Serialize>(definition: &str, value: &T) -> Value {
     instance
 }
 
+/// A 1.0 answer from the service (`"Task"`, `"SendMessageResponse"`, …),
+/// checked against the schema and the proto's REQUIRED fields.
+pub(crate) fn assert_v1(definition: &str, instance: &Value) {
+    assert_valid(definition, instance);
+}
+
 fn metadata(key: &str) -> Option<Map<String, Value>> {
     Some(Map::from_iter([(key.to_string(), json!(key))]))
 }
@@ -359,6 +365,7 @@ fn mapped_push_configs_are_valid_1_0() {
                 schemes: vec!["Bearer".into()],
                 credentials: Some("secret".into()),
             }),
+            payload_version: v03::PushPayload::V0_3,
         },
     };
     assert_valid(
@@ -372,6 +379,7 @@ fn mapped_push_configs_are_valid_1_0() {
             url: "https://hooks.example.com/a2a".into(),
             token: None,
             authentication: None,
+            payload_version: v03::PushPayload::V0_3,
         },
     );
     assert_valid("TaskPushNotificationConfig", &bare);
@@ -419,6 +427,7 @@ fn mapped_requests_are_valid_1_0() {
                 url: "https://hooks.example.com/a2a".into(),
                 token: None,
                 authentication: None,
+                payload_version: v03::PushPayload::V0_3,
             }),
             blocking: Some(false),
         }),

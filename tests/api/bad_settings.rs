@@ -143,6 +143,22 @@ async fn every_bad_setting_exits_2_with_one_line_naming_it() {
     )
     .await
     .assert(2, "store");
+    // The conformance agent is a test hook: refused on Cloud Foundry.
+    serve_exit(
+        &[
+            ("AGENT__CONFORMANCE__TCK_SCENARIOS", "true"),
+            (
+                "VCAP_APPLICATION",
+                r#"{"application_uris": ["agent.example.com"]}"#,
+            ),
+        ],
+        None,
+    )
+    .await
+    .assert(
+        2,
+        "conformance.tck_scenarios is for tests and refused on Cloud Foundry",
+    );
     // Found by the Cloud Foundry reader: bindings that are not JSON, for
     // every room alike (telemetry and the S/4HANA source used to skip them).
     serve_exit(&[("VCAP_SERVICES", "{\"identity\": [")], None)

@@ -367,3 +367,31 @@ async fn past_the_budget_the_batch_answers_working_with_what_is_done_and_the_res
         "{items:?}"
     );
 }
+
+/// A batch's approval reads each order again before filing it; S/4HANA's
+/// answers then count as on the first turn: a 403 is the user's refusal
+/// (nothing filed, not offered again), and the other orders are filed.
+#[tokio::test]
+async fn an_order_s4hana_refuses_at_approval_is_not_filed_and_the_others_are() {
+    let s4 = S4Double::start().await;
+    let app = on_s4(&s4, 5_000, 55_000).await;
+    let clerk = app.as_role("ar_clerk");
+    let asked = clerk.send_text("why are 4725 and 4740 stuck?").await;
+    assert_eq!(state(&asked), "input-required", "{asked}");
+    s4.always("A_SalesOrder('4725')", Step::Status(403));
+    let answered = clerk.reply(&asked, "approve all").await;
+    assert_eq!(state(&answered), "completed", "{answered}");
+    let text = status_text(&answered);
+    assert!(
+        text.contains("4725: S/4HANA does not let you see sales order 4725"),
+        "{text}"
+    );
+    assert!(text.contains("Nothing was filed."), "{text}");
+    let filed: Vec<String> = app
+        .actions()
+        .await
+        .iter()
+        .filter_map(|row| row["salesOrder"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(filed, ["4740"]);
+}

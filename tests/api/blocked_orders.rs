@@ -113,7 +113,7 @@ async fn a_kind_of_block_is_one_odata_query_on_the_configured_codes() {
         "SoldToParty eq '10023'",
         "(TotalCreditCheckStatus eq 'B' or TotalCreditCheckStatus eq 'C')",
         "$top=5",
-        "$expand=to_Item,to_Text,to_Partner",
+        "$expand=to_Item,to_Item/to_PricingElement,to_PricingElement,to_Text,to_Partner",
         "$orderby=SalesOrder",
     ] {
         assert!(target.contains(part), "{part} in {target}");

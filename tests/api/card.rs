@@ -100,3 +100,41 @@ async fn health_answers_200() {
     let body: serde_json::Value = response.json().await.unwrap();
     assert_eq!(body["status"], "UP");
 }
+
+/// One card for both versions: 1.0's `supportedInterfaces` (1.0 first, the
+/// same URL as 0.3's `url`) beside the 0.3 keys, so that the 0.3 schema
+/// still takes it and the pure 1.0 card inside it is valid 1.0.
+#[tokio::test]
+async fn the_card_serves_0_3_and_1_0_clients_alike() {
+    let app = TestApp::spawn().await;
+    let card = app.get_json("/.well-known/agent-card.json").await;
+    assert_schema("AgentCard", &card);
+    let url = format!("http://127.0.0.1:{}/", app.port);
+    assert_eq!(card["url"], url);
+    assert_eq!(
+        card["supportedInterfaces"],
+        serde_json::json!([
+            {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
+        ])
+    );
+    // The 1.0 schema's `additionalProperties: false` refuses the 0.3 keys
+    // (a2a_v1_schema.rs, disagreement 5): the 1.0 members alone must pass.
+    let mut pure = card.clone();
+    if let Some(object) = pure.as_object_mut() {
+        for key in [
+            "url",
+            "preferredTransport",
+            "protocolVersion",
+            "additionalInterfaces",
+            "supportsAuthenticatedExtendedCard",
+            "security",
+        ] {
+            object.remove(key);
+        }
+    }
+    if let Some(capabilities) = pure["capabilities"].as_object_mut() {
+        capabilities.remove("stateTransitionHistory");
+    }
+    crate::a2a_v1_schema::assert_v1("AgentCard", &pure);
+}

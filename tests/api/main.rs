@@ -1,6 +1,10 @@
 //! Black-box tests: the service on an ephemeral loopback port, real HTTP.
 
+mod a2a_v1;
+mod a2a_v1_auth;
+mod a2a_v1_conformance;
 mod a2a_v1_schema;
+mod a2a_v1_streaming;
 mod actions_crash;
 mod actions_hook;
 mod actions_s4;

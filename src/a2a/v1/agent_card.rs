@@ -61,6 +61,17 @@ pub struct AgentCard {
     pub icon_url: Option<String>,
 }
 
+impl AgentCard {
+    /// The pure 1.0 card inside a merged card (the 0.3 card type carrying
+    /// the 1.0 members beside its own, `a2a-1.0.md` §6.1): the 0.3 keys
+    /// are unknown to 1.0 and ignored.
+    pub fn try_from_merged(
+        card: &crate::a2a::agent_card::AgentCard,
+    ) -> Result<AgentCard, serde_json::Error> {
+        serde_json::to_value(card).and_then(serde_json::from_value)
+    }
+}
+
 /// A URL, a binding and a protocol version (`Major.Minor`: `"1.0"`, `"0.3"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(remote = "Self", rename_all = "camelCase")]

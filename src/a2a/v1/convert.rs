@@ -561,6 +561,8 @@ impl From<TaskPushNotificationConfig> for v03::PushNotificationConfig {
             authentication: config
                 .authentication
                 .map(v03::PushNotificationAuthenticationInfo::from),
+            // Set over 1.0: its notifications are 1.0 payloads.
+            payload_version: v03::PushPayload::V1_0,
         }
     }
 }
@@ -994,6 +996,7 @@ pub(crate) mod tests {
                     schemes: vec!["Bearer".into()],
                     credentials: Some("secret".into()),
                 }),
+                payload_version: v03::PushPayload::V0_3,
             },
         };
         let flat = TaskPushNotificationConfig::from(v03_config.clone());
@@ -1002,7 +1005,10 @@ pub(crate) mod tests {
             json!({"id": "p-1", "taskId": "t-1", "url": "https://hooks.example.com/a2a",
                 "token": "tok", "authentication": {"scheme": "Bearer", "credentials": "secret"}})
         );
-        assert_eq!(v03::TaskPushNotificationConfig::from(flat), v03_config);
+        // Back in the engine's model it is the same config, marked as set over 1.0.
+        let mut set_over_1_0 = v03_config.clone();
+        set_over_1_0.push_notification_config.payload_version = v03::PushPayload::V1_0;
+        assert_eq!(v03::TaskPushNotificationConfig::from(flat), set_over_1_0);
 
         let mut two_schemes = v03_config.clone();
         if let Some(auth) = two_schemes.push_notification_config.authentication.as_mut() {

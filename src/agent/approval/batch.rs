@@ -169,6 +169,15 @@ impl Approvals {
                         "{order}: sales order not found; nothing was filed."
                     ));
                 }
+                Err(NotFiled::Unreadable(error)) => {
+                    // As for one order: S/4HANA's 403 is the user's
+                    // refusal, a timeout or 5xx a failure; neither is
+                    // offered again.
+                    tracing::warn!(%error, sales_order = %order, "backend read failed before filing");
+                    let (_, text) = error.for_the_user();
+                    pending[index].state = PendingState::Declined;
+                    lines.push(format!("{order}: {text} Nothing was filed."));
+                }
                 Err(error) => {
                     notes.push(self.note(ApprovalStatus::Pending, &proposal, caller));
                     lines.push(format!(

@@ -316,6 +316,17 @@ impl Approvals {
                     format!("Sales order {order} not found; nothing was filed."),
                 );
             }
+            Err(NotFiled::Unreadable(error)) => {
+                // The same answer as on the first turn: S/4HANA's 403 is
+                // the user's refusal, a timeout or 5xx a failure.
+                tracing::warn!(%error, sales_order = %pending.sales_order, "backend read failed before filing");
+                let (refusal, text) = error.for_the_user();
+                let outcome = match refusal {
+                    crate::backend::Refusal::Rejected => Outcome::Rejected,
+                    crate::backend::Refusal::Failed => Outcome::Failed,
+                };
+                return Reply::new(outcome, format!("{text} Nothing was filed."));
+            }
             Err(error) => {
                 let preface = format!(
                     "{}; nothing was filed. Reply approve to try again.",

@@ -93,6 +93,7 @@ fn proposing(
         }),
         routing: None,
         approval: None,
+        artifacts: Vec::new(),
         batch: None,
     }
 }

@@ -72,12 +72,12 @@ impl Specialist for Pricing {
                 .await?;
             match listed {
                 Some(price) => {
-                    let difference = item.net_amount - price.condition_rate_value;
+                    let difference = item.billed_price() - price.condition_rate_value;
                     lines.push(format!(
                         "item {} ({}) is billed at {} {} while the customer's price list says {} {}, a difference of {} {}",
                         item.sales_order_item,
                         item.material,
-                        item.net_amount,
+                        item.billed_price(),
                         order.transaction_currency,
                         price.condition_rate_value,
                         price.condition_currency,
@@ -87,7 +87,7 @@ impl Specialist for Pricing {
                     items.push(json!({
                         "item": item.sales_order_item,
                         "material": item.material,
-                        "billed": item.net_amount.to_string(),
+                        "billed": item.billed_price().to_string(),
                         "listPrice": price.condition_rate_value.to_string(),
                         "difference": difference.to_string(),
                     }));
@@ -95,12 +95,12 @@ impl Specialist for Pricing {
                 None => {
                     lines.push(format!(
                         "item {} ({}) is billed at {} {} and has no entry in the customer's price list",
-                        item.sales_order_item, item.material, item.net_amount, order.transaction_currency,
+                        item.sales_order_item, item.material, item.billed_price(), order.transaction_currency,
                     ));
                     items.push(json!({
                         "item": item.sales_order_item,
                         "material": item.material,
-                        "billed": item.net_amount.to_string(),
+                        "billed": item.billed_price().to_string(),
                     }));
                 }
             }

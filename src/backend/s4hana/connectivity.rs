@@ -8,7 +8,7 @@
 //!
 //! Written to move into `src/btp/` as is.
 
-use super::destination::client_credentials;
+use crate::btp::oauth::client_credentials;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -84,7 +84,7 @@ impl ConnectivityProxy {
         }
         let (token, lifetime) = client_credentials(
             &self.http,
-            &self.binding.token_url,
+            self.binding.token_url.as_str(),
             &self.binding.client_id,
             &self.binding.client_secret,
         )

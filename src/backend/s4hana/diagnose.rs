@@ -6,10 +6,10 @@
 //! what to fix.
 
 use super::S4HanaSource;
-use super::destination::FindError;
 use super::reads::SERVICES;
 use super::transport::{Connection, Target, Transport};
 use crate::backend::{BackendError, OrderSource, UserToken};
+use crate::btp::DestinationError;
 use std::sync::Arc;
 
 /// One step's result.
@@ -120,7 +120,7 @@ pub async fn run(
                     }
                     steps.push(pass("destination", line));
                 }
-                Err(FindError::NotFound(name)) => {
+                Err(DestinationError::NotFound(name)) => {
                     steps.push(fail(
                         "destination",
                         format!(

@@ -11,7 +11,6 @@
 //! it and are never shared with another user.
 
 pub mod connectivity;
-pub mod destination;
 pub mod diagnose;
 mod odata;
 mod reads;
@@ -108,6 +107,10 @@ impl S4Reader {
 
 #[async_trait]
 impl OrderSource for S4Reader {
+    fn describe(&self) -> crate::backend::SourceInfo {
+        self.shared.describe()
+    }
+
     fn as_user(self: Arc<Self>, user: Option<&UserToken>) -> Arc<dyn OrderSource> {
         Arc::new(
             S4HanaSource {
@@ -160,8 +163,44 @@ impl OrderSource for S4Reader {
     }
 }
 
+impl S4Shared {
+    fn describe(&self) -> crate::backend::SourceInfo {
+        use crate::backend::{ReadIdentity, SourceInfo};
+        match &self.transport.connection {
+            transport::Connection::Direct { .. } => SourceInfo {
+                source: "s4hana",
+                identity: ReadIdentity::TechnicalUser,
+                connection: Some("direct"),
+                destination: None,
+                authentication: None,
+            },
+            transport::Connection::Destination { service, name, .. } => {
+                let seen = service.authentication_seen(name);
+                let identity = match &seen {
+                    None => ReadIdentity::NotYetKnown,
+                    Some(kind) if crate::btp::FoundDestination::type_propagates_user(kind) => {
+                        ReadIdentity::CallingUser
+                    }
+                    Some(_) => ReadIdentity::TechnicalUser,
+                };
+                SourceInfo {
+                    source: "s4hana",
+                    identity,
+                    connection: Some("destination"),
+                    destination: Some(name.clone()),
+                    authentication: seen,
+                }
+            }
+        }
+    }
+}
+
 #[async_trait]
 impl OrderSource for S4HanaSource {
+    fn describe(&self) -> crate::backend::SourceInfo {
+        self.shared.describe()
+    }
+
     fn as_user(self: Arc<Self>, user: Option<&UserToken>) -> Arc<dyn OrderSource> {
         Arc::new(self.reader(user))
     }

@@ -24,9 +24,17 @@ pub const SERVICES: &[&str] = &[SALES_ORDER_SRV, BUSINESS_PARTNER, CREDIT, JOURN
 const HEADER_SELECT: &str = "SalesOrder,SoldToParty,TotalNetAmount,TransactionCurrency,\
 TotalCreditCheckStatus,DeliveryBlockReason,HeaderBillingBlockReason,\
 to_Item/SalesOrderItem,to_Item/Material,to_Item/RequestedQuantity,to_Item/NetAmount,\
+to_Item/to_PricingElement/ConditionType,to_Item/to_PricingElement/ConditionRateValue,\
+to_Item/to_PricingElement/ConditionInactiveReason,\
+to_PricingElement/ConditionType,to_PricingElement/ConditionRateValue,\
+to_PricingElement/ConditionInactiveReason,\
 to_Text/Language,to_Text/LongTextID,to_Text/LongText,\
 to_Partner/PartnerFunction,to_Partner/Customer,to_Partner/AddressID";
-const HEADER_EXPAND: &str = "to_Item,to_Text,to_Partner";
+/// The order with its items and their pricing elements (the header's as a
+/// fallback: s4hana-demo-data notes real S/4 may keep item conditions off
+/// the header set), texts and partners: one round trip.
+const HEADER_EXPAND: &str =
+    "to_Item,to_Item/to_PricingElement,to_PricingElement,to_Text,to_Partner";
 
 fn unreadable(what: &str, reason: String) -> BackendError {
     BackendError::Unavailable(format!("S/4HANA sent an unreadable {what}: {reason}"))
@@ -94,7 +102,14 @@ fn map_order(
     row: &Value,
 ) -> Result<(SalesOrder, Vec<PartnerAddress>), BackendError> {
     let rules = &shared.rules;
-    let items = results(&row["to_Item"])
+    let item_rows = results(&row["to_Item"]);
+    // The header's element stands for the item only when there is one item.
+    let header_rate = if item_rows.len() == 1 {
+        condition_rate(rules, &row["to_PricingElement"])?
+    } else {
+        None
+    };
+    let items = item_rows
         .iter()
         .map(|item| {
             Ok(SalesOrderItem {
@@ -102,6 +117,7 @@ fn map_order(
                 material: text(item, "Material"),
                 requested_quantity: odata::quantity(item, "RequestedQuantity"),
                 net_amount: decimal(item, "NetAmount").map_err(|e| unreadable("order item", e))?,
+                condition_rate: condition_rate(rules, &item["to_PricingElement"])?.or(header_rate),
             })
         })
         .collect::<Result<Vec<_>, BackendError>>()?;
@@ -147,6 +163,21 @@ fn map_order(
         }
     }
     Ok((order, partners))
+}
+
+/// The rate of the first active pricing element of the configured
+/// condition type (`PPR0`) in an expanded `to_PricingElement`.
+fn condition_rate(rules: &BlockRules, elements: &Value) -> Result<Option<Amount>, BackendError> {
+    results(elements)
+        .iter()
+        .find(|element| {
+            text(element, "ConditionType") == rules.price_condition_type
+                && text(element, "ConditionInactiveReason").is_empty()
+        })
+        .map(|element| {
+            decimal(element, "ConditionRateValue").map_err(|e| unreadable("pricing element", e))
+        })
+        .transpose()
 }
 
 /// The partners [`gaps`] checks for an order read earlier (again).

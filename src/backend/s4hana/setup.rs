@@ -6,10 +6,10 @@
 //! `cloud_foundry.rs`, which read `VCAP_SERVICES` once for all.
 
 use super::connectivity::{ConnectivityBinding, ConnectivityProxy};
-use super::destination::{DestinationService, ServiceBinding};
 use super::transport::{Connection, DirectAuth, Transport};
 use super::{S4HanaSource, S4Shared};
 use crate::backend::{BackendError, BlockRules, S4HanaSettings};
+use crate::btp::{ClientSecret, DestinationClient, DestinationService};
 use crate::cloud_foundry::CloudFoundry;
 use serde_json::Value;
 use std::sync::Arc;
@@ -151,16 +151,18 @@ fn connection(
         ));
     };
     let margin = Duration::from_secs(settings.token_expiry_margin_secs);
-    let service = DestinationService::new(
-        ServiceBinding {
-            token_url: checked_url(&token_url, "the Destination service token URL", allow)?,
-            uri: checked_url(&uri, "the Destination service URL", allow)?,
+    let service = DestinationClient::new(
+        DestinationService {
+            token_url: checked_url(&token_url, "the Destination service token URL", allow)?
+                .to_string(),
+            uri: checked_url(&uri, "the Destination service URL", allow)?.to_string(),
             client_id,
-            client_secret,
+            client_secret: ClientSecret::new(client_secret),
         },
+        settings.destination.clone(),
         http.clone(),
-        margin,
-    );
+    )
+    .with_expiry_margin(margin);
     let connectivity = binding(env, "connectivity");
     let given = &settings.connectivity;
     let proxy = match (

@@ -1,16 +1,17 @@
 //! How one OData read reaches S/4HANA and what its answer means: the target
 //! for this user (direct, or through the destination: its token, or the
 //! connectivity proxy with the user's principal), then one GET per read
-//! with a timeout, retries of 429/502/503/504 with backoff (`Retry-After`
+//! with a timeout, retries of 429 and 503 with backoff (`Retry-After`
 //! honoured) within the read's budget, and one `backend.read` span
 //! (service, entity set, status, latency, retries, sales order; never a
 //! token). Statuses become [`BackendError`]s: 403 `Forbidden`, 401
 //! `Identity`, timeouts and 5xx `NoAnswer`, 404 "not there" (`None`).
 
 use super::connectivity::ConnectivityProxy;
-use super::destination::{DestinationService, FindError, without_url};
 use super::odata;
 use crate::backend::{BackendError, UserToken};
+use crate::btp::oauth::without_url;
+use crate::btp::{DestinationClient, DestinationError};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,7 +32,7 @@ pub enum Connection {
     },
     /// A BTP destination, looked up as the user.
     Destination {
-        service: Arc<DestinationService>,
+        service: Arc<DestinationClient>,
         name: String,
         proxy: Option<Arc<ConnectivityProxy>>,
         allow_loopback_http: bool,
@@ -107,10 +108,15 @@ impl Transport {
                         .find(name, user.expose())
                         .await
                         .map_err(|error| match error {
-                            FindError::Exchange(reason) => BackendError::Identity(reason),
-                            FindError::NotFound(_) => BackendError::Settings(error.to_string()),
-                            FindError::Service(reason) => {
-                                BackendError::NoAnswer(format!("the Destination service: {reason}"))
+                            DestinationError::Exchange(reason) => BackendError::Identity(reason),
+                            DestinationError::NoToken => BackendError::Identity(error.to_string()),
+                            DestinationError::NotFound(_) | DestinationError::Url(_) => {
+                                BackendError::Settings(error.to_string())
+                            }
+                            DestinationError::Token(_)
+                            | DestinationError::Lookup(_)
+                            | DestinationError::Unreadable(_) => {
+                                BackendError::NoAnswer(format!("the Destination service: {error}"))
                             }
                         })?;
                 tracing::debug!(
@@ -292,7 +298,7 @@ impl Transport {
                 }
             };
             let status = response.status().as_u16();
-            if matches!(status, 429 | 502 | 503 | 504) && retries < self.max_retries {
+            if matches!(status, 429 | 503) && retries < self.max_retries {
                 let wait = retry_after(&response)
                     .unwrap_or_else(|| self.retry_base.saturating_mul(1 << retries.min(10)));
                 if started.elapsed() + wait < self.read_budget {

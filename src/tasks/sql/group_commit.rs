@@ -24,6 +24,7 @@ pub(super) enum Write {
         lease_owner: Option<String>,
         lease_until: Option<i64>,
         push_configs: String,
+        owner: Option<String>,
     },
     Update {
         id: String,
@@ -64,11 +65,12 @@ async fn insert_all(
 ) -> Result<std::collections::HashSet<String>, sqlx::Error> {
     let sql = format!(
         "INSERT INTO tasks (id, context_id, state, terminal, body, version, updated_ms, \
-         lease_owner, lease_until_ms, push_configs) \
-         SELECT column1, column2, column3, column4, column5, 1, column6, column7, column8, column9 \
+         lease_owner, lease_until_ms, push_configs, owner) \
+         SELECT column1, column2, column3, column4, column5, 1, column6, column7, column8, column9, \
+         column10 \
          FROM (VALUES {}) AS new_tasks WHERE true \
          ON CONFLICT (id) DO NOTHING RETURNING id",
-        placeholders(creates.len(), 9)
+        placeholders(creates.len(), 10)
     );
     let now = now_ms();
     let mut query = sqlx::query(&sql);
@@ -82,6 +84,7 @@ async fn insert_all(
             lease_owner,
             lease_until,
             push_configs,
+            owner,
         } = write
         {
             query = query
@@ -93,7 +96,8 @@ async fn insert_all(
                 .bind(now)
                 .bind(lease_owner.as_deref())
                 .bind(*lease_until)
-                .bind(push_configs.as_str());
+                .bind(push_configs.as_str())
+                .bind(owner.as_deref());
         }
     }
     let rows = query.fetch_all(&mut *connection).await?;
@@ -411,6 +415,7 @@ mod tests {
             lease_owner: None,
             lease_until: None,
             push_configs: "[]".into(),
+            owner: None,
         }
     }
 

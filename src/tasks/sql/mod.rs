@@ -5,7 +5,9 @@
 //! edits run on the pool.
 
 mod group_commit;
+mod listing;
 
+use super::listing::{TaskPage, TaskQuery};
 use super::store::{StoreError, StoredTask, TaskStore, Written};
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
 use crate::db::{Database, StoreSettings, now_ms};
@@ -186,10 +188,11 @@ impl TaskStore for SqlTaskStore {
         }))
     }
 
-    async fn create(
+    async fn create_owned(
         &self,
         task: &Task,
         push_configs: &[PushNotificationConfig],
+        owner: Option<&str>,
     ) -> Result<u64, StoreError> {
         let body = encode(task, &format!("task {}", task.id))?;
         let push_configs = encode(&push_configs, "push configs")?;
@@ -205,6 +208,7 @@ impl TaskStore for SqlTaskStore {
                 lease_owner,
                 lease_until,
                 push_configs,
+                owner: owner.map(str::to_string),
             })
             .await?;
         if !matches!(created, WriteOutcome::Created(true)) {
@@ -235,6 +239,10 @@ impl TaskStore for SqlTaskStore {
             version: version(new_version),
             push_configs: decode(&push_configs, "push configs")?,
         })
+    }
+
+    async fn list(&self, query: &TaskQuery) -> Result<TaskPage, StoreError> {
+        self.list_page(query).await
     }
 
     async fn set_push_config(
@@ -332,7 +340,9 @@ impl TaskStore for SqlTaskStore {
 mod tests {
     use super::*;
     use crate::db::test_support;
-    use crate::tasks::contract::{Expect, behaves_like_a_task_store, task};
+    use crate::tasks::contract::{
+        Expect, behaves_like_a_task_store, lists_like_a_task_store, task,
+    };
 
     const LEASE: Duration = Duration::from_secs(1);
 
@@ -344,6 +354,7 @@ mod tests {
     async fn sqlite_behaves_like_a_task_store() {
         let store = store(test_support::sqlite().await);
         behaves_like_a_task_store(&store, Expect::shared(LEASE)).await;
+        lists_like_a_task_store(&store).await;
     }
 
     /// A row that does not decode is corrupt (not worth a retry); a store
@@ -380,6 +391,8 @@ mod tests {
         let Some(db) = test_support::postgres("postgres_behaves_like_a_task_store").await else {
             return;
         };
-        behaves_like_a_task_store(&store(db), Expect::shared(LEASE)).await;
+        let store = store(db);
+        behaves_like_a_task_store(&store, Expect::shared(LEASE)).await;
+        lists_like_a_task_store(&store).await;
     }
 }

@@ -55,6 +55,7 @@ pub mod faults;
 pub mod model;
 pub mod query;
 mod server;
+mod standalone;
 pub mod store;
 pub mod users;
 pub mod wire;

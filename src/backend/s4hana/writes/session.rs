@@ -5,10 +5,10 @@
 //! to a [`WriteError`], and one `backend.write` span (method, service,
 //! entity set, order, status; never a token, cookie or CSRF token).
 
-use super::super::destination::without_url;
 use super::super::odata;
 use super::super::transport::Transport;
 use super::{S4Writer, WriteError};
+use crate::btp::oauth::without_url;
 
 /// One modifying call.
 pub(super) struct Write<'a> {

@@ -1,0 +1,224 @@
+//! TESTS ONLY: the conformance agent. The A2A 1.0 conformance suite (TCK)
+//! drives the agent behind the endpoint by `messageId` prefixes
+//! (`tck-sut/SUT_REQUIREMENTS.md`, `core_operations.feature`,
+//! `streaming.feature`); this agent acts them out, so the protocol, the
+//! engine, the stores and push can be checked against the suite without the
+//! order agent. It runs in place of the order agent when
+//! `conformance.tck_scenarios = true` (`AGENT__CONFORMANCE__TCK_SCENARIOS`),
+//! which is refused on Cloud Foundry. It knows no protocol version: it reads
+//! the message id and answers a [`Reply`] like any agent.
+//!
+//! What the engine cannot act out (it always answers a task, and sends an
+//! artifact whole): `tck-message-response` and the message-only stream
+//! `tck-stream-002` complete a task with the message instead of answering a
+//! bare message; `tck-stream-artifact-chunked` sends its two chunks as two
+//! artifacts.
+
+use super::{Agent, Outcome, Reply, Skill, Turn};
+use crate::a2a::{Artifact, FileContent, FilePart, Part};
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use std::time::Duration;
+
+/// `conformance.*` settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConformanceSettings {
+    /// TESTS ONLY: run the conformance agent instead of the order agent.
+    pub tck_scenarios: bool,
+    /// How long `test-resubscribe-message-id` stays working (the suite
+    /// wants 2 × `TCK_STREAMING_TIMEOUT`, 2 s by default).
+    pub resubscribe_delay_ms: Option<u64>,
+}
+
+impl ConformanceSettings {
+    pub fn resubscribe_delay(&self) -> Duration {
+        Duration::from_millis(self.resubscribe_delay_ms.unwrap_or(4_000))
+    }
+}
+
+/// What a scenario does, by the prefix of the message id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scenario {
+    CompleteTask,
+    ArtifactText,
+    ArtifactFile,
+    ArtifactFileUrl,
+    ArtifactData,
+    MessageResponse,
+    InputRequired,
+    RejectTask,
+    /// `tck-stream-001` / `-003` / `-ordering-001` / `-artifact-text` /
+    /// `-artifact-file` / `-artifact-chunked`, `tck-stream-002`.
+    Stream(&'static str),
+    LongRunning,
+}
+
+/// The prefixes, longest first where one is the start of another.
+const PREFIXES: &[(&str, Scenario)] = &[
+    ("tck-complete-task", Scenario::CompleteTask),
+    ("tck-artifact-text", Scenario::ArtifactText),
+    ("tck-artifact-file-url", Scenario::ArtifactFileUrl),
+    ("tck-artifact-file", Scenario::ArtifactFile),
+    ("tck-artifact-data", Scenario::ArtifactData),
+    ("tck-message-response", Scenario::MessageResponse),
+    ("tck-input-required", Scenario::InputRequired),
+    ("tck-reject-task", Scenario::RejectTask),
+    ("tck-stream-001", Scenario::Stream("Stream hello from TCK")),
+    ("tck-stream-002", Scenario::Stream("")),
+    ("tck-stream-003", Scenario::Stream("Stream task lifecycle")),
+    (
+        "tck-stream-ordering-001",
+        Scenario::Stream("Ordered output"),
+    ),
+    (
+        "tck-stream-artifact-text",
+        Scenario::Stream("Streamed text content"),
+    ),
+    ("tck-stream-artifact-file", Scenario::Stream("file")),
+    ("tck-stream-artifact-chunked", Scenario::Stream("chunked")),
+    ("test-resubscribe-message-id", Scenario::LongRunning),
+];
+
+impl Scenario {
+    /// The scenario a message id asks for; `None`: ordinary processing.
+    pub fn of(message_id: &str) -> Option<Scenario> {
+        PREFIXES
+            .iter()
+            .find(|(prefix, _)| message_id.starts_with(prefix))
+            .map(|(_, scenario)| *scenario)
+    }
+}
+
+fn artifact(name: &str, parts: Vec<Part>) -> Artifact {
+    Artifact {
+        artifact_id: uuid::Uuid::new_v4().to_string(),
+        name: Some(name.into()),
+        description: None,
+        parts,
+        metadata: None,
+        extensions: None,
+    }
+}
+
+fn file(bytes: Option<&str>, uri: Option<&str>) -> Part {
+    Part::File(FilePart {
+        file: FileContent {
+            bytes: bytes.map(str::to_string),
+            uri: uri.map(str::to_string),
+            name: Some("output.txt".into()),
+            mime_type: Some("text/plain".into()),
+        },
+        metadata: None,
+    })
+}
+
+/// "Generated text content" as base64.
+const FILE_BYTES: &str = "R2VuZXJhdGVkIHRleHQgY29udGVudA==";
+
+fn completed(text: &str, artifacts: Vec<Artifact>) -> Reply {
+    Reply {
+        artifacts,
+        ..Reply::new(Outcome::Completed, text)
+    }
+}
+
+/// The conformance agent: each turn acts out its message id's scenario;
+/// a message without one is echoed and completed.
+pub struct TckScenarioAgent {
+    settings: ConformanceSettings,
+}
+
+impl TckScenarioAgent {
+    pub fn new(settings: ConformanceSettings) -> TckScenarioAgent {
+        TckScenarioAgent { settings }
+    }
+}
+
+#[async_trait]
+impl Agent for TckScenarioAgent {
+    fn skills(&self) -> Vec<&'static Skill> {
+        Vec::new()
+    }
+
+    async fn respond(&self, turn: Turn) -> Reply {
+        let Some(scenario) = Scenario::of(&turn.message_id) else {
+            return completed(&format!("Echo: {}", turn.text), Vec::new());
+        };
+        match scenario {
+            Scenario::CompleteTask => completed("Hello from TCK", Vec::new()),
+            Scenario::ArtifactText => completed(
+                "Done",
+                vec![artifact("text", vec![Part::text("Generated text content")])],
+            ),
+            Scenario::ArtifactFile => completed(
+                "Done",
+                vec![artifact("file", vec![file(Some(FILE_BYTES), None)])],
+            ),
+            Scenario::ArtifactFileUrl => completed(
+                "Done",
+                vec![artifact(
+                    "file-url",
+                    vec![file(None, Some("https://example.com/output.txt"))],
+                )],
+            ),
+            Scenario::ArtifactData => {
+                let data: Map<String, Value> = json!({"key": "value", "count": 42})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default();
+                completed("Done", vec![artifact("data", vec![Part::data(data)])])
+            }
+            Scenario::MessageResponse => completed("Direct message response", Vec::new()),
+            Scenario::InputRequired => Reply::new(Outcome::InputRequired, "Input required"),
+            Scenario::RejectTask => Reply::new(Outcome::Rejected, "rejected"),
+            Scenario::Stream("") => completed("Stream complete", Vec::new()),
+            Scenario::Stream("file") => completed(
+                "Done",
+                vec![artifact("file", vec![file(Some(FILE_BYTES), None)])],
+            ),
+            Scenario::Stream("chunked") => completed(
+                "Done",
+                vec![
+                    artifact("chunk", vec![Part::text("chunk-1 ")]),
+                    artifact("chunk", vec![Part::text("chunk-2")]),
+                ],
+            ),
+            Scenario::Stream(text) => {
+                completed("Done", vec![artifact("text", vec![Part::text(text)])])
+            }
+            Scenario::LongRunning => {
+                tokio::time::sleep(self.settings.resubscribe_delay()).await;
+                completed("Done", Vec::new())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_pick_their_scenario_and_others_none() {
+        assert_eq!(
+            Scenario::of("tck-complete-task-123"),
+            Some(Scenario::CompleteTask)
+        );
+        assert_eq!(
+            Scenario::of("tck-artifact-file-url-1"),
+            Some(Scenario::ArtifactFileUrl)
+        );
+        assert_eq!(
+            Scenario::of("tck-artifact-file-1"),
+            Some(Scenario::ArtifactFile)
+        );
+        assert_eq!(
+            Scenario::of("test-resubscribe-message-id-9"),
+            Some(Scenario::LongRunning)
+        );
+        assert_eq!(Scenario::of("m-1"), None);
+        assert_eq!(Scenario::of("xtck-complete-task"), None);
+    }
+}

@@ -1,0 +1,159 @@
+//! One destination as the Destination service answers a find call: the
+//! configuration (URL, `Authentication`, `ProxyType`,
+//! `CloudConnectorLocationId`, `sap-client`, `User`/`Password`, every
+//! property for `diagnose`) and `authTokens[0]` (its `http_header` used
+//! verbatim; its `error`, sent with HTTP 200, a failed exchange).
+
+use super::destination::DestinationError;
+use super::oauth::{DEFAULT_LIFETIME, seconds};
+use serde_json::Value;
+use std::time::Duration;
+
+/// One destination as the service answered it. `Debug` shows neither the
+/// password nor the token header's value.
+#[derive(Clone)]
+pub struct FoundDestination {
+    pub name: String,
+    pub url: String,
+    /// `OAuth2SAMLBearerAssertion`, `PrincipalPropagation`, …
+    pub authentication: String,
+    /// `Internet` or `OnPremise`.
+    pub proxy_type: String,
+    pub location_id: Option<String>,
+    pub sap_client: Option<String>,
+    pub user: Option<String>,
+    pub password: Option<String>,
+    /// `authTokens[0].http_header` (key, value), when the type has a token.
+    pub auth_header: Option<(String, String)>,
+    /// Every configuration property (for `diagnose`).
+    pub properties: serde_json::Map<String, Value>,
+}
+
+impl std::fmt::Debug for FoundDestination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FoundDestination")
+            .field("name", &self.name)
+            .field("url", &self.url)
+            .field("authentication", &self.authentication)
+            .field("proxy_type", &self.proxy_type)
+            .field("location_id", &self.location_id)
+            .field("sap_client", &self.sap_client)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
+            .field(
+                "auth_header",
+                &self
+                    .auth_header
+                    .as_ref()
+                    .map(|(name, _)| (name, "<redacted>")),
+            )
+            .field("properties", &"<not shown>")
+            .finish()
+    }
+}
+
+impl FoundDestination {
+    /// The types that carry the user's identity to the target.
+    pub fn propagates_user(&self) -> bool {
+        Self::type_propagates_user(&self.authentication)
+    }
+
+    /// Whether destinations of this `Authentication` type carry the user.
+    pub fn type_propagates_user(authentication: &str) -> bool {
+        matches!(
+            authentication,
+            "OAuth2SAMLBearerAssertion"
+                | "OAuth2JWTBearer"
+                | "OAuth2UserTokenExchange"
+                | "PrincipalPropagation"
+        )
+    }
+}
+
+/// The answer of a find call, failures in `authTokens[0]` included.
+pub(super) fn read_answer(
+    name: &str,
+    body: &Value,
+    skip_tokens: bool,
+) -> Result<(FoundDestination, Duration), DestinationError> {
+    let config = body["destinationConfiguration"]
+        .as_object()
+        .cloned()
+        .ok_or_else(|| {
+            DestinationError::Unreadable("the answer has no destinationConfiguration".into())
+        })?;
+    let property = |key: &str| {
+        config
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|value| !value.is_empty())
+            .map(str::to_string)
+    };
+    let mut found = FoundDestination {
+        name: property("Name").unwrap_or_else(|| name.to_string()),
+        url: property("URL").unwrap_or_default(),
+        authentication: property("Authentication").unwrap_or_else(|| "NoAuthentication".into()),
+        proxy_type: property("ProxyType").unwrap_or_else(|| "Internet".into()),
+        location_id: property("CloudConnectorLocationId"),
+        sap_client: property("sap-client"),
+        user: property("User"),
+        password: property("Password"),
+        auth_header: None,
+        properties: config.clone(),
+    };
+    let mut lifetime = DEFAULT_LIFETIME;
+    if !skip_tokens && let Some(first) = body["authTokens"].as_array().and_then(|t| t.first()) {
+        if let Some(error) = first["error"].as_str().filter(|e| !e.is_empty()) {
+            return Err(DestinationError::Exchange(error.to_string()));
+        }
+        let key = first["http_header"]["key"].as_str().unwrap_or("");
+        let value = first["http_header"]["value"].as_str().unwrap_or("");
+        if key.is_empty() || value.is_empty() {
+            return Err(DestinationError::Exchange(
+                "the Destination service returned no usable token".into(),
+            ));
+        }
+        found.auth_header = Some((key.to_string(), value.to_string()));
+        lifetime = seconds(&first["expires_in"]).unwrap_or(DEFAULT_LIFETIME);
+    }
+    let needs_token = matches!(
+        found.authentication.as_str(),
+        "OAuth2SAMLBearerAssertion" | "OAuth2JWTBearer" | "OAuth2UserTokenExchange"
+    );
+    if !skip_tokens && needs_token && found.auth_header.is_none() {
+        return Err(DestinationError::Exchange(format!(
+            "the Destination service returned no token for the {} destination",
+            found.authentication
+        )));
+    }
+    Ok((found, lifetime))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_error_in_a_200_is_a_failed_exchange() {
+        let body = json!({"destinationConfiguration": {"Name": "S", "URL": "https://s4", "Authentication": "OAuth2SAMLBearerAssertion"},
+            "authTokens": [{"type": "", "value": "", "error": "Retrieval of OAuthToken failed", "expires_in": "0"}]});
+        assert_eq!(
+            read_answer("S", &body, false).unwrap_err(),
+            DestinationError::Exchange("Retrieval of OAuthToken failed".into())
+        );
+        let body = json!({"destinationConfiguration": {"Name": "S", "URL": "https://s4", "Authentication": "OAuth2JWTBearer"}});
+        assert!(matches!(
+            read_answer("S", &body, false),
+            Err(DestinationError::Exchange(_))
+        ));
+        let body = json!({"destinationConfiguration": {"Name": "S", "URL": "https://s4", "Authentication": "OAuth2JWTBearer"},
+            "authTokens": [{"type": "Bearer", "value": "t", "http_header": {"key": "Authorization", "value": "Bearer t"}, "expires_in": "120"}]});
+        let (found, lifetime) = read_answer("S", &body, false).unwrap();
+        assert_eq!(
+            found.auth_header,
+            Some(("Authorization".into(), "Bearer t".into()))
+        );
+        assert_eq!(lifetime, Duration::from_secs(120));
+    }
+}

@@ -1,0 +1,187 @@
+//! A2A 1.0 streams over real HTTP (`SendStreamingMessage`,
+//! `SubscribeToTask`): each SSE event a JSON-RPC response whose `result` is
+//! a `StreamResponse` valid against the 1.0 schema; the task first, then
+//! `statusUpdate` / `artifactUpdate` in order, no `final`, the stream closed
+//! at the status that ends or pauses the task.
+
+use crate::a2a_v1::{assert_v1_error, message};
+use crate::a2a_v1_schema::assert_v1;
+use crate::helpers::{ScriptedAgent, TestApp, user_message};
+use serde_json::{Value, json};
+
+/// POST a 1.0 streaming request; every event until the server closes.
+pub(crate) async fn stream_v1(app: &TestApp, method: &str, params: Value) -> Vec<Value> {
+    let response = app
+        .client
+        .post(format!("{}/", app.address))
+        .header("A2A-Version", "1.0")
+        .json(&json!({"jsonrpc": "2.0", "id": "s-1", "method": method, "params": params}))
+        .send()
+        .await
+        .expect("request reaches the server");
+    assert_eq!(response.status().as_u16(), 200);
+    let content_type = response.headers()["content-type"]
+        .to_str()
+        .expect("text")
+        .to_string();
+    assert!(
+        content_type.starts_with("text/event-stream"),
+        "{content_type}"
+    );
+    let text = response.text().await.expect("the stream ends");
+    text.split("\n\n")
+        .filter_map(|block| block.lines().find_map(|line| line.strip_prefix("data: ")))
+        .map(|data| {
+            let event: Value = serde_json::from_str(data).expect("each event is JSON");
+            assert_eq!(event["id"], "s-1", "{event}");
+            assert_eq!(event["jsonrpc"], "2.0");
+            if let Some(error) = event.get("error") {
+                assert_v1_error(error);
+            } else {
+                assert_v1("StreamResponse", &event["result"]);
+            }
+            event
+        })
+        .collect()
+}
+
+/// `task:STATE`, `statusUpdate:STATE`, `artifactUpdate`, `error:CODE`.
+pub(crate) fn shapes(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|event| {
+            if let Some(error) = event.get("error") {
+                return format!("error:{}", error["code"]);
+            }
+            let result = &event["result"];
+            assert!(result.get("kind").is_none(), "no kind in 1.0: {result}");
+            assert!(
+                result
+                    .get("statusUpdate")
+                    .is_none_or(|u| u.get("final").is_none()),
+                "no final in 1.0: {result}"
+            );
+            let state = |value: &Value| {
+                value["status"]["state"]
+                    .as_str()
+                    .unwrap_or("?")
+                    .trim_start_matches("TASK_STATE_")
+                    .to_string()
+            };
+            if let Some(task) = result.get("task") {
+                format!("task:{}", state(task))
+            } else if let Some(update) = result.get("statusUpdate") {
+                format!("statusUpdate:{}", state(update))
+            } else if result.get("artifactUpdate").is_some() {
+                "artifactUpdate".to_string()
+            } else if result.get("message").is_some() {
+                "message".to_string()
+            } else {
+                format!("? {result}")
+            }
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_streamed_send_starts_with_the_task_and_ends_at_completed() {
+    let app = TestApp::spawn().await;
+    let events = stream_v1(
+        &app,
+        "SendStreamingMessage",
+        json!({"message": message("why is order 4711 blocked by credit")}),
+    )
+    .await;
+    assert_eq!(
+        shapes(&events),
+        [
+            "task:SUBMITTED",
+            "statusUpdate:WORKING",
+            "artifactUpdate",
+            "artifactUpdate",
+            "statusUpdate:COMPLETED"
+        ]
+    );
+    let task_id = &events[0]["result"]["task"]["id"];
+    let update = &events[2]["result"]["artifactUpdate"];
+    assert_eq!(&update["taskId"], task_id);
+    assert_eq!(update["lastChunk"], true);
+    // A 0.3 data part is a 1.0 part with `data`, no `kind`.
+    let proposal = &events[3]["result"]["artifactUpdate"]["artifact"]["parts"][0];
+    assert_eq!(
+        proposal["data"]["action"], "request_credit_review",
+        "{proposal}"
+    );
+}
+
+#[tokio::test]
+async fn input_required_ends_the_stream_and_a_streamed_follow_up_finishes_it() {
+    let app = TestApp::builder()
+        .agent(
+            ScriptedAgent::answering_after(std::time::Duration::ZERO)
+                .asking_first()
+                .shared(),
+        )
+        .spawn()
+        .await;
+    let events = stream_v1(
+        &app,
+        "SendStreamingMessage",
+        json!({"message": message("which?")}),
+    )
+    .await;
+    assert_eq!(
+        shapes(&events),
+        [
+            "task:SUBMITTED",
+            "statusUpdate:WORKING",
+            "statusUpdate:INPUT_REQUIRED"
+        ]
+    );
+    let mut follow_up = message("that one");
+    follow_up["taskId"] = events[0]["result"]["task"]["id"].clone();
+    let events = stream_v1(&app, "SendStreamingMessage", json!({"message": follow_up})).await;
+    assert_eq!(
+        shapes(&events),
+        ["task:WORKING", "artifactUpdate", "statusUpdate:COMPLETED"]
+    );
+}
+
+#[tokio::test]
+async fn subscribing_mid_turn_gets_the_task_then_the_rest_and_a_finished_task_is_32004() {
+    let app = TestApp::builder()
+        .agent(ScriptedAgent::slow(400))
+        .spawn()
+        .await;
+    // Started over 0.3, followed over 1.0.
+    let task = app
+        .rpc(
+            "message/send",
+            json!({"message": user_message("slow"), "configuration": {"blocking": false}}),
+        )
+        .await["result"]
+        .clone();
+    let events = stream_v1(&app, "SubscribeToTask", json!({"id": task["id"]})).await;
+    assert_eq!(
+        shapes(&events),
+        ["task:WORKING", "artifactUpdate", "statusUpdate:COMPLETED"]
+    );
+    let events = stream_v1(&app, "SubscribeToTask", json!({"id": task["id"]})).await;
+    assert_eq!(shapes(&events), ["error:-32004"]);
+    assert_eq!(
+        events[0]["error"]["data"][0]["reason"],
+        "UNSUPPORTED_OPERATION"
+    );
+}
+
+#[tokio::test]
+async fn a_1_0_stream_that_cannot_start_sends_one_1_0_error_event() {
+    let app = TestApp::spawn().await;
+    for (method, params, code) in [
+        ("SendStreamingMessage", json!({"message": 5}), -32602),
+        ("SubscribeToTask", json!({"id": "no-such-task"}), -32001),
+    ] {
+        let events = stream_v1(&app, method, params).await;
+        assert_eq!(shapes(&events), [format!("error:{code}")], "{method}");
+    }
+}

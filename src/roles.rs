@@ -47,7 +47,8 @@ impl BusinessRole {
 impl BusinessRole {
     /// Decisions beyond filing this role may take when it approves, as
     /// seeded: a credit manager releases a credit block within the
-    /// policy's 5 percent (`release_credit_block`).
+    /// policy's 5 percent (`release_credit_block`). Only the rule book
+    /// reads this; `rules.decisions` may have changed it.
     pub fn seed_decisions(self) -> &'static [&'static str] {
         match self {
             BusinessRole::CreditManager => &["release_credit_block"],

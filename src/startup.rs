@@ -40,6 +40,8 @@ pub enum StartupError {
     Store(#[from] DbError),
     #[error(transparent)]
     Rules(#[from] RuleBookError),
+    #[error(transparent)]
+    ActionHook(#[from] crate::push::action_hook::HookSetupError),
 }
 
 /// Exit code of `serve` (and `actions`) when the settings are at fault: the
@@ -62,6 +64,7 @@ impl StartupError {
             | StartupError::ConformanceAgentOnCloudFoundry => true,
             StartupError::Backend(error) => error.is_bad_settings(),
             StartupError::Store(error) => error.is_bad_settings(),
+            StartupError::ActionHook(error) => error.is_bad_settings(),
             StartupError::Bind(_) | StartupError::Card(_) | StartupError::HttpClient(_) => false,
         }
     }
@@ -227,7 +230,12 @@ impl crate::agent::execution::hook::ActionHook for HookAdapter {
 }
 
 /// The action hook `push.action_hook` sets up, if any.
-fn action_hook(settings: &Settings) -> Option<Arc<dyn crate::agent::execution::hook::ActionHook>> {
+fn action_hook(
+    settings: &Settings,
+) -> Result<
+    Option<Arc<dyn crate::agent::execution::hook::ActionHook>>,
+    crate::push::action_hook::HookSetupError,
+> {
     let binding = settings
         .cloud_foundry
         .services
@@ -238,15 +246,11 @@ fn action_hook(settings: &Settings) -> Option<Arc<dyn crate::agent::execution::h
         &settings.push.action_hook,
         &settings.push.destination,
         &binding,
-    );
-    match hook {
-        Ok(Some(hook)) => Some(Arc::new(HookAdapter(hook))),
-        Ok(None) => None,
-        Err(error) => {
-            tracing::error!(%error, "the action hook's HTTP client could not be built; no hook");
-            None
-        }
-    }
+        settings.cloud_foundry.on_cloud_foundry(),
+    )?;
+    Ok(hook.map(|hook| {
+        Arc::new(HookAdapter(hook)) as Arc<dyn crate::agent::execution::hook::ActionHook>
+    }))
 }
 
 /// Who carries approved actions out: S/4HANA when `actions.executor` says
@@ -255,13 +259,13 @@ fn executions(
     settings: &Settings,
     ledger: &Arc<dyn ActionLedger>,
     s4: Option<Arc<crate::backend::s4hana::S4HanaSource>>,
-) -> Arc<Executions> {
+) -> Result<Arc<Executions>, StartupError> {
     use crate::agent::execution::{ExecutorKind, s4::S4Executor};
     let executions = match (settings.actions.executor, s4) {
         (ExecutorKind::S4hana, Some(source)) => Executions::new(
             Arc::clone(ledger),
             Arc::new(
-                S4Executor::new(source, settings.actions.clone()).with_hook(action_hook(settings)),
+                S4Executor::new(source, settings.actions.clone()).with_hook(action_hook(settings)?),
             ),
             settings.actions.clone(),
         ),
@@ -275,7 +279,7 @@ fn executions(
     };
     let executions = Arc::new(executions);
     executions.spawn_retry_job();
-    executions
+    Ok(executions)
 }
 
 impl Application {
@@ -295,7 +299,7 @@ impl Application {
         let stores = open_stores(&settings).await?;
         let (orders, s4) = order_source_and_s4(&settings)?;
         let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;
-        let executions = executions(&settings, &stores.ledger, s4);
+        let executions = executions(&settings, &stores.ledger, s4)?;
         let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders))
             .with_executions(Arc::clone(&executions));
         let agent = Arc::new(

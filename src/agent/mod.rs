@@ -4,6 +4,7 @@
 
 pub mod approval;
 pub mod batch;
+pub mod decision;
 pub mod execution;
 pub mod input;
 pub mod ledger;

@@ -1,7 +1,10 @@
 //! The rule book: which action each specialist may propose and which
 //! actions each role may have filed. An action is offered for approval only
-//! where both allow it (the intersection); nothing else ever files.
+//! where both allow it (the intersection); nothing else ever files. It also
+//! says which roles take a [`Decision`] beyond filing when they approve
+//! (`release_credit_block`), only ever with an action the role may approve.
 
+use super::decision::{Decision, UnknownDecision};
 use super::proposal::{Action, UnknownAction};
 use crate::roles::{BusinessRole, UnknownRole};
 use serde::{Deserialize, Serialize};
@@ -17,12 +20,16 @@ pub struct RulesSettings {
     /// Specialist skill id → the actions it may propose (replaces what the
     /// specialist declares; an empty list silences its proposals).
     pub proposals: std::collections::BTreeMap<String, Vec<String>>,
+    /// Decision name → the roles that may take it (replaces the seed for
+    /// that decision; an empty list: no role).
+    pub decisions: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Clone)]
 pub struct RuleBook {
     proposals: BTreeMap<String, BTreeSet<Action>>,
     roles: BTreeMap<BusinessRole, BTreeSet<Action>>,
+    decisions: BTreeMap<Decision, BTreeSet<BusinessRole>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -33,6 +40,10 @@ pub enum RuleBookError {
     Action(#[from] UnknownAction),
     #[error("rules.proposals: unknown specialist `{0}` (known: {1})")]
     Specialist(String, String),
+    #[error("rules.decisions: {0}")]
+    Decision(#[from] UnknownDecision),
+    #[error("rules.decisions: {0}")]
+    DecisionRole(UnknownRole),
 }
 
 /// What the rule book says about one proposal for one caller.
@@ -55,6 +66,16 @@ pub struct OfferedAction {
     pub action: Action,
     /// Empty when no role may have the action filed.
     pub approvers: Vec<BusinessRole>,
+    /// The decisions that go with approving it, and who may take them.
+    pub decisions: Vec<OfferedDecision>,
+}
+
+/// A decision that goes with an offered action and the roles that may
+/// take it (each also one that may approve the action).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OfferedDecision {
+    pub decision: Decision,
+    pub roles: Vec<BusinessRole>,
 }
 
 fn actions(names: &[String]) -> Result<BTreeSet<Action>, UnknownAction> {
@@ -66,7 +87,27 @@ impl RuleBook {
     /// (the rule book's `release_credit_block`; the 5 percent bound is the
     /// credit policy's, checked on the proposal)?
     pub fn may_release_credit_block(&self, role: BusinessRole) -> bool {
-        role.seed_decisions().contains(&"release_credit_block")
+        self.may_decide(Decision::ReleaseCreditBlock, role)
+    }
+
+    /// May `role` take `decision`: the decision is the role's, and so is
+    /// the action it goes with.
+    pub fn may_decide(&self, decision: Decision, role: BusinessRole) -> bool {
+        self.decisions
+            .get(&decision)
+            .is_some_and(|roles| roles.contains(&role))
+            && self
+                .roles
+                .get(&role)
+                .is_some_and(|allowed| allowed.contains(&decision.action()))
+    }
+
+    /// The roles that may take `decision`.
+    pub fn deciders(&self, decision: Decision) -> Vec<BusinessRole> {
+        BusinessRole::ALL
+            .into_iter()
+            .filter(|role| self.may_decide(decision, *role))
+            .collect()
     }
 
     /// The seed defaults (roles from [`BusinessRole::seed_actions`], proposals from
@@ -104,7 +145,24 @@ impl RuleBook {
         for (name, names) in &settings.roles {
             roles.insert(name.parse::<BusinessRole>()?, actions(names)?);
         }
-        Ok(RuleBook { proposals, roles })
+        let mut decisions: BTreeMap<Decision, BTreeSet<BusinessRole>> = Decision::ALL
+            .into_iter()
+            .map(|decision| (decision, decision.seed_roles().into_iter().collect()))
+            .collect();
+        for (name, role_names) in &settings.decisions {
+            let decision: Decision = name.parse()?;
+            let roles = role_names
+                .iter()
+                .map(|role| role.parse::<BusinessRole>())
+                .collect::<Result<BTreeSet<_>, _>>()
+                .map_err(RuleBookError::DecisionRole)?;
+            decisions.insert(decision, roles);
+        }
+        Ok(RuleBook {
+            proposals,
+            roles,
+            decisions,
+        })
     }
 
     pub fn may_propose(&self, specialist: &str, action: Action) -> bool {
@@ -134,6 +192,14 @@ impl RuleBook {
                 skill,
                 action: *action,
                 approvers: self.roles_for(*action),
+                decisions: Decision::ALL
+                    .into_iter()
+                    .filter(|decision| decision.action() == *action)
+                    .map(|decision| OfferedDecision {
+                        decision,
+                        roles: self.deciders(decision),
+                    })
+                    .collect(),
             })
             .collect()
     }
@@ -269,12 +335,69 @@ mod tests {
                 .contains("unknown action `release_order`")
         );
         let mut bad = RulesSettings::default();
+        bad.decisions
+            .insert("release_order".into(), vec!["credit_manager".into()]);
+        assert!(
+            RuleBook::new(&registry(), &bad)
+                .expect_err("unknown decision")
+                .to_string()
+                .contains("rules.decisions: unknown decision `release_order`")
+        );
+        let mut bad = RulesSettings::default();
+        bad.decisions
+            .insert("release_credit_block".into(), vec!["cashier".into()]);
+        assert!(
+            RuleBook::new(&registry(), &bad)
+                .expect_err("unknown role")
+                .to_string()
+                .contains("rules.decisions: unknown role `cashier`")
+        );
+        let mut bad = RulesSettings::default();
         bad.proposals.insert("legal".into(), Vec::new());
         assert!(
             RuleBook::new(&registry(), &bad)
                 .expect_err("unknown specialist")
                 .to_string()
                 .contains("unknown specialist `legal`")
+        );
+    }
+
+    #[test]
+    fn release_credit_block_is_seeded_for_credit_managers_and_configurable() {
+        let seed = RuleBook::new(&registry(), &RulesSettings::default()).expect("seed");
+        assert!(seed.may_release_credit_block(BusinessRole::CreditManager));
+        assert!(!seed.may_release_credit_block(BusinessRole::ArClerk));
+        let credit = seed
+            .offered(&registry())
+            .into_iter()
+            .find(|o| o.skill == "credit")
+            .expect("credit");
+        assert_eq!(
+            credit.decisions,
+            vec![OfferedDecision {
+                decision: Decision::ReleaseCreditBlock,
+                roles: vec![BusinessRole::CreditManager]
+            }]
+        );
+
+        let mut settings = RulesSettings::default();
+        settings
+            .decisions
+            .insert("release_credit_block".into(), Vec::new());
+        let book = RuleBook::new(&registry(), &settings).expect("valid");
+        assert!(!book.may_release_credit_block(BusinessRole::CreditManager));
+        assert!(book.deciders(Decision::ReleaseCreditBlock).is_empty());
+
+        // A decider must also be a role that may approve the credit review.
+        let mut settings = RulesSettings::default();
+        settings.decisions.insert(
+            "release_credit_block".into(),
+            vec!["ar_clerk".into(), "credit_manager".into()],
+        );
+        let book = RuleBook::new(&registry(), &settings).expect("valid");
+        assert_eq!(
+            book.deciders(Decision::ReleaseCreditBlock),
+            vec![BusinessRole::CreditManager]
         );
     }
 }

@@ -112,8 +112,8 @@ impl DestinationClient {
     pub async fn authorization(&self, user_token: &str) -> Result<String, DestinationError> {
         let found = self.find(&self.name, user_token).await?;
         found
-            .auth_header
-            .map(|(_, value)| value)
+            .auth_header()
+            .map(|(_, value)| value.clone())
             .ok_or(DestinationError::NoToken)
     }
 

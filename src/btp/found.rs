@@ -23,8 +23,9 @@ pub struct FoundDestination {
     pub sap_client: Option<String>,
     pub user: Option<String>,
     pub password: Option<String>,
-    /// `authTokens[0].http_header` (key, value), when the type has a token.
-    pub auth_header: Option<(String, String)>,
+    /// Every `authTokens[].http_header` (key, value), in the service's
+    /// order; empty when the type has no token.
+    pub auth_headers: Vec<(String, String)>,
     /// Every configuration property (for `diagnose`).
     pub properties: serde_json::Map<String, Value>,
 }
@@ -41,11 +42,12 @@ impl std::fmt::Debug for FoundDestination {
             .field("user", &self.user)
             .field("password", &self.password.as_ref().map(|_| "<redacted>"))
             .field(
-                "auth_header",
+                "auth_headers",
                 &self
-                    .auth_header
-                    .as_ref()
-                    .map(|(name, _)| (name, "<redacted>")),
+                    .auth_headers
+                    .iter()
+                    .map(|(name, _)| (name, "<redacted>"))
+                    .collect::<Vec<_>>(),
             )
             .field("properties", &"<not shown>")
             .finish()
@@ -53,6 +55,11 @@ impl std::fmt::Debug for FoundDestination {
 }
 
 impl FoundDestination {
+    /// The first token's header (the one S/4HANA and Joule callbacks use).
+    pub fn auth_header(&self) -> Option<&(String, String)> {
+        self.auth_headers.first()
+    }
+
     /// The types that carry the user's identity to the target.
     pub fn propagates_user(&self) -> bool {
         Self::type_propagates_user(&self.authentication)
@@ -98,29 +105,39 @@ pub(super) fn read_answer(
         sap_client: property("sap-client"),
         user: property("User"),
         password: property("Password"),
-        auth_header: None,
+        auth_headers: Vec::new(),
         properties: config.clone(),
     };
     let mut lifetime = DEFAULT_LIFETIME;
-    if !skip_tokens && let Some(first) = body["authTokens"].as_array().and_then(|t| t.first()) {
-        if let Some(error) = first["error"].as_str().filter(|e| !e.is_empty()) {
-            return Err(DestinationError::Exchange(error.to_string()));
+    let tokens = body["authTokens"].as_array().cloned().unwrap_or_default();
+    if !skip_tokens {
+        for (index, token) in tokens.iter().enumerate() {
+            if let Some(error) = token["error"].as_str().filter(|e| !e.is_empty()) {
+                return Err(DestinationError::Exchange(error.to_string()));
+            }
+            let key = token["http_header"]["key"].as_str().unwrap_or("");
+            let value = token["http_header"]["value"].as_str().unwrap_or("");
+            if key.is_empty() || value.is_empty() {
+                return Err(DestinationError::Exchange(
+                    "the Destination service returned no usable token".into(),
+                ));
+            }
+            found
+                .auth_headers
+                .push((key.to_string(), value.to_string()));
+            let expires = seconds(&token["expires_in"]).unwrap_or(DEFAULT_LIFETIME);
+            lifetime = if index == 0 {
+                expires
+            } else {
+                lifetime.min(expires)
+            };
         }
-        let key = first["http_header"]["key"].as_str().unwrap_or("");
-        let value = first["http_header"]["value"].as_str().unwrap_or("");
-        if key.is_empty() || value.is_empty() {
-            return Err(DestinationError::Exchange(
-                "the Destination service returned no usable token".into(),
-            ));
-        }
-        found.auth_header = Some((key.to_string(), value.to_string()));
-        lifetime = seconds(&first["expires_in"]).unwrap_or(DEFAULT_LIFETIME);
     }
     let needs_token = matches!(
         found.authentication.as_str(),
         "OAuth2SAMLBearerAssertion" | "OAuth2JWTBearer" | "OAuth2UserTokenExchange"
     );
-    if !skip_tokens && needs_token && found.auth_header.is_none() {
+    if !skip_tokens && needs_token && found.auth_headers.is_empty() {
         return Err(DestinationError::Exchange(format!(
             "the Destination service returned no token for the {} destination",
             found.authentication
@@ -151,8 +168,8 @@ mod tests {
             "authTokens": [{"type": "Bearer", "value": "t", "http_header": {"key": "Authorization", "value": "Bearer t"}, "expires_in": "120"}]});
         let (found, lifetime) = read_answer("S", &body, false).unwrap();
         assert_eq!(
-            found.auth_header,
-            Some(("Authorization".into(), "Bearer t".into()))
+            found.auth_header(),
+            Some(&("Authorization".into(), "Bearer t".into()))
         );
         assert_eq!(lifetime, Duration::from_secs(120));
     }

@@ -171,6 +171,21 @@ pub fn extended_card(public: &AgentCard, offered: &[OfferedAction]) -> AgentCard
             )
         };
         skill.tags.push(format!("action:{action}"));
+        for offered in &offer.decisions {
+            let decision = offered.decision;
+            let roles: Vec<&str> = offered.roles.iter().map(|role| role.as_str()).collect();
+            let who = if roles.is_empty() {
+                "no role".to_string()
+            } else {
+                roles.join(", ")
+            };
+            skill.description = format!(
+                "{} With the approval, `{decision}` ({}) may be decided by: {who}.",
+                skill.description,
+                decision.bound()
+            );
+            skill.tags.push(format!("decision:{decision}"));
+        }
     }
     card
 }

@@ -1,19 +1,21 @@
 //! The outbound action hook: an approved action that no released S/4HANA
 //! API files (a dispute case, a master data change) is POSTed as JSON to
 //! the customer's own process (SAP Build Process Automation, a ticket
-//! system, an iFlow). The URL is judged by the webhook guard's one parser
-//! and delivered through its [`GuardedResolver`](super::guard::GuardedResolver)
-//! (no redirects, no private addresses unless a test allows them); with
-//! `destination` set, the `Authorization` header is minted by the BTP
-//! Destination service as the approver. Transient answers (timeouts, 429,
-//! 5xx) are retried with backoff within one delivery; the receiver's answer
-//! (status and at most 200 characters of its body) is returned for the
-//! ledger. The body carries `idempotency_key`, also sent as the
-//! `Idempotency-Key` header, so a receiver can drop a repeat.
+//! system, an iFlow), reached through a BTP destination: at each delivery
+//! the Destination service gives the URL (`destinationConfiguration.URL`)
+//! and the auth headers (`authTokens[].http_header`) as the approver. The
+//! URL is judged by the webhook guard's one parser and delivered exactly as
+//! parsed through its [`GuardedResolver`](super::guard::GuardedResolver)
+//! (no redirects, no private addresses unless a test allows them). A fixed
+//! `url` (judged once at start) is the local/dev alternative; with both set
+//! the destination wins. Transient answers (timeouts, 429, 5xx) are retried
+//! with backoff within one delivery; the receiver's answer (status and at
+//! most 200 characters of its body) is returned for the ledger. The body
+//! carries `idempotency_key`, also sent as the `Idempotency-Key` header, so
+//! a receiver can drop a repeat.
 
 use super::guard::{self, GuardSettings, Webhook};
-use crate::btp::DestinationClient;
-use crate::btp::DestinationSettings;
+use crate::btp::{DestinationClient, DestinationError, DestinationSettings};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::Duration;
@@ -22,9 +24,12 @@ use std::time::Duration;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ActionHookSettings {
-    /// The receiver; unset: no hook.
+    /// A fixed receiver, for local/dev runs without a Destination service;
+    /// `destination` wins when both are set.
     pub url: Option<String>,
-    /// A destination that mints the `Authorization` header as the approver.
+    /// The destination that gives the receiver's URL and auth headers, as
+    /// the approver (the Destination service of `push.destination` or the
+    /// `destination` binding).
     pub destination: Option<String>,
     /// Host patterns the receiver may be on (`*.domain` = any subdomain).
     pub allowed_hosts: Vec<String>,
@@ -64,55 +69,153 @@ pub enum HookError {
     Transient(String),
 }
 
+/// Why the hook cannot be set up: bad settings stop the start.
+#[derive(Debug, thiserror::Error)]
+pub enum HookSetupError {
+    #[error(
+        "push.action_hook.allow_loopback_http and push.action_hook.allow_private_addresses are for tests and refused on Cloud Foundry"
+    )]
+    TestSettingOnCloudFoundry,
+    #[error(
+        "push.action_hook.destination `{0}` needs a Destination service (push.destination or a `destination` binding)"
+    )]
+    NoDestinationService(String),
+    #[error("cannot build the action hook's HTTP client: {0}")]
+    HttpClient(#[from] reqwest::Error),
+}
+
+impl HookSetupError {
+    pub fn is_bad_settings(&self) -> bool {
+        !matches!(self, HookSetupError::HttpClient(_))
+    }
+}
+
+/// Where the hook delivers.
+enum Target {
+    /// `url`: the judged URL, or why the guard refused it.
+    Fixed(Result<Webhook, String>),
+    /// `destination`: looked up (URL and auth headers) at each delivery.
+    Destination(DestinationClient),
+}
+
 pub struct ActionHook {
-    /// The judged URL, or why the guard refused it.
-    target: Result<Webhook, String>,
+    target: Target,
+    guard: GuardSettings,
     client: reqwest::Client,
-    destination: Option<DestinationClient>,
     settings: ActionHookSettings,
 }
 
+/// Where one delivery goes and what it carries besides the payload.
+struct Resolved {
+    webhook: Webhook,
+    headers: Vec<(String, String)>,
+}
+
 impl ActionHook {
-    /// The hook the settings describe; `None` without a URL.
+    /// The hook the settings describe; `None` without a destination or a
+    /// URL. The TESTS ONLY allowances are refused on Cloud Foundry.
     pub fn from_settings(
         settings: &ActionHookSettings,
         destination: &DestinationSettings,
         binding: &Value,
-    ) -> Result<Option<Self>, reqwest::Error> {
-        let Some(url) = &settings.url else {
+        on_cloud_foundry: bool,
+    ) -> Result<Option<Self>, HookSetupError> {
+        if settings.destination.is_none() && settings.url.is_none() {
             return Ok(None);
-        };
+        }
+        if on_cloud_foundry && (settings.allow_loopback_http || settings.allow_private_addresses) {
+            return Err(HookSetupError::TestSettingOnCloudFoundry);
+        }
         let guard = GuardSettings {
             allowed_hosts: settings.allowed_hosts.clone(),
             allow_loopback_http: settings.allow_loopback_http,
             allow_private_addresses: settings.allow_private_addresses,
         };
-        let target = guard.check(url).map_err(|refused| {
-            tracing::warn!(%refused, "the action hook URL is refused by the webhook guard");
-            format!("the action hook URL is refused: {refused}")
-        });
+        let target = match (&settings.destination, &settings.url) {
+            (Some(name), url) => {
+                if url.is_some() {
+                    tracing::warn!(
+                        destination = %name,
+                        "push.action_hook.url is ignored: the destination gives the hook's URL"
+                    );
+                }
+                let named = DestinationSettings {
+                    name: name.clone(),
+                    ..destination.clone()
+                };
+                let client = DestinationClient::from_settings(&named, binding)?
+                    .ok_or_else(|| HookSetupError::NoDestinationService(name.clone()))?;
+                Target::Destination(client)
+            }
+            (None, Some(url)) => Target::Fixed(guard.check(url).map_err(|refused| {
+                tracing::warn!(%refused, "the action hook URL is refused by the webhook guard");
+                format!("the action hook URL is refused: {refused}")
+            })),
+            (None, None) => return Ok(None),
+        };
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .timeout(Duration::from_millis(settings.timeout_ms.max(1)))
             .dns_resolver(std::sync::Arc::new(guard.resolver()))
             .build()?;
-        let destination = match &settings.destination {
-            Some(name) => {
-                let named = DestinationSettings {
-                    name: name.clone(),
-                    ..destination.clone()
-                };
-                DestinationClient::from_settings(&named, binding)?
-            }
-            None => None,
-        };
         Ok(Some(ActionHook {
             target,
+            guard,
             client,
-            destination,
             settings: settings.clone(),
         }))
+    }
+
+    /// The URL and headers of this delivery: the fixed URL, or what the
+    /// destination says as the approver, its URL judged by the guard.
+    async fn resolve(&self, user_token: Option<&str>) -> Result<Resolved, HookError> {
+        let destination = match &self.target {
+            Target::Fixed(target) => {
+                return target
+                    .clone()
+                    .map(|webhook| Resolved {
+                        webhook,
+                        headers: Vec::new(),
+                    })
+                    .map_err(HookError::Refused);
+            }
+            Target::Destination(destination) => destination,
+        };
+        let name = destination.name();
+        let user = user_token.ok_or_else(|| {
+            HookError::Refused("the action hook's destination needs the approver's identity".into())
+        })?;
+        let found = destination
+            .find(name, user)
+            .await
+            .map_err(|error| match error {
+                DestinationError::Token(_) | DestinationError::Lookup(_) => {
+                    HookError::Transient(format!("the action hook's destination {name}: {error}"))
+                }
+                _ => HookError::Refused(format!("the action hook's destination {name}: {error}")),
+            })?;
+        if found.proxy_type != "Internet" {
+            return Err(HookError::Refused(format!(
+                "the action hook's destination {name} is {} (only Internet destinations are reached)",
+                found.proxy_type
+            )));
+        }
+        if found.url.is_empty() {
+            return Err(HookError::Refused(format!(
+                "the action hook's destination {name} has no URL"
+            )));
+        }
+        let webhook = self.guard.check(&found.url).map_err(|refused| {
+            tracing::warn!(destination = name, %refused, "the action hook's destination URL is refused by the webhook guard");
+            HookError::Refused(format!(
+                "the action hook URL of destination {name} is refused: {refused}"
+            ))
+        })?;
+        Ok(Resolved {
+            webhook,
+            headers: found.auth_headers,
+        })
     }
 
     /// POST `payload`; the receiver's answer.
@@ -122,10 +225,10 @@ impl ActionHook {
         idempotency_key: &str,
         user_token: Option<&str>,
     ) -> Result<String, HookError> {
-        let target = self
-            .target
-            .as_ref()
-            .map_err(|why| HookError::Refused(why.clone()))?;
+        let Resolved {
+            webhook: target,
+            headers,
+        } = self.resolve(user_token).await?;
         let span = tracing::info_span!(
             "action_hook.deliver",
             otel.name = "action_hook.deliver",
@@ -134,20 +237,6 @@ impl ActionHook {
             http.response.status_code = tracing::field::Empty,
             action_hook.attempts = tracing::field::Empty,
         );
-        let authorization = match (&self.destination, user_token) {
-            (Some(destination), Some(user)) => Some(
-                destination
-                    .authorization(user)
-                    .await
-                    .map_err(|error| HookError::Transient(error.to_string()))?,
-            ),
-            (Some(_), None) => {
-                return Err(HookError::Refused(
-                    "the action hook's destination needs the approver's identity".into(),
-                ));
-            }
-            (None, _) => None,
-        };
         let tries = self.settings.max_attempts.max(1);
         let mut last = String::new();
         for attempt in 1..=tries {
@@ -157,8 +246,8 @@ impl ActionHook {
                 .post(target.url.clone())
                 .header("Idempotency-Key", idempotency_key)
                 .json(payload);
-            if let Some(authorization) = &authorization {
-                request = request.header("Authorization", authorization);
+            for (name, value) in &headers {
+                request = request.header(name.as_str(), value.as_str());
             }
             let request = crate::telemetry::propagation::inject(request);
             let sent = tracing::Instrument::instrument(request.send(), span.clone()).await;

@@ -22,7 +22,7 @@ async fn hooked(receiver: &WebhookReceiver, private_allowed: bool) -> World {
     .await
 }
 
-async fn approve_dispute(world: &World) -> String {
+pub(crate) async fn approve_dispute(world: &World) -> String {
     let token = clerk();
     let asked = send(
         &world.app,

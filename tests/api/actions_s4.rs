@@ -20,7 +20,7 @@ const DELIVERY_4740: &str = "customer wants a later delivery date on 4740";
 pub(crate) struct World {
     pub app: TestApp,
     pub s4: S4Double,
-    _destinations: DestinationDouble,
+    pub destinations: DestinationDouble,
     _keys: KeyServer,
 }
 
@@ -45,7 +45,7 @@ pub(crate) async fn world_with(
     World {
         app,
         s4,
-        _destinations: destinations,
+        destinations,
         _keys: keys,
     }
 }
@@ -56,7 +56,7 @@ impl World {
         &self,
         tune: impl FnOnce(&mut order_exception_agent::config::Settings),
     ) -> TestApp {
-        let (keys, destinations) = (self._keys.url.clone(), self._destinations.url.clone());
+        let (keys, destinations) = (self._keys.url.clone(), self.destinations.url.clone());
         TestApp::builder()
             .settings(|s| {
                 s4_settings(s, &keys, &destinations);
@@ -432,6 +432,50 @@ async fn a_credit_manager_files_a_review_note_and_releases_the_credit_block() {
         world.s4.entity("A_SalesOrder", "'4711'").expect("4711")["TotalCreditCheckStatus"],
         "D"
     );
+}
+
+#[tokio::test]
+async fn a_credit_manager_without_release_credit_block_files_the_note_only() {
+    let world = world_with(|s| {
+        s.rules
+            .decisions
+            .insert("release_credit_block".into(), Vec::new());
+    })
+    .await;
+    let token = credit_manager();
+    let asked = send(
+        &world.app,
+        &token,
+        crate::helpers::user_message("why is order 4711 blocked by credit"),
+    )
+    .await;
+    assert_eq!(state(&asked), "input-required", "{asked}");
+    let done = reply(&world.app, &token, &asked, "approve").await;
+    let text = status_text(&done);
+    assert!(
+        text.ends_with("Done in S/4HANA: a credit review note is on sales order 4711."),
+        "{text}"
+    );
+    let changes = world.s4.changes();
+    assert!(
+        !changes
+            .iter()
+            .any(|change| change.entity.contains("ReleaseCreditBlock")),
+        "{changes:?}"
+    );
+    assert!(
+        changes
+            .iter()
+            .any(|change| change.entity.contains("A_SalesOrderText")
+                || change.entity.contains("to_Text")),
+        "{changes:?}"
+    );
+    assert_ne!(
+        world.s4.entity("A_SalesOrder", "'4711'").expect("4711")["TotalCreditCheckStatus"],
+        "D"
+    );
+    let listed = actions(&world.app, &token).await;
+    assert_eq!(listed[0]["parameters"]["releaseCreditBlock"], false);
 }
 
 #[tokio::test]

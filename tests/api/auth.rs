@@ -792,6 +792,12 @@ async fn the_extended_card_names_the_approvers_of_the_rule_book_in_force() {
                 .roles
                 .insert("viewer".into(), vec!["open_dispute_case".into()]);
             rules.proposals.insert("delivery".into(), Vec::new());
+            // A clerk given the credit release still may not approve the
+            // credit review it goes with: the card names the manager only.
+            rules.decisions.insert(
+                "release_credit_block".into(),
+                vec!["ar_clerk".into(), "credit_manager".into()],
+            );
         })
         .spawn()
         .await;
@@ -807,8 +813,18 @@ async fn the_extended_card_names_the_approvers_of_the_rule_book_in_force() {
     let credit = skill(&skills, "credit")["description"].as_str().unwrap();
     assert!(
         credit.ends_with(
-            "Proposes `request_credit_review`; roles that may approve it: credit_manager."
+            "Proposes `request_credit_review`; roles that may approve it: credit_manager. \
+             With the approval, `release_credit_block` (within the credit policy's 5 percent) \
+             may be decided by: credit_manager."
         ),
+        "{credit}"
+    );
+    assert!(
+        skill(&skills, "credit")["tags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|tag| tag == "decision:release_credit_block"),
         "{credit}"
     );
     let delivery = skill(&skills, "delivery");

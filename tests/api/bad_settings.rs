@@ -108,6 +108,12 @@ async fn every_bad_setting_exits_2_with_one_line_naming_it() {
     serve_exit(&[], Some("[rules.proposals]\nastrology = []\n"))
         .await
         .assert(2, "unknown specialist `astrology`");
+    serve_exit(
+        &[],
+        Some("[rules.decisions]\nrelease_order = [\"credit_manager\"]\n"),
+    )
+    .await
+    .assert(2, "rules.decisions: unknown decision `release_order`");
     // Found by the identity settings.
     serve_exit(&[("AGENT__AUTH__CLIENT_ID", CLIENT_ID)], None)
         .await

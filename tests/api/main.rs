@@ -7,6 +7,7 @@ mod a2a_v1_schema;
 mod a2a_v1_streaming;
 mod actions_crash;
 mod actions_hook;
+mod actions_hook_destination;
 mod actions_s4;
 mod actions_telemetry;
 mod approvals;

@@ -148,7 +148,7 @@ impl Transport {
                     | "OAuth2JWTBearer"
                     | "OAuth2UserTokenExchange"
                     | "BasicAuthentication" => {
-                        if let Some((key, value)) = &found.auth_header {
+                        if let Some((key, value)) = found.auth_header() {
                             headers.push((key.clone(), value.clone()));
                         } else if let (Some(user), Some(password)) = (&found.user, &found.password)
                         {

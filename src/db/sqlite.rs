@@ -46,12 +46,14 @@ pub(super) async fn open(settings: &StoreSettings) -> Result<Database, DbError> 
                     // fsync per checkpoint instead of per commit.
                     // Checkpoints run beside the writer (see
                     // `checkpoint_in_background`); the automatic one is
-                    // only a backstop. A 16 MB page cache keeps the
-                    // indexes in memory.
+                    // only a backstop. A 4 MB page cache holds the
+                    // indexes of ~100 000 tasks (the bodies are read
+                    // once and stay in the OS's cache); 16 MB took the
+                    // peak RSS past 30 MB and bought no throughput.
                     connection
                         .execute(
                             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
-                                 PRAGMA wal_autocheckpoint = 20000; PRAGMA cache_size = -16384;",
+                                 PRAGMA wal_autocheckpoint = 20000; PRAGMA cache_size = -4096;",
                         )
                         .await?;
                 }

@@ -70,7 +70,7 @@ pub struct InMemoryTaskStore {
 }
 
 fn encode(task: &Task) -> Result<Box<str>, StoreError> {
-    serde_json::to_string(task)
+    super::store::task_json(task)
         .map(String::into_boxed_str)
         .map_err(|error| StoreError::corrupt(format!("task {}", task.id), error))
 }

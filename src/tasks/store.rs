@@ -152,3 +152,16 @@ pub trait TaskStore: Send + Sync {
         Ok(0)
     }
 }
+
+/// Room for a typical task's JSON (3–6 kB with its answer and proposal):
+/// serialized into a buffer this size, it is not grown step by step
+/// (about ten reallocations and copies otherwise; see bench/README.md).
+const TASK_JSON_CAPACITY: usize = 8 * 1024;
+
+/// `value` as compact JSON, the form every store keeps a task in.
+pub(crate) fn task_json<T: serde::Serialize>(value: &T) -> Result<String, serde_json::Error> {
+    let mut out = Vec::with_capacity(TASK_JSON_CAPACITY);
+    serde_json::to_writer(&mut out, value)?;
+    // serde_json writes UTF-8 only.
+    String::from_utf8(out).map_err(serde::ser::Error::custom)
+}

@@ -36,7 +36,7 @@ fn unavailable(error: sqlx::Error) -> StoreError {
 }
 
 fn encode<T: serde::Serialize>(value: &T, what: &str) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|error| StoreError::corrupt(what, error))
+    crate::tasks::store::task_json(value).map_err(|error| StoreError::corrupt(what, error))
 }
 
 fn decode<T: serde::de::DeserializeOwned>(json: &str, what: &str) -> Result<T, StoreError> {

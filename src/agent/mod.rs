@@ -146,6 +146,11 @@ pub struct Reply {
     /// Several orders answered in one turn: per-order results and the
     /// proposals the task waits on.
     pub batch: Option<BatchReport>,
+    /// Answer with a bare message, no task, where the engine can (a
+    /// blocking send whose task is not stored yet); elsewhere the task
+    /// completes with the message as usual. Only the conformance agent
+    /// sets it.
+    pub message_only: bool,
 }
 
 impl Reply {
@@ -159,6 +164,7 @@ impl Reply {
             artifacts: Vec::new(),
             artifact_chunks: Vec::new(),
             batch: None,
+            message_only: false,
         }
     }
 }

@@ -8,9 +8,9 @@
 //! which is refused on Cloud Foundry. It knows no protocol version: it reads
 //! the message id and answers a [`Reply`] like any agent.
 //!
-//! What the engine cannot act out (it always answers a task):
-//! `tck-message-response` completes a task with the message instead of
-//! answering a bare message.
+//! `tck-message-response` asks for a bare message ([`Reply::message_only`]):
+//! a blocking send answers it without a task; a stream (whose task is
+//! stored from the start) completes a task with the message.
 
 use super::{Agent, Outcome, Reply, Skill, Turn};
 use crate::a2a::{Artifact, FileContent, FilePart, Part};
@@ -185,7 +185,10 @@ impl Agent for TckScenarioAgent {
                     .unwrap_or_default();
                 completed("Done", vec![artifact("data", vec![Part::data(data)])])
             }
-            Scenario::MessageResponse => completed("Direct message response", Vec::new()),
+            Scenario::MessageResponse => Reply {
+                message_only: true,
+                ..completed("Direct message response", Vec::new())
+            },
             Scenario::InputRequired => Reply::new(Outcome::InputRequired, "Input required"),
             Scenario::RejectTask => Reply::new(Outcome::Rejected, "rejected"),
             Scenario::Stream("") => completed("Stream complete", Vec::new()),

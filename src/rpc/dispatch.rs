@@ -12,9 +12,9 @@ use crate::a2a::{
     DeleteTaskPushNotificationConfigParams, GetTaskPushNotificationConfigParams, RpcRequest,
     TaskPushNotificationConfig,
 };
-use crate::a2a::{MessageSendParams, Task, TaskIdParams, TaskQueryParams};
+use crate::a2a::{Message, MessageSendParams, Task, TaskIdParams, TaskQueryParams};
 use crate::auth::Principal;
-use crate::tasks::{CallContext, TaskEngine, TaskStream};
+use crate::tasks::{Answer, CallContext, TaskEngine, TaskStream};
 use serde::Serialize;
 use serde_json::Value;
 use std::time::Instant;
@@ -97,6 +97,7 @@ pub struct VersionParameter<'a> {
 #[serde(untagged)]
 enum RpcResult {
     Task(Box<Task>),
+    Message(Box<Message>),
     Card(Box<AgentCard>),
     PushConfig(Box<TaskPushNotificationConfig>),
     PushConfigs(Vec<TaskPushNotificationConfig>),
@@ -282,7 +283,13 @@ async fn checked_run(
 async fn run(context: &RpcContext<'_>, call: Call) -> Result<RpcResult, RpcError> {
     let engine = context.engine;
     let task = match call {
-        Call::MessageSend(params) => engine.send_message(*params, &context.call).await,
+        Call::MessageSend(params) => {
+            return match engine.send_message(*params, &context.call).await {
+                Ok(Answer::Task(task)) => Ok(RpcResult::Task(Box::new(task))),
+                Ok(Answer::Message(message)) => Ok(RpcResult::Message(Box::new(message))),
+                Err(error) => Err(error.to_rpc_error()),
+            };
+        }
         Call::TasksGet(params) => engine.get_task(&params.id, params.history_length).await,
         Call::TasksCancel(params) => engine.cancel_task(&params.id, &context.call).await,
         Call::Stream(params) => {

@@ -130,6 +130,9 @@ impl EventStream {
                     let body = self.event_bytes(V03StreamEvent::ArtifactUpdate(event));
                     self.ready.push_back(body);
                 }
+                // Only a blocking send's unstored task answers a bare
+                // message; a stream's task is stored, so none comes here.
+                Ok(TaskEvent::Message(_)) => self.done = true,
                 Ok(TaskEvent::StoreFailed(error)) => {
                     let error = EngineError::Store(error).to_rpc_error();
                     let body = self.error_event(&error);

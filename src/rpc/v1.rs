@@ -19,7 +19,7 @@ use crate::a2a::v1::{
     SendMessageRequest, SendMessageResponse, SubscribeToTaskRequest,
 };
 use crate::tasks::{
-    CallContext, CallRules, EngineError, OwnerScope, PageCursor, TaskQuery, TaskStream,
+    Answer, CallContext, CallRules, EngineError, OwnerScope, PageCursor, TaskQuery, TaskStream,
 };
 use serde_json::Value;
 
@@ -139,13 +139,18 @@ pub(super) async fn run(context: &RpcContext<'_>, call: V1Call) -> Result<V1Resu
     match call {
         V1Call::Send(request) => {
             let (params, _) = send_params(*request)?;
-            let task = engine
+            let answer = engine
                 .send_message(params, &rules)
                 .await
                 .map_err(engine_error)?;
-            let state = task.status.state.as_str();
-            let response = SendMessageResponse::from(task);
-            Ok(V1Result::Value(to_value(&response)?, Some(state)))
+            let (response, state) = match answer {
+                Answer::Task(task) => {
+                    let state = task.status.state.as_str();
+                    (SendMessageResponse::from(task), Some(state))
+                }
+                Answer::Message(message) => (SendMessageResponse::from(message), None),
+            };
+            Ok(V1Result::Value(to_value(&response)?, state))
         }
         V1Call::Stream(request) => {
             let (params, _) = send_params(*request)?;

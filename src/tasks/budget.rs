@@ -5,7 +5,7 @@
 
 use super::engine::TaskEngine;
 use super::error::EngineError;
-use super::events::TaskEvent;
+use super::events::{Answer, TaskEvent};
 use super::observer::CallContext;
 use super::reply::{agent_message, working_note};
 use super::turn::StoredVersion;
@@ -43,7 +43,7 @@ impl TaskEngine {
         stored: StoredVersion,
         progress: Progress,
         call: &CallContext,
-    ) -> Result<Task, EngineError> {
+    ) -> Result<Answer, EngineError> {
         let mut deadline = Some(tokio::time::Instant::now() + self.inner.settings.budget());
         loop {
             let next = match deadline {
@@ -56,7 +56,10 @@ impl TaskEngine {
                     if snapshot.status.state.is_terminal()
                         || snapshot.status.state.is_interrupted() =>
                 {
-                    return Ok(Arc::unwrap_or_clone(snapshot));
+                    return Ok(Answer::Task(Arc::unwrap_or_clone(snapshot)));
+                }
+                Ok(Ok(TaskEvent::Message(message))) => {
+                    return Ok(Answer::Message(Arc::unwrap_or_clone(message)));
                 }
                 Ok(Ok(TaskEvent::StoreFailed(error))) => {
                     return Err(EngineError::Store(error));
@@ -75,6 +78,13 @@ impl TaskEngine {
                     );
                     // A deferred task is stored now: the client learns its id.
                     let mut version = stored.lock().await;
+                    // The turn may have answered a bare message while we
+                    // waited for the lock: then no task is stored.
+                    if version.is_none()
+                        && let Some(message) = answered_message(&mut events)
+                    {
+                        return Ok(Answer::Message(message));
+                    }
                     if version.is_none() {
                         *version = Some(
                             self.inner
@@ -83,7 +93,7 @@ impl TaskEngine {
                                 .await?,
                         );
                         if !waits_on {
-                            return Ok(with_working_note(task, progress.latest()));
+                            return Ok(Answer::Task(with_working_note(task, progress.latest())));
                         }
                     }
                     drop(version);
@@ -91,14 +101,25 @@ impl TaskEngine {
                         deadline = None;
                         continue;
                     }
-                    return Ok(with_working_note(
+                    return Ok(Answer::Task(with_working_note(
                         self.current(&task.id).await?,
                         progress.latest(),
-                    ));
+                    )));
                 }
             }
         }
-        self.current(&task.id).await
+        self.current(&task.id).await.map(Answer::Task)
+    }
+}
+
+/// A bare message the turn already sent, if it did.
+fn answered_message(events: &mut broadcast::Receiver<TaskEvent>) -> Option<crate::a2a::Message> {
+    loop {
+        match events.try_recv() {
+            Ok(TaskEvent::Message(message)) => return Some(Arc::unwrap_or_clone(message)),
+            Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) => continue,
+            Err(_) => return None,
+        }
     }
 }
 

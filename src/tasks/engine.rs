@@ -6,7 +6,7 @@
 //! streams (`events`) and upkeep (`maintenance`) live beside it.
 
 use super::error::EngineError;
-use super::events::TaskEvent;
+use super::events::{Answer, TaskEvent};
 use super::observer::{CallContext, TaskObserver};
 use super::push_configs::push_config_error;
 use super::reply::{agent_message, archive_status_message, pending_approval, set_status};
@@ -129,7 +129,7 @@ impl TaskEngine {
         &self,
         params: MessageSendParams,
         call: &CallContext,
-    ) -> Result<Task, EngineError> {
+    ) -> Result<Answer, EngineError> {
         // With a webhook and no explicit `blocking`, answer at once: Joule's
         // async mode expects an immediate `working` and waits for the callback.
         let configuration = params.configuration.as_ref();
@@ -142,11 +142,11 @@ impl TaskEngine {
         // unless the budget runs out first.
         let defer_store = blocking && !has_webhook;
         let (started, history_length) = self.begin(params, call, defer_store).await?;
-        let task = match started {
-            Started::AsItIs(task) => task,
+        let answer = match started {
+            Started::AsItIs(task) => Answer::Task(task),
             Started::Running { task, events, .. } if !blocking => {
                 drop(events);
-                task
+                Answer::Task(task)
             }
             Started::Running {
                 task,
@@ -155,7 +155,10 @@ impl TaskEngine {
                 progress,
             } => self.wait(task, events, stored, progress, call).await?,
         };
-        Ok(task.with_history_limit(history_length))
+        Ok(match answer {
+            Answer::Task(task) => Answer::Task(task.with_history_limit(history_length)),
+            message => message,
+        })
     }
 
     /// Check the message and start or continue its task.

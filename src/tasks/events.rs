@@ -6,7 +6,7 @@ use super::engine::{Started, TaskEngine};
 use super::error::EngineError;
 use super::observer::CallContext;
 use super::store::StoreError;
-use crate::a2a::{Artifact, MessageSendParams, Task};
+use crate::a2a::{Artifact, Message, MessageSendParams, Task};
 use std::sync::Arc;
 use tokio::sync::broadcast;
 
@@ -26,6 +26,17 @@ pub enum TaskEvent {
     },
     /// The turn's result could not be stored.
     StoreFailed(StoreError),
+    /// The turn answered a bare message and its task was never stored
+    /// (a blocking send whose agent asked for [`crate::agent::Reply::message_only`]).
+    Message(Arc<Message>),
+}
+
+/// What a `message/send` answers: the task, or a bare message when the
+/// agent answered one and no task was stored.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    Task(Task),
+    Message(Message),
 }
 
 /// A task's events for a stream: an optional snapshot to start with, then

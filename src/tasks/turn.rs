@@ -7,7 +7,7 @@
 use super::engine::{Inner, Started, TaskEngine};
 use super::events::TaskEvent;
 use super::observer::CallContext;
-use super::reply::{apply_reply, chunk_events};
+use super::reply::{agent_message, apply_reply, chunk_events};
 use super::store::{StoreError, Written};
 use crate::a2a::Task;
 use crate::agent::{Outcome, Reply, Turn};
@@ -164,6 +164,18 @@ impl Inner {
             span.record("a2a.router.basis", routing.basis.as_str());
             if let Ok(scores) = serde_json::to_string(&routing.scores) {
                 span.record("a2a.router.scores", scores.as_str());
+            }
+        }
+        if reply.message_only {
+            // Held while answering, so a waiter whose budget runs out now
+            // does not store the task the message stands for.
+            let version = stored_version.lock().await;
+            if version.is_none() {
+                let mut message = agent_message(&task, &reply.text, None);
+                message.task_id = None;
+                span.record("a2a.task.state", "message");
+                let _ = events.send(TaskEvent::Message(Arc::new(message)));
+                return;
             }
         }
         let chunks = reply.artifact_chunks.clone();

@@ -1,7 +1,8 @@
 //! The conformance agent (`conformance.tck_scenarios`, TESTS ONLY) behind
 //! the real endpoint: each `messageId` scenario of the 1.0 conformance
 //! suite (`tck-sut/*.feature`), over 1.0 unary (`SendMessage`) and
-//! streaming (`SendStreamingMessage`), every answer validated as 1.0.
+//! streaming (`SendStreamingMessage`), every answer validated as 1.0;
+//! `tck-message-response`'s bare message also over 0.3 `message/send`.
 
 use crate::a2a_v1::{send, v1_ok};
 use crate::a2a_v1_streaming::{shapes, stream_v1};
@@ -82,6 +83,10 @@ fn expectations() -> Vec<(&'static str, &'static str, Value)> {
 async fn each_unary_scenario_is_acted_out_over_1_0() {
     let app = conformance_app().await;
     for (prefix, state, part) in expectations() {
+        // Answers a bare message over a blocking send: its own test below.
+        if prefix == "tck-message-response" {
+            continue;
+        }
         let task = send(&app, message(prefix)).await;
         assert_eq!(task["status"]["state"], state, "{prefix}: {task}");
         if !part.is_null() {
@@ -98,6 +103,57 @@ async fn each_unary_scenario_is_acted_out_over_1_0() {
         let got = v1_ok(&app, "GetTask", json!({"id": task["id"]})).await;
         assert_eq!(got["status"]["state"], state, "{prefix}");
     }
+}
+
+#[tokio::test]
+async fn the_message_response_scenario_answers_a_bare_message_over_1_0() {
+    let app = conformance_app().await;
+    // v1_ok validates the result as a 1.0 SendMessageResponse.
+    let result = v1_ok(
+        &app,
+        "SendMessage",
+        json!({"message": message("tck-message-response")}),
+    )
+    .await;
+    assert!(result.get("task").is_none(), "{result}");
+    let answer = &result["message"];
+    assert_eq!(answer["role"], "ROLE_AGENT", "{result}");
+    assert_eq!(
+        answer["parts"],
+        json!([{"text": "Direct message response"}]),
+        "{result}"
+    );
+    assert!(
+        answer.get("taskId").is_none(),
+        "no task stands behind it: {result}"
+    );
+    // No task was stored for it.
+    let listed = v1_ok(&app, "ListTasks", json!({})).await;
+    assert_eq!(listed["tasks"], json!([]), "{listed}");
+}
+
+#[tokio::test]
+async fn the_message_response_scenario_answers_a_bare_message_over_0_3() {
+    let app = conformance_app().await;
+    // rpc validates the answer against the 0.3 schema.
+    let body = app
+        .rpc(
+            "message/send",
+            json!({"message": {
+                "kind": "message",
+                "messageId": format!("tck-message-response-{}", uuid::Uuid::new_v4()),
+                "role": "user",
+                "parts": [{"kind": "text", "text": "TCK"}],
+            }}),
+        )
+        .await;
+    let result = &body["result"];
+    assert_eq!(result["kind"], "message", "{body}");
+    assert_eq!(result["role"], "agent", "{body}");
+    assert_eq!(
+        result["parts"][0]["text"], "Direct message response",
+        "{body}"
+    );
 }
 
 #[tokio::test]

@@ -96,6 +96,7 @@ fn proposing(
         artifacts: Vec::new(),
         artifact_chunks: Vec::new(),
         batch: None,
+        message_only: false,
     }
 }
 

@@ -7,6 +7,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// jemalloc instead of glibc's malloc: the request path allocates many
+/// short-lived buffers, and glibc spent a quarter of the service's time in
+/// `malloc`/`free` under load (bench/README.md). Options: `.cargo/config.toml`.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// A2A agent for SAP Joule that explains blocked sales orders, and a client
 /// for it (card, ask, triage, eval).
 #[derive(Parser)]

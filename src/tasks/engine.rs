@@ -256,7 +256,7 @@ impl TaskEngine {
         call: &CallContext,
         defer_store: bool,
     ) -> Result<Started, EngineError> {
-        let task_id = uuid::Uuid::new_v4().to_string();
+        let task_id = uuid::Uuid::now_v7().to_string();
         let context_id = context_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         message.task_id = Some(task_id.clone());
         message.context_id = Some(context_id.clone());

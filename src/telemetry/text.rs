@@ -16,16 +16,50 @@ use tracing_subscriber::fmt::time::FormatTime;
 
 /// The text layer of the service and of the client commands: escaped
 /// values, the service's timestamps, on stderr (colours only on a terminal).
+/// It writes events with their own fields and never looks at spans
+/// ([`EventsOnly`]): with text logs and no OTLP export no layer wants a
+/// span, so none is made at all.
 pub fn layer<S>() -> impl tracing_subscriber::Layer<S> + Send + Sync
 where
     S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
 {
     use std::io::IsTerminal;
+    use tracing_subscriber::Layer as _;
     tracing_subscriber::fmt::layer()
         .fmt_fields(EscapedFields)
         .with_timer(ServiceClock)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
+        .with_filter(EventsOnly)
+}
+
+/// The text layer's filter: events only. A span's fields would be
+/// formatted when it is made and again on every `record`, for the line
+/// prefix of events inside it; under load that was a tenth of the
+/// service's time (bench/README.md, issue 19). The facts a line needs are
+/// its own fields (the request line names method, task state, user).
+/// Spans still go to the OTLP export and to JSON logs' trace ids.
+struct EventsOnly;
+
+impl<S> tracing_subscriber::layer::Filter<S> for EventsOnly {
+    fn enabled(
+        &self,
+        metadata: &tracing::Metadata<'_>,
+        _: &tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        metadata.is_event()
+    }
+
+    fn callsite_enabled(
+        &self,
+        metadata: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        if metadata.is_event() {
+            tracing::subscriber::Interest::always()
+        } else {
+            tracing::subscriber::Interest::never()
+        }
+    }
 }
 
 /// Log line timestamps as everywhere else (`2026-11-30T20:59:02.555Z`).

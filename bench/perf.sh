@@ -18,7 +18,9 @@ PG_BASE=${PG_BASE:-postgres://postgres@127.0.0.1:5432}
 . bench/common.sh
 
 cargo build --release --quiet --bin order-exception-agent --example bench_ceiling --example bench_token
-BIN=./target/release/order-exception-agent
+# BIN=path/to/an/older/build measures that binary against the same ceiling
+# (the "before" column of a before/after table).
+BIN=${BIN:-./target/release/order-exception-agent}
 
 TMP=$(mktemp -d)
 PG_DB="oea_perf_$$"

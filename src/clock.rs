@@ -10,16 +10,35 @@ use time::OffsetDateTime;
 /// up into the next second).
 pub fn rfc3339(at: OffsetDateTime) -> String {
     let at = at.to_offset(time::UtcOffset::UTC);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        at.year(),
-        u8::from(at.month()),
-        at.day(),
-        at.hour(),
-        at.minute(),
-        at.second(),
-        at.millisecond()
-    )
+    // The calendar date and the time of day, each worked out once (every
+    // `year()`, `month()`, `day()` call decodes the date again), written
+    // digit by digit: a task gets several timestamps per request.
+    let (year, month, day) = at.to_calendar_date();
+    let (hour, minute, second, millisecond) = at.to_hms_milli();
+    let mut out = String::with_capacity(24);
+    push_digits(&mut out, u32::try_from(year).unwrap_or(0), 4);
+    out.push('-');
+    push_digits(&mut out, u32::from(u8::from(month)), 2);
+    out.push('-');
+    push_digits(&mut out, u32::from(day), 2);
+    out.push('T');
+    push_digits(&mut out, u32::from(hour), 2);
+    out.push(':');
+    push_digits(&mut out, u32::from(minute), 2);
+    out.push(':');
+    push_digits(&mut out, u32::from(second), 2);
+    out.push('.');
+    push_digits(&mut out, u32::from(millisecond), 3);
+    out.push('Z');
+    out
+}
+
+/// The last `width` decimal digits of `value`, zero-padded.
+fn push_digits(out: &mut String, value: u32, width: u32) {
+    for place in (0..width).rev() {
+        let digit = (value / 10u32.pow(place)) % 10;
+        out.push(char::from(b'0' + digit as u8));
+    }
 }
 
 /// The current time in the service's format.

@@ -74,10 +74,12 @@ impl std::fmt::Display for RoutingBasis {
 
 #[derive(Debug, Clone)]
 pub struct Router {
-    /// skill id → feature → weight in that skill.
-    vocabularies: Vec<(String, HashMap<String, f64>)>,
-    /// feature → how specific it is.
-    specificity: HashMap<String, f64>,
+    /// The skill ids, in the order of the scores in `features`.
+    skills: Vec<String>,
+    /// feature → for each skill, what it adds to that skill's score (its
+    /// weight in the skill times how specific it is; 0 where the skill
+    /// does not use it): one lookup per word of a request.
+    features: HashMap<String, Vec<f64>>,
 }
 
 fn features(text: &str) -> Vec<(String, f64)> {
@@ -117,32 +119,39 @@ impl Router {
             }
         }
         let total = vocabularies.len() as f64;
-        let specificity = users
+        let features = users
             .into_iter()
-            .map(|(feature, count)| (feature, (total / count as f64).ln()))
+            .map(|(feature, count)| {
+                let specificity = (total / count as f64).ln();
+                let adds = vocabularies
+                    .iter()
+                    .map(|(_, vocabulary)| {
+                        vocabulary
+                            .get(&feature)
+                            .map_or(0.0, |weight| weight * specificity)
+                    })
+                    .collect();
+                (feature, adds)
+            })
             .collect();
         Router {
-            vocabularies,
-            specificity,
+            skills: vocabularies.into_iter().map(|(id, _)| id).collect(),
+            features,
         }
     }
 
     pub fn route(&self, text: &str) -> RoutingDecision {
         let query: HashSet<String> = features(text).into_iter().map(|(f, _)| f).collect();
-        let mut ranked: Vec<(String, f64)> = self
-            .vocabularies
+        let mut totals = vec![0.0; self.skills.len()];
+        for adds in query
             .iter()
-            .map(|(id, vocabulary)| {
-                let score = query
-                    .iter()
-                    .filter_map(|feature| {
-                        let weight = vocabulary.get(feature)?;
-                        Some(weight * self.specificity.get(feature).copied().unwrap_or(0.0))
-                    })
-                    .sum::<f64>();
-                (id.clone(), score)
-            })
-            .collect();
+            .filter_map(|feature| self.features.get(feature))
+        {
+            for (total, add) in totals.iter_mut().zip(adds) {
+                *total += add;
+            }
+        }
+        let mut ranked: Vec<(String, f64)> = self.skills.iter().cloned().zip(totals).collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
         let scores = ranked
             .iter()

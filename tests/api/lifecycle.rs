@@ -327,7 +327,15 @@ async fn cancel_while_a_turn_runs_wins_over_the_turn() {
         .await;
     let first = app.send_text("start").await;
     let (answer, canceled) = tokio::join!(app.reply(&first, "go on"), async {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        // Cancel once the follow-up's turn runs (a fixed pause lost the
+        // race on a busy machine: the cancel came first and the follow-up
+        // then started a new task).
+        let running = crate::helpers::wait_until(Duration::from_secs(5), async || {
+            let now = app.rpc("tasks/get", json!({ "id": first["id"] })).await;
+            state(&now["result"]) == "working"
+        })
+        .await;
+        assert!(running, "the follow-up's turn never ran");
         app.rpc("tasks/cancel", json!({ "id": first["id"] })).await
     });
     assert_eq!(state(&canceled["result"]), "canceled", "{canceled}");

@@ -40,11 +40,18 @@ impl MigrationSource<'static> for Embedded {
 }
 
 /// PostgreSQL only, after the shared ones.
-const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[(
-    2,
-    "task bodies stored uncompressed",
-    include_str!("migrations/0002_postgres_body_storage.sql"),
-)];
+const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        2,
+        "task bodies stored uncompressed",
+        include_str!("migrations/0002_postgres_body_storage.sql"),
+    ),
+    (
+        5,
+        "task bodies kept in the row",
+        include_str!("migrations/0005_postgres_bodies_in_row.sql"),
+    ),
+];
 
 impl Database {
     pub(super) async fn migrate(&self) -> Result<(), DbError> {

@@ -20,7 +20,7 @@ pub struct StoreSettings {
     pub sqlite_file: String,
     /// A PostgreSQL URL (also `DATABASE_URL`); wins over a binding.
     pub database_url: Option<String>,
-    /// PostgreSQL pool size per instance (half of it write tasks).
+    /// PostgreSQL pool size per instance (one connection the task writer's).
     pub max_connections: u32,
     /// Task writes on PostgreSQL commit without waiting for the WAL flush:
     /// a crash of the database server can lose the last few hundred ms of

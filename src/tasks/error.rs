@@ -76,7 +76,6 @@ mod tests {
             db.clone(),
             "instance".into(),
             std::time::Duration::from_secs(1),
-            1,
             false,
         );
         db.pool.close().await;

@@ -1,5 +1,5 @@
-//! The group commit of the SQL task store: writer tasks take every task
-//! write waiting in the queue and run them in one transaction, and each
+//! The group commit of the SQL task store: the writer task takes every task
+//! write waiting in the queue and runs them in one transaction, and each
 //! caller gets its own statement's result once that transaction committed.
 //! Under load one commit (one fsync on PostgreSQL, one WAL append on
 //! SQLite) serves dozens of requests; alone, a write commits at once.
@@ -380,23 +380,26 @@ pub(super) type Reply = oneshot::Sender<Result<WriteOutcome, StoreFault>>;
 /// Where the store sends its writes.
 pub(super) type Writes = mpsc::Sender<(Write, Reply)>;
 
-/// Starts the writer tasks: one for SQLite (one writer at a time anyway),
-/// half the pool for PostgreSQL.
-pub(super) fn start(db: &Database, max_connections: u32, postgres_async_commit: bool) -> Writes {
+/// Starts the writer task, one for either database. SQLite writes one at a
+/// time anyway. On PostgreSQL several writers (half the pool) each took the
+/// two or three writes that waited, so every task paid for a statement, a
+/// commit and a backend's wake-up of its own, and the backends contended
+/// for the table's last pages (a p99 of tens of ms on 2 cores). One writer
+/// takes everything that waited while its last batch ran: its batches grow
+/// with the load and the cost per task shrinks.
+pub(super) fn start(db: &Database, postgres_async_commit: bool) -> Writes {
     let (writes, queue) = mpsc::channel(4 * MAX_BATCH);
     let queue: Queue = Arc::new(Mutex::new(queue));
-    let (writers, async_commit) = match db.dialect {
-        Dialect::Sqlite => (1, false),
-        Dialect::Postgres => ((max_connections / 2).max(1), postgres_async_commit),
+    let async_commit = match db.dialect {
+        Dialect::Sqlite => false,
+        Dialect::Postgres => postgres_async_commit,
     };
-    for _ in 0..writers {
-        tokio::spawn(run_writer(
-            db.pool.clone(),
-            Arc::clone(&queue),
-            db.single_connection,
-            async_commit,
-        ));
-    }
+    tokio::spawn(run_writer(
+        db.pool.clone(),
+        queue,
+        db.single_connection,
+        async_commit,
+    ));
     writes
 }
 

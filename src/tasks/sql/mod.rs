@@ -52,29 +52,25 @@ fn version(value: i64) -> u64 {
 }
 
 impl SqlTaskStore {
-    /// The store the settings describe (lease, pool size, asynchronous
-    /// commits of task writes on PostgreSQL) on `db`, its leases held by
-    /// `instance`.
+    /// The store the settings describe (lease, asynchronous commits of task
+    /// writes on PostgreSQL) on `db`, its leases held by `instance`.
     pub fn from_settings(db: Database, instance: String, settings: &StoreSettings) -> Self {
         Self::new(
             db,
             instance,
             settings.lease(),
-            settings.pool_size(),
             settings.postgres_async_task_commit,
         )
     }
 
-    /// Starts the writer tasks: one for SQLite (one writer at a time
-    /// anyway), half the pool for PostgreSQL.
+    /// Starts the task writer (see `group_commit::start`).
     pub fn new(
         db: Database,
         instance: String,
         lease: Duration,
-        max_connections: u32,
         postgres_async_commit: bool,
     ) -> Self {
-        let writes = group_commit::start(&db, max_connections, postgres_async_commit);
+        let writes = group_commit::start(&db, postgres_async_commit);
         SqlTaskStore {
             db,
             instance,
@@ -347,7 +343,7 @@ mod tests {
     const LEASE: Duration = Duration::from_secs(1);
 
     fn store(db: Database) -> SqlTaskStore {
-        SqlTaskStore::new(db, "instance-a".into(), LEASE, 4, true)
+        SqlTaskStore::new(db, "instance-a".into(), LEASE, true)
     }
 
     #[tokio::test]

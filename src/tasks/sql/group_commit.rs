@@ -8,7 +8,7 @@ use crate::db::{Database, Dialect, now_ms};
 use crate::tasks::store::StoreFault;
 use sqlx::{AnyConnection, AnyPool, Row};
 use std::sync::Arc;
-use tokio::sync::{Mutex, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 
 /// At most this many writes share one transaction.
 const MAX_BATCH: usize = 128;
@@ -156,7 +156,8 @@ fn task_id(write: &Write) -> &str {
     }
 }
 
-type Queue = Arc<Mutex<mpsc::Receiver<(Write, Reply)>>>;
+/// The writes waiting for the writer, in arrival order.
+type Queue = mpsc::Receiver<(Write, Reply)>;
 
 /// Take what waits (at least one write), run it as one unit, answer each
 /// caller. A failed batch fails every write in it: nothing half-written.
@@ -170,21 +171,18 @@ type Queue = Arc<Mutex<mpsc::Receiver<(Write, Reply)>>>;
 /// at the version it read and a create only to a new id, so a first run
 /// that committed unseen makes the second one miss, never apply twice; the
 /// miss is then recognised as this write (`recognise_own_writes`).
-async fn run_writer(pool: AnyPool, queue: Queue, single_connection: bool, async_commit: bool) {
+async fn run_writer(pool: AnyPool, mut queue: Queue, single_connection: bool, async_commit: bool) {
     let mut own: Option<sqlx::pool::PoolConnection<sqlx::Any>> = None;
     loop {
         let mut batch = Vec::new();
-        {
-            let mut queue = queue.lock().await;
-            match queue.recv().await {
-                Some(write) => batch.push(write),
-                None => return,
-            }
-            while batch.len() < MAX_BATCH {
-                match queue.try_recv() {
-                    Ok(write) => batch.push(write),
-                    Err(_) => break,
-                }
+        match queue.recv().await {
+            Some(write) => batch.push(write),
+            None => return,
+        }
+        while batch.len() < MAX_BATCH {
+            match queue.try_recv() {
+                Ok(write) => batch.push(write),
+                Err(_) => break,
             }
         }
         let mut outcomes = write_batch(&pool, &mut own, async_commit, &batch).await;
@@ -389,7 +387,6 @@ pub(super) type Writes = mpsc::Sender<(Write, Reply)>;
 /// with the load and the cost per task shrinks.
 pub(super) fn start(db: &Database, postgres_async_commit: bool) -> Writes {
     let (writes, queue) = mpsc::channel(4 * MAX_BATCH);
-    let queue: Queue = Arc::new(Mutex::new(queue));
     let async_commit = match db.dialect {
         Dialect::Sqlite => false,
         Dialect::Postgres => postgres_async_commit,

@@ -2,9 +2,23 @@
 //! number a user means.
 
 use rust_stemmers::{Algorithm, Stemmer};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
+/// At most this many words' stems are remembered per thread (a few hundred
+/// kB at most); past it the memory starts over.
+const REMEMBERED_WORDS: usize = 2048;
+
+thread_local! {
+    /// The stems of words this thread has seen (`None`: a stopword), by
+    /// lower-case word. Stemming a word costs thousands of instructions and
+    /// requests keep using the same few hundred words: without this,
+    /// stemming was a twentieth of a request's time (bench/README.md).
+    static STEMS: RefCell<HashMap<String, Option<String>>> = RefCell::new(HashMap::new());
+}
 
 /// Words that carry no meaning for routing.
 const STOPWORDS: &[&str] = &[
@@ -36,18 +50,41 @@ pub fn stems(text: &str) -> Vec<String> {
 pub fn stem_runs(text: &str) -> Vec<Vec<String>> {
     let mut runs = vec![Vec::new()];
     for token in tokens(text) {
-        let meaningless =
-            STOPWORDS.contains(&token.as_str()) || token.chars().all(|c| c.is_ascii_digit());
-        if meaningless {
-            if runs.last().is_some_and(|run| !run.is_empty()) {
-                runs.push(Vec::new());
+        match meaningful_stem(&token) {
+            None => {
+                if runs.last().is_some_and(|run| !run.is_empty()) {
+                    runs.push(Vec::new());
+                }
             }
-        } else if let Some(run) = runs.last_mut() {
-            run.push(STEMMER.stem(&token).into_owned());
+            Some(stem) => {
+                if let Some(run) = runs.last_mut() {
+                    run.push(stem);
+                }
+            }
         }
     }
     runs.retain(|run| !run.is_empty());
     runs
+}
+
+/// The stem of a lower-case `token`; `None` for a number or a stopword.
+/// Numbers are not remembered (every request has its own).
+fn meaningful_stem(token: &str) -> Option<String> {
+    if token.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    STEMS.with(|remembered| {
+        let mut remembered = remembered.borrow_mut();
+        if let Some(stem) = remembered.get(token) {
+            return stem.clone();
+        }
+        let stem = (!STOPWORDS.contains(&token)).then(|| STEMMER.stem(token).into_owned());
+        if remembered.len() >= REMEMBERED_WORDS {
+            remembered.clear();
+        }
+        remembered.insert(token.to_string(), stem.clone());
+        stem
+    })
 }
 
 /// Words before a number that say it is not a sales order.
@@ -112,6 +149,24 @@ mod tests {
         );
         assert_eq!(find_sales_order("why is it blocked by credit"), None);
         assert_eq!(find_sales_order("it costs 3500 EUR"), None);
+    }
+
+    /// A remembered stem is the stemmer's, also once the memory started
+    /// over (more distinct words than it keeps).
+    #[test]
+    fn remembered_stems_are_the_stemmers() {
+        for round in 0..2 {
+            assert_eq!(
+                stems("blocked deliveries"),
+                ["block", "deliveri"],
+                "{round}"
+            );
+        }
+        for i in 0..REMEMBERED_WORDS + 10 {
+            let word = format!("word{}x", "y".repeat(i % 7)) + &i.to_string();
+            assert_eq!(stems(&word), [STEMMER.stem(&word).into_owned()]);
+        }
+        assert_eq!(stems("the blocked deliveries"), ["block", "deliveri"]);
     }
 
     #[test]

@@ -50,6 +50,20 @@ fn filter(default_filter: &str) -> EnvFilter {
     EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter))
 }
 
+/// A filter that turns every span away.
+type NoSpans = tracing_subscriber::filter::FilterFn<fn(&tracing::Metadata<'_>) -> bool>;
+
+/// A global filter that lets events through and no span, for when no layer
+/// wants spans (text logs, nothing exported): then the registry makes none
+/// at all. The text layer's own events-only filter is not enough: the
+/// registry still builds every span a per-layer filter turns away (under
+/// load about 5 % of a request's time, bench/README.md). `None` when spans
+/// are wanted.
+fn events_only_unless(spans_wanted: bool) -> Option<NoSpans> {
+    let events_only: fn(&tracing::Metadata<'_>) -> bool = |metadata| !metadata.is_span();
+    (!spans_wanted).then(|| tracing_subscriber::filter::filter_fn(events_only))
+}
+
 /// Flushes and stops the OTLP export; `shutdown` (or drop) once the server
 /// has stopped.
 #[must_use = "dropping the guard stops the OTLP export"]
@@ -166,8 +180,10 @@ pub fn init_service(
             )
         }
     };
+    let spans_wanted = otel_layer.is_some() || id_layer.is_some() || format == LogFormat::Json;
     let registry = tracing_subscriber::registry()
         .with(filter(SERVICE_LOG))
+        .with(events_only_unless(spans_wanted))
         .with(otel_layer)
         .with(id_layer);
     let installed = match format {
@@ -207,5 +223,27 @@ pub fn init_service(
     Telemetry {
         traces: provider,
         metrics: meter_provider,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With text logs and nothing exported no span is made; with a layer
+    /// that wants spans they are.
+    #[test]
+    fn spans_are_made_only_when_a_layer_wants_them() {
+        for spans_wanted in [false, true] {
+            let subscriber = tracing_subscriber::registry()
+                .with(EnvFilter::new("info"))
+                .with(events_only_unless(spans_wanted))
+                .with(text::layer());
+            tracing::subscriber::with_default(subscriber, || {
+                let span = tracing::info_span!("jsonrpc", rpc.method = "message/send");
+                assert_eq!(span.is_disabled(), !spans_wanted);
+                assert!(tracing::enabled!(tracing::Level::INFO), "events still pass");
+            });
+        }
     }
 }

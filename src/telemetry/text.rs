@@ -17,8 +17,9 @@ use tracing_subscriber::fmt::time::FormatTime;
 /// The text layer of the service and of the client commands: escaped
 /// values, the service's timestamps, on stderr (colours only on a terminal).
 /// It writes events with their own fields and never looks at spans
-/// ([`EventsOnly`]): with text logs and no OTLP export no layer wants a
-/// span, so none is made at all.
+/// ([`EventsOnly`]); with text logs and no OTLP export no layer wants a
+/// span, and the service's global filter then keeps the registry from
+/// making any (`events_only_unless` in `telemetry/mod.rs`).
 pub fn layer<S>() -> impl tracing_subscriber::Layer<S> + Send + Sync
 where
     S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,

@@ -135,7 +135,7 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
             database.clone(),
             instance,
             &settings.store,
-        )),
+        )?),
         ledger: Arc::new(SqlLedger::new(database)),
     })
 }

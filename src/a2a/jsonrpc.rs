@@ -241,6 +241,22 @@ pub fn success_bytes<T: Serialize>(id: &Value, result: &T) -> Vec<u8> {
         })
 }
 
+/// A success response around a result that is JSON already (a task as its
+/// store wrote it, by serde_json from the same type): the bytes
+/// [`success_bytes`] writes for the value, without encoding it again.
+pub fn success_bytes_raw(id: &Value, result: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(result.len() + 64);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    // A `Value` read from the request always encodes.
+    if serde_json::to_writer(&mut out, id).is_err() {
+        out.extend_from_slice(b"null");
+    }
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result.as_bytes());
+    out.push(b'}');
+    out
+}
+
 /// An error response; `id` is `null` when it could not be read.
 pub fn error_bytes(id: &Value, error: &RpcError) -> Vec<u8> {
     let failure = Failure {
@@ -260,6 +276,19 @@ pub fn error_body(id: &Value, error: &RpcError) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A result that is JSON already makes the same bytes as the value.
+    #[test]
+    fn a_raw_result_is_framed_like_an_encoded_one() {
+        let result = json!({"kind": "task", "id": "t-1", "text": "a \"quoted\" line\n"});
+        let encoded = serde_json::to_string(&result).unwrap();
+        for id in [json!(7), json!("req-\"1\""), Value::Null] {
+            assert_eq!(
+                String::from_utf8(success_bytes_raw(&id, &encoded)).unwrap(),
+                String::from_utf8(success_bytes(&id, &result)).unwrap()
+            );
+        }
+    }
 
     #[test]
     fn unparsable_body_is_a_parse_error_with_null_id() {

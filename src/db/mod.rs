@@ -18,6 +18,7 @@ mod sqlite;
 pub use postgres::isolated_postgres_schema;
 pub use reconnect::{connection_lost, once_more};
 pub use settings::{StoreBackend, StoreSettings};
+pub use sqlite::writer_connection as sqlite_writer_connection;
 
 use crate::cloud_foundry::VcapServices;
 use sqlx::AnyPool;
@@ -37,6 +38,9 @@ pub struct Database {
     pub location: String,
     /// SQLite in memory lives in its one connection: nobody may keep it.
     pub single_connection: bool,
+    /// The SQLite file, for the task writer's own connection; `None` for
+    /// SQLite in memory and PostgreSQL.
+    pub sqlite_file: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -63,6 +67,16 @@ pub enum DbError {
         location: String,
         source: sqlx::Error,
     },
+    #[error("store: cannot open the task writer's connection to {location}: {source}")]
+    WriterConnection {
+        location: String,
+        source: rusqlite::Error,
+    },
+    #[error("store: cannot start the task writer's thread for {location}: {source}")]
+    WriterThread {
+        location: String,
+        source: std::io::Error,
+    },
     #[error("store: migrating the schema of {location} failed: {source}")]
     Migrate {
         location: String,
@@ -77,7 +91,11 @@ impl DbError {
         match self {
             DbError::Binding(_) | DbError::BindingField { .. } => true,
             DbError::Connect { source, .. } => matches!(source, sqlx::Error::Configuration(_)),
-            DbError::DataDir { .. } | DbError::RootCert { .. } | DbError::Migrate { .. } => false,
+            DbError::DataDir { .. }
+            | DbError::RootCert { .. }
+            | DbError::Migrate { .. }
+            | DbError::WriterConnection { .. }
+            | DbError::WriterThread { .. } => false,
         }
     }
 }
@@ -126,6 +144,36 @@ pub(crate) mod test_support {
         let settings = StoreSettings {
             backend: Some(StoreBackend::Sqlite),
             sqlite_file: ":memory:".into(),
+            ..StoreSettings::default()
+        };
+        Database::open(&settings, &Default::default())
+            .await
+            .expect("sqlite opens")
+            .expect("a database")
+    }
+
+    /// A fresh folder under the system's temp dir, removed on drop.
+    pub struct TempDir(pub std::path::PathBuf);
+
+    impl TempDir {
+        pub fn new() -> TempDir {
+            let dir = std::env::temp_dir().join(format!("oea-{}", uuid::Uuid::new_v4().simple()));
+            std::fs::create_dir_all(&dir).expect("a temp dir");
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A fresh SQLite file in `dir`, migrated, as the service opens it.
+    pub async fn sqlite_file(dir: &TempDir) -> Database {
+        let settings = StoreSettings {
+            backend: Some(StoreBackend::Sqlite),
+            data_dir: dir.0.clone(),
             ..StoreSettings::default()
         };
         Database::open(&settings, &Default::default())

@@ -40,6 +40,7 @@ pub(super) async fn open(
         dialect: Dialect::Postgres,
         location,
         single_connection: false,
+        sqlite_file: None,
     })
 }
 

@@ -1,15 +1,20 @@
 //! SQLite, the embedded default: a file in `store.data_dir` (or memory, for
-//! tests), WAL with NORMAL sync, and checkpoints beside the writer.
+//! tests), WAL with NORMAL sync. The sqlx pool serves reads, the ledger and
+//! the migrations; task writes have a connection of their own
+//! (`writer_connection`, used by `tasks/sql/sqlite_writer.rs`), which also
+//! runs the checkpoints.
 
 use super::{Database, DbError, Dialect};
 use crate::db::StoreSettings;
+use sqlx::Executor;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
-use sqlx::{AnyPool, Executor, Row};
+use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
 pub(super) async fn open(settings: &StoreSettings) -> Result<Database, DbError> {
     let in_memory = settings.sqlite_file == ":memory:";
+    let mut file = None;
     let (url, location) = if in_memory {
         (
             "sqlite::memory:".to_string(),
@@ -21,6 +26,7 @@ pub(super) async fn open(settings: &StoreSettings) -> Result<Database, DbError> 
             source,
         })?;
         let path = settings.data_dir.join(&settings.sqlite_file);
+        file = Some(path.clone());
         (
             format!("sqlite://{}?mode=rwc", path.to_string_lossy()),
             format!("SQLite {}", path.display()),
@@ -30,10 +36,10 @@ pub(super) async fn open(settings: &StoreSettings) -> Result<Database, DbError> 
         location: location.clone(),
         source,
     })?;
-    // Two connections for a file: the task writer keeps one (SQLite has
-    // one writer at a time anyway), readers and the ledger share the
-    // other (WAL lets them read while the writer writes). One for
-    // `:memory:`, which lives in its connection.
+    // Two connections for a file: reads, the ledger and the push config
+    // edits (WAL lets them read while the task writer writes on its own
+    // connection). One for `:memory:`, which lives in its connection (and
+    // whose task writes go through this pool too).
     let pool = AnyPoolOptions::new()
         .max_connections(if in_memory { 1 } else { 2 })
         .min_connections(1)
@@ -44,8 +50,8 @@ pub(super) async fn open(settings: &StoreSettings) -> Result<Database, DbError> 
                 if !in_memory {
                     // WAL + NORMAL: durable across a process crash, one
                     // fsync per checkpoint instead of per commit.
-                    // Checkpoints run beside the writer (see
-                    // `checkpoint_in_background`); the automatic one is
+                    // Checkpoints run on the task writer's connection
+                    // (`writer_connection`); the automatic one here is
                     // only a backstop. A 4 MB page cache holds the
                     // indexes of ~100 000 tasks (the bodies are read
                     // once and stay in the OS's cache); 16 MB took the
@@ -66,90 +72,38 @@ pub(super) async fn open(settings: &StoreSettings) -> Result<Database, DbError> 
             location: location.clone(),
             source,
         })?;
-    if !in_memory {
-        checkpoint_in_background(pool.clone());
-    }
     Ok(Database {
         pool,
         dialect: Dialect::Sqlite,
         location,
         single_connection: in_memory,
+        sqlite_file: file,
     })
 }
 
-/// How often the WAL is copied into the database file. Often: each PASSIVE
-/// checkpoint then syncs and copies little, and the writer's pauses (its
-/// WAL writes wait for that sync; the RESTART holds it off) stay short:
-/// p99 5-7 ms at 25 ms against 17 ms at 250 ms, at the same throughput.
-const CHECKPOINT_EVERY: Duration = Duration::from_millis(25);
-
-/// A WAL this long (frames, 4 MB of 4 kB pages) is restarted after its
-/// checkpoint: written again from its start instead of growing.
-const RESTART_AFTER_FRAMES: i64 = 1024;
-
-/// A restart waits until the writer added fewer frames than this (1 MB)
-/// during one PASSIVE checkpoint: what the RESTART checkpoint still copies
-/// while it holds the writer off.
-const RESTART_WITHIN_FRAMES: i64 = 256;
-
-/// PASSIVE checkpoints at most this often in a row before a restart.
-const CATCH_UP_ROUNDS: usize = 4;
-
-/// Copy the WAL into the database file forty times a second from the
-/// readers' connection, and restart it when it got long.
-///
-/// A PASSIVE checkpoint runs beside the writer and never blocks it, but
-/// under steady writes it never catches up with the end of the WAL (the
-/// writer commits while it copies), and only a WAL whose every frame is in
-/// the database file can be written again from its start. Such a WAL grows
-/// up to `wal_autocheckpoint`; from then on every commit of the writer
-/// tries a checkpoint itself, and the one that gets it copies and syncs
-/// everything the PASSIVE ones left (tens of ms, every request in the group
-/// commit waits). So a long WAL is caught up with by PASSIVE checkpoints in
-/// a row (each copies what the writer added during the one before) and then
-/// gets a RESTART checkpoint: it holds the writer off (SQLite's busy
-/// handler) while it copies the last few frames and syncs, and the next
-/// commit starts the WAL over. A few ms of pause for the writer per restart
-/// instead of stalls that grow with the WAL.
-fn checkpoint_in_background(pool: AnyPool) {
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(CHECKPOINT_EVERY);
-        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            every.tick().await;
-            if pool.is_closed() {
-                return;
-            }
-            if let Err(error) = checkpoint(&pool).await {
-                tracing::warn!(%error, "SQLite checkpoint failed");
-            }
-        }
-    });
+/// A connection of the task writer to the SQLite `file` (in WAL mode since
+/// `open`; the writer's own and its copier's): NORMAL sync, a 1 MB page
+/// cache (the writer appends: it touches the right edge of the table and of
+/// its indexes; a copy reads the WAL, not the cache; 4 MB here kept the
+/// RSS growing for minutes), no automatic checkpoints (the writer and its
+/// copier run them), and the busy timeout sqlx sets, for when a write of
+/// the pool holds the lock.
+pub fn writer_connection(file: &Path) -> Result<rusqlite::Connection, DbError> {
+    let failed = |source| DbError::WriterConnection {
+        location: format!("SQLite {}", file.display()),
+        source,
+    };
+    let connection = rusqlite::Connection::open(file).map_err(failed)?;
+    connection
+        .execute_batch(
+            "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; \
+             PRAGMA cache_size = -1024;",
+        )
+        .map_err(failed)?;
+    connection.busy_timeout(BUSY_TIMEOUT).map_err(failed)?;
+    Ok(connection)
 }
 
-/// A PASSIVE checkpoint; when the WAL got long, more until they caught up
-/// with the writer, and a RESTART one.
-async fn checkpoint(pool: &AnyPool) -> Result<(), sqlx::Error> {
-    let mut wal_frames = wal_checkpoint(pool, "PASSIVE").await?;
-    if wal_frames < RESTART_AFTER_FRAMES {
-        return Ok(());
-    }
-    for _ in 0..CATCH_UP_ROUNDS {
-        let before = wal_frames;
-        wal_frames = wal_checkpoint(pool, "PASSIVE").await?;
-        if wal_frames - before < RESTART_WITHIN_FRAMES {
-            break;
-        }
-    }
-    wal_checkpoint(pool, "RESTART").await?;
-    Ok(())
-}
-
-/// Runs `PRAGMA wal_checkpoint(mode)`; the frames in the WAL.
-async fn wal_checkpoint(pool: &AnyPool, mode: &str) -> Result<i64, sqlx::Error> {
-    // Its columns: busy (0/1), frames in the WAL, frames checkpointed.
-    let row = sqlx::query(&format!("PRAGMA wal_checkpoint({mode})"))
-        .fetch_one(pool)
-        .await?;
-    row.try_get(1)
-}
+/// How long a write waits for another connection's write to end (sqlx's
+/// default for its own SQLite connections).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);

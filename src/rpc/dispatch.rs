@@ -6,7 +6,9 @@ use super::event_stream::EventStream;
 use super::legacy::legacy_send_params;
 use super::v1::{self, V1Result};
 use crate::a2a::agent_card::AgentCard;
-use crate::a2a::jsonrpc::{self, RpcError, error_bytes, parse_params, success_bytes};
+use crate::a2a::jsonrpc::{
+    self, RpcError, error_bytes, parse_params, success_bytes, success_bytes_raw,
+};
 use crate::a2a::v1::{A2aError, Method, Route, negotiate};
 use crate::a2a::{
     DeleteTaskPushNotificationConfigParams, GetTaskPushNotificationConfigParams, RpcRequest,
@@ -14,9 +16,10 @@ use crate::a2a::{
 };
 use crate::a2a::{Message, MessageSendParams, Task, TaskIdParams, TaskQueryParams};
 use crate::auth::Principal;
-use crate::tasks::{Answer, CallContext, TaskEngine, TaskStream};
+use crate::tasks::{Answer, CallContext, TaskEngine, TaskJson, TaskStream};
 use serde::Serialize;
 use serde_json::Value;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The response body (or event stream) and what the request log line needs.
@@ -97,6 +100,10 @@ pub struct VersionParameter<'a> {
 #[serde(untagged)]
 enum RpcResult {
     Task(Box<Task>),
+    /// A task exactly as stored, answered with the JSON the store wrote
+    /// (not encoded a second time).
+    #[serde(skip)]
+    StoredTask(Arc<Task>, TaskJson),
     Message(Box<Message>),
     Card(Box<AgentCard>),
     PushConfig(Box<TaskPushNotificationConfig>),
@@ -183,6 +190,14 @@ async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcRep
             body: Vec::new(),
             stream: Some(EventStream::new(request.id.clone(), *stream)),
             task_state: None,
+            id: request.id,
+            method: Some(request.method),
+            error_code: None,
+        },
+        Ok(RpcResult::StoredTask(task, json)) => RpcReply {
+            body: success_bytes_raw(&request.id, &json),
+            stream: None,
+            task_state: Some(task.status.state.as_str()),
             id: request.id,
             method: Some(request.method),
             error_code: None,
@@ -285,7 +300,10 @@ async fn run(context: &RpcContext<'_>, call: Call) -> Result<RpcResult, RpcError
     let task = match call {
         Call::MessageSend(params) => {
             return match engine.send_message(*params, &context.call).await {
-                Ok(Answer::Task(task)) => Ok(RpcResult::Task(Box::new(task))),
+                Ok(Answer::Task(task, Some(json))) => Ok(RpcResult::StoredTask(task, json)),
+                Ok(Answer::Task(task, None)) => {
+                    Ok(RpcResult::Task(Box::new(Arc::unwrap_or_clone(task))))
+                }
                 Ok(Answer::Message(message)) => Ok(RpcResult::Message(Box::new(message))),
                 Err(error) => Err(error.to_rpc_error()),
             };

@@ -109,8 +109,8 @@ impl EventStream {
                 continue;
             };
             match events.recv().await {
-                Ok(TaskEvent::Status(task)) if !self.task_sent => self.send_task(&task),
-                Ok(TaskEvent::Status(task)) => self.send_status(&task),
+                Ok(TaskEvent::Status(task, _)) if !self.task_sent => self.send_task(&task),
+                Ok(TaskEvent::Status(task, _)) => self.send_status(&task),
                 Ok(TaskEvent::Artifact {
                     task_id,
                     context_id,
@@ -122,7 +122,7 @@ impl EventStream {
                         kind: ArtifactUpdateKind::Value,
                         task_id,
                         context_id,
-                        artifact,
+                        artifact: std::sync::Arc::unwrap_or_clone(artifact),
                         append: Some(append),
                         last_chunk: Some(last_chunk),
                         metadata: None,

@@ -144,9 +144,12 @@ pub(super) async fn run(context: &RpcContext<'_>, call: V1Call) -> Result<V1Resu
                 .await
                 .map_err(engine_error)?;
             let (response, state) = match answer {
-                Answer::Task(task) => {
+                Answer::Task(task, _) => {
                     let state = task.status.state.as_str();
-                    (SendMessageResponse::from(task), Some(state))
+                    (
+                        SendMessageResponse::from(std::sync::Arc::unwrap_or_clone(task)),
+                        Some(state),
+                    )
                 }
                 Answer::Message(message) => (SendMessageResponse::from(message), None),
             };

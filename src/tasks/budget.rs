@@ -8,7 +8,7 @@ use super::error::EngineError;
 use super::events::{Answer, TaskEvent};
 use super::observer::CallContext;
 use super::reply::{agent_message, working_note};
-use super::turn::StoredVersion;
+use super::turn::{PendingTurn, StoredVersion};
 use crate::a2a::{Task, TaskState};
 use crate::agent::Progress;
 use std::sync::Arc;
@@ -38,25 +38,28 @@ impl TaskEngine {
     /// call's rules say to wait past it).
     pub(super) async fn wait(
         &self,
-        task: Task,
+        task: Arc<Task>,
         mut events: broadcast::Receiver<TaskEvent>,
         stored: StoredVersion,
         progress: Progress,
+        mut turn: PendingTurn,
         call: &CallContext,
     ) -> Result<Answer, EngineError> {
         let mut deadline = Some(tokio::time::Instant::now() + self.inner.settings.budget());
         loop {
             let next = match deadline {
-                Some(deadline) => tokio::time::timeout_at(deadline, events.recv()).await,
-                None => Ok(events.recv().await),
+                Some(deadline) => {
+                    tokio::time::timeout_at(deadline, turn.next_event(&mut events)).await
+                }
+                None => Ok(turn.next_event(&mut events).await),
             };
             match next {
                 // The event carries the task exactly as stored: no store read.
-                Ok(Ok(TaskEvent::Status(snapshot)))
+                Ok(Ok(TaskEvent::Status(snapshot, json)))
                     if snapshot.status.state.is_terminal()
                         || snapshot.status.state.is_interrupted() =>
                 {
-                    return Ok(Answer::Task(Arc::unwrap_or_clone(snapshot)));
+                    return Ok(Answer::Task(snapshot, json));
                 }
                 Ok(Ok(TaskEvent::Message(message))) => {
                     return Ok(Answer::Message(Arc::unwrap_or_clone(message)));
@@ -67,6 +70,8 @@ impl TaskEngine {
                 Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
                 Ok(Err(broadcast::error::RecvError::Closed)) => break,
                 Err(_) => {
+                    // The turn goes on alone (it may hold the lock below).
+                    turn.run_on_its_own();
                     crate::telemetry::metrics::budget_expired();
                     let waits_on = call.rules.wait_past_budget;
                     tracing::info!(
@@ -90,10 +95,17 @@ impl TaskEngine {
                             self.inner
                                 .store
                                 .create_owned(&task, &[], call.owner())
-                                .await?,
+                                .await?
+                                .version,
                         );
                         if !waits_on {
-                            return Ok(Answer::Task(with_working_note(task, progress.latest())));
+                            return Ok(Answer::Task(
+                                Arc::new(with_working_note(
+                                    Arc::unwrap_or_clone(task),
+                                    progress.latest(),
+                                )),
+                                None,
+                            ));
                         }
                     }
                     drop(version);
@@ -101,14 +113,19 @@ impl TaskEngine {
                         deadline = None;
                         continue;
                     }
-                    return Ok(Answer::Task(with_working_note(
-                        self.current(&task.id).await?,
-                        progress.latest(),
-                    )));
+                    return Ok(Answer::Task(
+                        Arc::new(with_working_note(
+                            self.current(&task.id).await?,
+                            progress.latest(),
+                        )),
+                        None,
+                    ));
                 }
             }
         }
-        self.current(&task.id).await.map(Answer::Task)
+        self.current(&task.id)
+            .await
+            .map(|task| Answer::Task(Arc::new(task), None))
     }
 }
 

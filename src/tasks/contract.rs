@@ -71,6 +71,13 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
         .create(&task("t", TaskState::Submitted), &[])
         .await
         .unwrap();
+    // A write hands back the task's JSON as it stored it (the answer's).
+    assert_eq!(created.version, 1);
+    assert_eq!(
+        serde_json::from_str::<crate::a2a::Task>(&created.json).unwrap(),
+        task("t", TaskState::Submitted)
+    );
+    let created = created.version;
     assert_eq!(
         store.create(&task("t", TaskState::Submitted), &[]).await,
         Err(StoreError::AlreadyExists("t".into()))
@@ -88,6 +95,10 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
         .await
         .unwrap();
     assert_eq!(working.push_configs, vec![config.clone()]);
+    assert_eq!(
+        serde_json::from_str::<crate::a2a::Task>(&working.json).unwrap(),
+        task("t", TaskState::Working)
+    );
     // A config remembers the version it was set with.
     let v1_config = PushNotificationConfig {
         id: Some("p2".into()),
@@ -155,7 +166,8 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
     let open = store
         .create(&task("race", TaskState::Working), &[])
         .await
-        .unwrap();
+        .unwrap()
+        .version;
     let (completed, canceled) = (
         task("race", TaskState::Completed),
         task("race", TaskState::Canceled),
@@ -172,7 +184,12 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
             .await
     });
     let created = futures_util::future::join_all(creates).await;
-    assert!(created.iter().all(|result| result == &Ok(1)), "{created:?}");
+    assert!(
+        created
+            .iter()
+            .all(|result| result.as_ref().is_ok_and(|written| written.version == 1)),
+        "{created:?}"
+    );
 
     // Only finished tasks are purged.
     if expect.purges {

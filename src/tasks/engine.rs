@@ -12,7 +12,7 @@ use super::push_configs::push_config_error;
 use super::reply::{agent_message, archive_status_message, pending_approval, set_status};
 use super::settings::TaskSettings;
 use super::store::{StoreError, StoredTask, TaskStore, Written};
-use super::turn::{RunningTurn, StoredVersion};
+use super::turn::{PendingTurn, RunningTurn, StoredVersion};
 use crate::a2a::{
     Message, MessageSendParams, Part, PushConfigPlace, PushNotificationConfig, Role, Task,
     TaskKind, TaskState, TaskStatus,
@@ -94,14 +94,17 @@ fn check_message(message: &Message) -> Result<(), EngineError> {
 /// How `message/send` found the task.
 pub(super) enum Started {
     /// Answer it as it is (another turn runs, or someone else won the race).
-    AsItIs(Task),
+    AsItIs(Box<Task>),
     /// A turn of ours runs; its events tell when it ends or pauses.
     Running {
-        task: Task,
+        /// The claimed task, as its `working` event published it.
+        task: Arc<Task>,
         events: broadcast::Receiver<TaskEvent>,
         stored: StoredVersion,
         /// How far the turn got, for a `working` answer.
         progress: Progress,
+        /// The turn itself, for a waiter to drive (dropped, it runs alone).
+        turn: PendingTurn,
     },
 }
 
@@ -143,20 +146,29 @@ impl TaskEngine {
         let defer_store = blocking && !has_webhook;
         let (started, history_length) = self.begin(params, call, defer_store).await?;
         let answer = match started {
-            Started::AsItIs(task) => Answer::Task(task),
+            Started::AsItIs(task) => Answer::Task(Arc::from(task), None),
             Started::Running { task, events, .. } if !blocking => {
                 drop(events);
-                Answer::Task(task)
+                Answer::Task(task, None)
             }
             Started::Running {
                 task,
                 events,
                 stored,
                 progress,
-            } => self.wait(task, events, stored, progress, call).await?,
+                turn,
+            } => {
+                self.wait(task, events, stored, progress, turn, call)
+                    .await?
+            }
         };
         Ok(match answer {
-            Answer::Task(task) => Answer::Task(task.with_history_limit(history_length)),
+            // The stored JSON is the answer only with the whole history.
+            Answer::Task(task, json) if history_length.is_none() => Answer::Task(task, json),
+            Answer::Task(task, _) => Answer::Task(
+                Arc::new(Arc::unwrap_or_clone(task).with_history_limit(history_length)),
+                None,
+            ),
             message => message,
         })
     }
@@ -232,7 +244,7 @@ impl TaskEngine {
                         .await?
                     }
                     // Submitted or working: the turn in progress answers; do not start a second one.
-                    Some(stored) => Started::AsItIs(stored.task),
+                    Some(stored) => Started::AsItIs(Box::new(stored.task)),
                     None => {
                         if strict {
                             return Err(EngineError::TaskNotFound(task_id));
@@ -284,7 +296,7 @@ impl TaskEngine {
         let channel = self.open_turn(&task.id);
         let _ = channel
             .events
-            .send(TaskEvent::Status(Arc::new(task.clone())));
+            .send(TaskEvent::Status(Arc::new(task.clone()), None));
         // Stored once, already claimed (`working`) and with its inline push
         // config: one write per new task instead of three.
         let mut task = task;
@@ -302,10 +314,7 @@ impl TaskEngine {
                 .create_owned(&task, &push_configs, call.owner())
                 .await
             {
-                Ok(version) => Some(Written {
-                    version,
-                    push_configs,
-                }),
+                Ok(written) => Some(written),
                 Err(error) => {
                     self.inner.turns().remove(&task.id);
                     return Err(error.into());
@@ -385,7 +394,7 @@ impl TaskEngine {
             Ok(written) => written,
             // Another request continued or canceled the task first: answer it as it is.
             Err(StoreError::Conflict(id) | StoreError::Terminal(id)) => {
-                return Ok(Started::AsItIs(self.current(&id).await?));
+                return Ok(Started::AsItIs(Box::new(self.current(&id).await?)));
             }
             Err(error) => return Err(error.into()),
         };
@@ -442,7 +451,9 @@ impl TaskEngine {
                     self.inner.notify(&task, &written, call);
                     if let Some(turn) = self.inner.turns().remove(task_id) {
                         turn.cancel.notify_one();
-                        let _ = turn.events.send(TaskEvent::Status(Arc::new(task.clone())));
+                        let _ = turn
+                            .events
+                            .send(TaskEvent::Status(Arc::new(task.clone()), None));
                     }
                     return Ok(task);
                 }

@@ -77,7 +77,8 @@ mod tests {
             "instance".into(),
             std::time::Duration::from_secs(1),
             false,
-        );
+        )
+        .expect("the writer starts");
         db.pool.close().await;
         store.get("t").await.expect_err("the pool is closed")
     }

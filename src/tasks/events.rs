@@ -5,7 +5,7 @@
 use super::engine::{Started, TaskEngine};
 use super::error::EngineError;
 use super::observer::CallContext;
-use super::store::StoreError;
+use super::store::{StoreError, TaskJson};
 use crate::a2a::{Artifact, Message, MessageSendParams, Task};
 use std::sync::Arc;
 use tokio::sync::broadcast;
@@ -14,11 +14,14 @@ use tokio::sync::broadcast;
 /// waiters now; streams and push delivery consume the same events).
 #[derive(Debug, Clone)]
 pub enum TaskEvent {
-    Status(Arc<Task>),
+    /// The task's new status; with its JSON when the event is the task
+    /// exactly as stored (an answer of it needs no second encoding).
+    Status(Arc<Task>, Option<TaskJson>),
     Artifact {
         task_id: String,
         context_id: String,
-        artifact: Artifact,
+        /// Shared: every listener gets the event (a clone), few read it.
+        artifact: Arc<Artifact>,
         /// A piece added to an artifact already sent.
         append: bool,
         /// The artifact's last piece (a whole artifact is its own last).
@@ -31,11 +34,12 @@ pub enum TaskEvent {
     Message(Arc<Message>),
 }
 
-/// What a `message/send` answers: the task, or a bare message when the
-/// agent answered one and no task was stored.
+/// What a `message/send` answers: the task (with its JSON when the task is
+/// exactly as stored), or a bare message when the agent answered one and no
+/// task was stored.
 #[derive(Debug, Clone)]
 pub enum Answer {
-    Task(Task),
+    Task(Arc<Task>, Option<TaskJson>),
     Message(Message),
 }
 
@@ -69,7 +73,7 @@ impl TaskEngine {
             }),
             (Started::AsItIs(task), _) => Ok(TaskStream {
                 events: self.subscribe(&task.id),
-                first: Some(task),
+                first: Some(*task),
             }),
         }
     }

@@ -9,7 +9,6 @@ use super::engine::TaskEngine;
 use super::error::EngineError;
 use super::observer::CallContext;
 use super::reply::{agent_message, set_status};
-use super::store::Written;
 use crate::a2a::{Artifact, Part, Task, TaskKind, TaskState, TaskStatus};
 use crate::clock::now_rfc3339;
 
@@ -55,15 +54,8 @@ impl TaskEngine {
             .into_iter()
             .map(|config| config.named_after(&task.id))
             .collect();
-        let version = store.create(&task, &configs).await?;
-        self.inner.notify(
-            &task,
-            &Written {
-                version,
-                push_configs: configs,
-            },
-            call,
-        );
+        let written = store.create(&task, &configs).await?;
+        self.inner.notify(&task, &written, call);
         Ok(task)
     }
 }

@@ -3,7 +3,7 @@
 //! open tasks stay, unless a hard cap forces out the oldest (logged).
 
 use super::listing::{Listed, TaskPage, TaskQuery, page_of};
-use super::store::{StoreError, StoredTask, TaskStore, Written};
+use super::store::{StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task};
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
 use async_trait::async_trait;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -32,8 +32,8 @@ impl Default for MemoryStoreLimits {
 
 struct Entry {
     /// The task as compact JSON: a third of the size of the live structs,
-    /// and the same form the SQL stores keep.
-    json: Box<str>,
+    /// and the same form the SQL stores keep (shared with the answer).
+    json: TaskJson,
     version: u64,
     terminal: bool,
     /// Creation sequence number, the key in `open_by_age` while open.
@@ -67,12 +67,6 @@ pub struct InMemoryTaskStore {
     limits: MemoryStoreLimits,
     // A std mutex: every critical section is short and never awaits.
     tasks: Mutex<Tasks>,
-}
-
-fn encode(task: &Task) -> Result<Box<str>, StoreError> {
-    super::store::task_json(task)
-        .map(String::into_boxed_str)
-        .map_err(|error| StoreError::corrupt(format!("task {}", task.id), error))
 }
 
 impl InMemoryTaskStore {
@@ -159,8 +153,8 @@ impl TaskStore for InMemoryTaskStore {
         task: &Task,
         push_configs: &[PushNotificationConfig],
         owner: Option<&str>,
-    ) -> Result<u64, StoreError> {
-        let json = encode(task)?;
+    ) -> Result<Written, StoreError> {
+        let json = encode_task(task)?;
         let mut tasks = self.lock()?;
         if tasks.by_id.contains_key(&task.id) {
             return Err(StoreError::AlreadyExists(task.id.clone()));
@@ -177,7 +171,7 @@ impl TaskStore for InMemoryTaskStore {
         tasks.by_id.insert(
             task.id.clone(),
             Entry {
-                json,
+                json: TaskJson::clone(&json),
                 version: 1,
                 terminal,
                 sequence,
@@ -190,11 +184,15 @@ impl TaskStore for InMemoryTaskStore {
             },
         );
         self.evict(&mut tasks, now);
-        Ok(1)
+        Ok(Written {
+            version: 1,
+            push_configs: push_configs.to_vec(),
+            json,
+        })
     }
 
     async fn update(&self, task: &Task, expected_version: u64) -> Result<Written, StoreError> {
-        let json = encode(task)?;
+        let json = encode_task(task)?;
         let mut tasks = self.lock()?;
         let now = Instant::now();
         let id = task.id.clone();
@@ -210,7 +208,7 @@ impl TaskStore for InMemoryTaskStore {
             return Err(StoreError::Conflict(id));
         }
         let finishing = task.status.state.is_terminal();
-        entry.json = json;
+        entry.json = TaskJson::clone(&json);
         entry.version = expected_version + 1;
         entry.terminal = finishing;
         entry.changed_ms = crate::db::now_ms();
@@ -226,6 +224,7 @@ impl TaskStore for InMemoryTaskStore {
         Ok(Written {
             version: expected_version + 1,
             push_configs,
+            json,
         })
     }
 

@@ -105,7 +105,7 @@ pub(super) fn chunk_events(task: &Task, chunks: &[Artifact]) -> Vec<TaskEvent> {
             TaskEvent::Artifact {
                 task_id: task.id.clone(),
                 context_id: task.context_id.clone(),
-                artifact: chunk.clone(),
+                artifact: std::sync::Arc::new(chunk.clone()),
                 append: chunks[..at].iter().any(same),
                 last_chunk: !chunks[at + 1..].iter().any(same),
             }

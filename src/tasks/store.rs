@@ -14,12 +14,19 @@ pub struct StoredTask {
     pub version: u64,
 }
 
-/// What an update wrote: the new version, and the task's push configs as
-/// they are now (set by any instance), for the notification that follows.
+/// A task as compact JSON, the form every store keeps it in; encoded once
+/// per write and shared with whoever answers the task as it was written.
+pub type TaskJson = std::sync::Arc<str>;
+
+/// What a write wrote: the new version, the task's push configs as they are
+/// now (set by any instance), for the notification that follows, and the
+/// task's JSON as stored (an answer of the same task is that JSON: the task
+/// is not encoded a second time).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Written {
     pub version: u64,
     pub push_configs: Vec<PushNotificationConfig>,
+    pub json: TaskJson,
 }
 
 /// A store fault's cause, kept for the log (never for the caller); shared,
@@ -93,15 +100,15 @@ pub trait TaskStore: Send + Sync {
     /// The task, or `None` when unknown or evicted.
     async fn get(&self, task_id: &str) -> Result<Option<StoredTask>, StoreError>;
 
-    /// Store a new task with its push configs; returns its version (1).
-    /// A task created `submitted` or `working` is leased to this instance.
-    /// The task has no owner: every caller's [`TaskStore::list`] may see it
-    /// only when the list is not scoped to an owner.
+    /// Store a new task with its push configs (its version is 1). A task
+    /// created `submitted` or `working` is leased to this instance. The task
+    /// has no owner: every caller's [`TaskStore::list`] may see it only
+    /// when the list is not scoped to an owner.
     async fn create(
         &self,
         task: &Task,
         push_configs: &[PushNotificationConfig],
-    ) -> Result<u64, StoreError> {
+    ) -> Result<Written, StoreError> {
         self.create_owned(task, push_configs, None).await
     }
 
@@ -112,7 +119,7 @@ pub trait TaskStore: Send + Sync {
         task: &Task,
         push_configs: &[PushNotificationConfig],
         owner: Option<&str>,
-    ) -> Result<u64, StoreError>;
+    ) -> Result<Written, StoreError>;
 
     /// One page of tasks, newest status change first, as `query` filters
     /// and scopes them.
@@ -157,6 +164,13 @@ pub trait TaskStore: Send + Sync {
 /// serialized into a buffer this size, it is not grown step by step
 /// (about ten reallocations and copies otherwise; see bench/README.md).
 const TASK_JSON_CAPACITY: usize = 8 * 1024;
+
+/// `task` as [`TaskJson`]; a task that does not encode is corrupt.
+pub(crate) fn encode_task(task: &Task) -> Result<TaskJson, StoreError> {
+    task_json(task)
+        .map(TaskJson::from)
+        .map_err(|error| StoreError::corrupt(format!("task {}", task.id), error))
+}
 
 /// `value` as compact JSON, the form every store keeps a task in.
 pub(crate) fn task_json<T: serde::Serialize>(value: &T) -> Result<String, serde_json::Error> {

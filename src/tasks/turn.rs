@@ -1,8 +1,14 @@
-//! The turn runner: a turn runs the agent in its own tokio task (a panic
-//! fails the task, not the server), under a span that stays the request's
-//! child, and stores the reply, retrying a store that is briefly down; its
-//! events (artifacts, the final status, or a store failure) go to whoever
-//! listens. A cancel stops the agent and leaves the task canceled.
+//! The turn runner: a turn runs the agent (a panic fails the task, not the
+//! server), under a span that stays the request's child, and stores the
+//! reply, retrying a store that is briefly down; its events (artifacts, the
+//! final status, or a store failure) go to whoever listens. A cancel stops
+//! the agent and leaves the task canceled.
+//!
+//! A blocking `message/send` drives its turn itself while it waits for the
+//! turn's end ([`PendingTurn`]): a turn that finishes at once costs no task
+//! of its own and no hand-off between tasks. A turn nobody drives (a stream,
+//! a non-blocking send, a budget that ran out, a caller gone) runs as a
+//! tokio task of its own.
 
 use super::engine::{Inner, Started, TaskEngine};
 use super::events::TaskEvent;
@@ -11,9 +17,55 @@ use super::reply::{agent_message, apply_reply, chunk_events};
 use super::store::{StoreError, Written};
 use crate::a2a::Task;
 use crate::agent::{Outcome, Reply, Turn};
+use futures_util::FutureExt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Notify, broadcast};
+
+/// A turn that is not running on its own yet: whoever waits for it drives
+/// it ([`PendingTurn::next_event`]); dropped before its end, it goes on as
+/// a tokio task of its own, so a turn is never lost with its waiter.
+pub(super) struct PendingTurn(Option<Pin<Box<dyn Future<Output = ()> + Send>>>);
+
+impl PendingTurn {
+    /// The next event of the turn, driving the turn meanwhile.
+    pub(super) async fn next_event(
+        &mut self,
+        events: &mut broadcast::Receiver<TaskEvent>,
+    ) -> Result<TaskEvent, broadcast::error::RecvError> {
+        if let Some(turn) = self.0.as_mut() {
+            let ended = tokio::select! {
+                biased;
+                event = events.recv() => return event,
+                () = turn => true,
+            };
+            if ended {
+                self.0 = None;
+            }
+        }
+        events.recv().await
+    }
+
+    /// Let the turn go on as a task of its own (before the waiter waits
+    /// for anything the turn may hold).
+    pub(super) fn run_on_its_own(&mut self) {
+        if let Some(turn) = self.0.take() {
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => drop(runtime.spawn(turn)),
+                // Only when the runtime itself is going away.
+                Err(error) => tracing::warn!(%error, "a turn stopped with its runtime"),
+            }
+        }
+    }
+}
+
+impl Drop for PendingTurn {
+    fn drop(&mut self) {
+        self.run_on_its_own();
+    }
+}
 
 /// The version a turn's task is stored at; `None` while a deferred task is
 /// not stored yet. Shared by the turn and its blocking waiter, whichever
@@ -34,8 +86,8 @@ pub(super) struct TurnChannel {
 }
 
 impl TaskEngine {
-    /// Publish the claimed (`working`) task and run the agent in its own
-    /// tokio task.
+    /// Publish the claimed (`working`) task; the turn that runs the agent
+    /// is handed back for the caller to drive or drop (see [`PendingTurn`]).
     pub(super) fn spawn_turn(
         &self,
         task: Task,
@@ -49,13 +101,14 @@ impl TaskEngine {
             listener,
             cancel,
         } = channel;
-        let _ = events.send(TaskEvent::Status(Arc::new(task.clone())));
+        // One snapshot of the claimed task for the event and the answer.
+        let working = Arc::new(task.clone());
+        let _ = events.send(TaskEvent::Status(Arc::clone(&working), None));
         if let Some(written) = &written {
             self.inner.notify(&task, written, call);
         }
         let stored: StoredVersion = Arc::new(tokio::sync::Mutex::new(written.map(|w| w.version)));
         let inner = Arc::clone(&self.inner);
-        let working = task.clone();
         let call = call.clone();
         let version = Arc::clone(&stored);
         let progress = turn.progress.clone();
@@ -72,7 +125,7 @@ impl TaskEngine {
             a2a.router.basis = tracing::field::Empty,
             latency_ms = tracing::field::Empty,
         );
-        tokio::spawn(tracing::Instrument::instrument(
+        let pending = PendingTurn(Some(Box::pin(tracing::Instrument::instrument(
             async move {
                 let task_id = task.id.clone();
                 inner
@@ -81,12 +134,13 @@ impl TaskEngine {
                 inner.turns().remove(&task_id);
             },
             span,
-        ));
+        ))));
         Started::Running {
             task: working,
             events: listener,
             stored,
             progress,
+            turn: pending,
         }
     }
 
@@ -122,16 +176,18 @@ impl Inner {
         call: CallContext,
     ) {
         let started = std::time::Instant::now();
-        let agent = Arc::clone(&self.agent);
-        // Its own tokio task: a panicking turn fails this task, not the server.
-        let mut running = tokio::spawn(tracing::Instrument::in_current_span(async move {
-            agent.respond(turn).await
-        }));
+        // A panicking turn fails this task, not the server.
+        let responding = std::panic::AssertUnwindSafe(self.agent.respond(turn)).catch_unwind();
         let reply = tokio::select! {
-            joined = &mut running => match joined {
+            answered = responding => match answered {
                 Ok(reply) => reply,
-                Err(error) => {
-                    tracing::error!(task.id = %task.id, %error, "agent turn panicked");
+                Err(panic) => {
+                    let reason = panic
+                        .downcast_ref::<&str>()
+                        .map(|text| text.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    tracing::error!(task.id = %task.id, reason, "agent turn panicked");
                     Reply::new(
                         Outcome::Failed,
                         "The agent failed on this request (internal error). Please try again.",
@@ -139,7 +195,6 @@ impl Inner {
                 }
             },
             _ = cancel.notified() => {
-                running.abort();
                 tracing::info!(task.id = %task.id, "turn stopped by tasks/cancel");
                 return;
             }
@@ -216,7 +271,7 @@ impl Inner {
                     let _ = events.send(TaskEvent::Artifact {
                         task_id: task.id.clone(),
                         context_id: task.context_id.clone(),
-                        artifact: artifact.clone(),
+                        artifact: Arc::new(artifact.clone()),
                         append: false,
                         last_chunk: true,
                     });
@@ -225,7 +280,7 @@ impl Inner {
                     let _ = events.send(chunk);
                 }
                 self.notify(&task, &written, &call);
-                let _ = events.send(TaskEvent::Status(Arc::new(task)));
+                let _ = events.send(TaskEvent::Status(Arc::new(task), Some(written.json)));
             }
             // Canceled while the turn ran: the cancel stands.
             Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}
@@ -246,14 +301,7 @@ impl Inner {
     ) -> Result<Written, StoreError> {
         match version {
             Some(version) => self.store.update(task, version).await,
-            None => self
-                .store
-                .create_owned(task, &[], owner)
-                .await
-                .map(|version| Written {
-                    version,
-                    push_configs: Vec::new(),
-                }),
+            None => self.store.create_owned(task, &[], owner).await,
         }
     }
 }

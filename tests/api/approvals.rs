@@ -301,7 +301,7 @@ fn assert_millisecond_utc(what: &str, value: &Value) {
 
 #[tokio::test]
 async fn task_statuses_and_ledger_rows_carry_one_timestamp_format() {
-    for store in [Store::Sqlite, Store::Memory] {
+    for store in [Store::Sqlite, Store::SqliteInMemory, Store::Memory] {
         let app = TestApp::builder().store(store).spawn().await;
         let clerk = app.as_role("ar_clerk");
         let asked = clerk.send_text(DISPUTE_4725).await;

@@ -291,6 +291,42 @@ async fn a_panicking_turn_fails_its_task_and_the_server_keeps_serving() {
     assert_eq!(state(&task), "input-required");
 }
 
+/// A blocking caller drives its turn while it waits; one that goes away
+/// mid-turn does not take the turn with it: the task still finishes. (A
+/// turn nobody drives runs on its own; streams and non-blocking sends
+/// depend on that too.)
+#[tokio::test]
+async fn a_blocking_caller_that_goes_away_leaves_its_turn_running() {
+    let agent = ScriptedAgent::answering_after(Duration::from_millis(400))
+        .asking_first()
+        .shared();
+    let app = TestApp::builder().agent(agent.clone()).spawn().await;
+    let first = app.send_text("start").await;
+    assert_eq!(state(&first), "input-required");
+    let mut follow_up = user_message("go on");
+    follow_up["taskId"] = first["id"].clone();
+    follow_up["contextId"] = first["contextId"].clone();
+    let request = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "message/send",
+        "params": { "message": follow_up }
+    });
+    let gave_up = app
+        .client
+        .post(&app.address)
+        .json(&request)
+        .timeout(Duration::from_millis(100))
+        .send()
+        .await;
+    assert!(gave_up.is_err(), "the caller gave up before the answer");
+    let finished = crate::helpers::wait_until(Duration::from_secs(5), async || {
+        let task = app.rpc("tasks/get", json!({ "id": first["id"] })).await;
+        state(&task["result"]) == "completed"
+    })
+    .await;
+    assert!(finished, "the turn went on without its caller");
+    assert_eq!(agent.finished.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
 #[tokio::test]
 async fn two_follow_ups_at_once_run_one_turn() {
     let app = TestApp::builder()

@@ -1,17 +1,19 @@
-//! The group commit of the SQL task store: the writer task takes every task
-//! write waiting in the queue and runs them in one transaction, and each
-//! caller gets its own statement's result once that transaction committed.
-//! Under load one commit (one fsync on PostgreSQL, one WAL append on
-//! SQLite) serves dozens of requests; alone, a write commits at once.
+//! The group commit of the SQL task store on PostgreSQL (and SQLite in
+//! memory): the writer task takes every task write waiting in the queue and
+//! runs them in one transaction, and each caller gets its own statement's
+//! result once that transaction committed. Under load one commit (one WAL
+//! flush) serves dozens of requests; alone, a write commits at once. A
+//! SQLite file has a writer thread of its own (`sqlite_writer`), which
+//! takes the same `Write`s.
 
 use crate::db::{Database, Dialect, now_ms};
-use crate::tasks::store::StoreFault;
+use crate::tasks::store::{StoreFault, TaskJson};
 use sqlx::{AnyConnection, AnyPool, Row};
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 /// At most this many writes share one transaction.
-const MAX_BATCH: usize = 128;
+pub(super) const MAX_BATCH: usize = 128;
 
 /// One task write, with everything bound.
 pub(super) enum Write {
@@ -20,7 +22,7 @@ pub(super) enum Write {
         context_id: String,
         state: &'static str,
         terminal: i64,
-        body: String,
+        body: TaskJson,
         lease_owner: Option<String>,
         lease_until: Option<i64>,
         push_configs: String,
@@ -30,7 +32,7 @@ pub(super) enum Write {
         id: String,
         state: &'static str,
         terminal: i64,
-        body: String,
+        body: TaskJson,
         lease_owner: Option<String>,
         lease_until: Option<i64>,
         expected_version: i64,
@@ -92,7 +94,7 @@ async fn insert_all(
                 .bind(context_id.as_str())
                 .bind(*state)
                 .bind(*terminal)
-                .bind(body.as_str())
+                .bind(&**body)
                 .bind(now)
                 .bind(lease_owner.as_deref())
                 .bind(*lease_until)
@@ -137,7 +139,7 @@ async fn update_all(
                 .bind(id.as_str())
                 .bind(*state)
                 .bind(*terminal)
-                .bind(body.as_str())
+                .bind(&**body)
                 .bind(now)
                 .bind(lease_owner.as_deref())
                 .bind(*lease_until)
@@ -270,7 +272,7 @@ async fn recognise_own_writes(
         )
         .bind(id.as_str())
         .bind(version)
-        .bind(body.as_str())
+        .bind(&**body)
         .fetch_optional(&mut *connection)
         .await?;
         if let Some(row) = row {
@@ -378,8 +380,7 @@ pub(super) type Reply = oneshot::Sender<Result<WriteOutcome, StoreFault>>;
 /// Where the store sends its writes.
 pub(super) type Writes = mpsc::Sender<(Write, Reply)>;
 
-/// Starts the writer task, one for either database. SQLite writes one at a
-/// time anyway. On PostgreSQL several writers (half the pool) each took the
+/// Starts the writer task, one per store. On PostgreSQL several writers (half the pool) each took the
 /// two or three writes that waited, so every task paid for a statement, a
 /// commit and a backend's wake-up of its own, and the backends contended
 /// for the table's last pages (a p99 of tens of ms on 2 cores). One writer
@@ -411,7 +412,7 @@ mod tests {
             context_id: "c".into(),
             state: "working",
             terminal: 0,
-            body: body.into(),
+            body: TaskJson::from(body),
             lease_owner: None,
             lease_until: None,
             push_configs: "[]".into(),
@@ -424,7 +425,7 @@ mod tests {
             id: id.into(),
             state: "completed",
             terminal: 1,
-            body: body.into(),
+            body: TaskJson::from(body),
             lease_owner: None,
             lease_until: None,
             expected_version,

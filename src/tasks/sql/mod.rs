@@ -1,18 +1,20 @@
 //! The SQL task store (SQLite or PostgreSQL, one set of statements): each
 //! task is one row holding its JSON, a compare-and-set version, the lease of
 //! the instance running its turn, and its push configs. Task writes go
-//! through the group commit of `group_commit`; reads and the push config
-//! edits run on the pool.
+//! through a group commit: the writer thread of a SQLite file
+//! (`sqlite_writer`), else the writer task of `group_commit`; reads and the
+//! push config edits run on the pool.
 
 mod group_commit;
 mod listing;
+mod sqlite_writer;
 
 use super::listing::{TaskPage, TaskQuery};
-use super::store::{StoreError, StoredTask, TaskStore, Written};
+use super::store::{StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task};
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
-use crate::db::{Database, StoreSettings, now_ms};
+use crate::db::{Database, DbError, StoreSettings, now_ms};
 use async_trait::async_trait;
-use group_commit::{Write, WriteOutcome, Writes};
+use group_commit::{Reply, Write, WriteOutcome};
 use sqlx::Row;
 use std::time::Duration;
 use tokio::sync::oneshot;
@@ -27,7 +29,24 @@ pub struct SqlTaskStore {
     /// Who holds the leases this store writes (one id per process).
     instance: String,
     lease: Duration,
-    writes: Writes,
+    writer: Writer,
+}
+
+/// Where task writes go.
+enum Writer {
+    /// The writer thread of a SQLite file.
+    SqliteThread(sqlite_writer::Writes),
+    /// The writer task on the pool (PostgreSQL, SQLite in memory).
+    Pool(group_commit::Writes),
+}
+
+impl Writer {
+    async fn send(&self, write: Write, reply: Reply) -> Result<(), WriterStopped> {
+        match self {
+            Writer::SqliteThread(writes) => writes.send((write, reply)).map_err(|_| WriterStopped),
+            Writer::Pool(writes) => writes.send((write, reply)).await.map_err(|_| WriterStopped),
+        }
+    }
 }
 
 /// A database error: the store did not answer.
@@ -54,7 +73,11 @@ fn version(value: i64) -> u64 {
 impl SqlTaskStore {
     /// The store the settings describe (lease, asynchronous commits of task
     /// writes on PostgreSQL) on `db`, its leases held by `instance`.
-    pub fn from_settings(db: Database, instance: String, settings: &StoreSettings) -> Self {
+    pub fn from_settings(
+        db: Database,
+        instance: String,
+        settings: &StoreSettings,
+    ) -> Result<Self, DbError> {
         Self::new(
             db,
             instance,
@@ -63,28 +86,43 @@ impl SqlTaskStore {
         )
     }
 
-    /// Starts the task writer (see `group_commit::start`).
+    /// Starts the task writer: a thread with its own connection for a
+    /// SQLite file (`sqlite_writer`), else a task on the pool
+    /// (`group_commit`). Fails when that connection or thread cannot be
+    /// had.
     pub fn new(
         db: Database,
         instance: String,
         lease: Duration,
         postgres_async_commit: bool,
-    ) -> Self {
-        let writes = group_commit::start(&db, postgres_async_commit);
-        SqlTaskStore {
+    ) -> Result<Self, DbError> {
+        let writer = match &db.sqlite_file {
+            Some(file) => {
+                let writer = crate::db::sqlite_writer_connection(file)?;
+                let copier = crate::db::sqlite_writer_connection(file)?;
+                Writer::SqliteThread(sqlite_writer::start(writer, copier, file).map_err(
+                    |source| DbError::WriterThread {
+                        location: db.location.clone(),
+                        source,
+                    },
+                )?)
+            }
+            None => Writer::Pool(group_commit::start(&db, postgres_async_commit)),
+        };
+        Ok(SqlTaskStore {
             db,
             instance,
             lease,
-            writes,
-        }
+            writer,
+        })
     }
 
     async fn write(&self, write: Write) -> Result<WriteOutcome, StoreError> {
         let (reply, answer) = oneshot::channel();
-        self.writes
-            .send((write, reply))
+        self.writer
+            .send(write, reply)
             .await
-            .map_err(|_| StoreError::unavailable(WriterStopped))?;
+            .map_err(StoreError::unavailable)?;
         answer
             .await
             .map_err(|_| StoreError::unavailable(WriterStopped))?
@@ -189,9 +227,9 @@ impl TaskStore for SqlTaskStore {
         task: &Task,
         push_configs: &[PushNotificationConfig],
         owner: Option<&str>,
-    ) -> Result<u64, StoreError> {
-        let body = encode(task, &format!("task {}", task.id))?;
-        let push_configs = encode(&push_configs, "push configs")?;
+    ) -> Result<Written, StoreError> {
+        let body = encode_task(task)?;
+        let encoded_push_configs = encode(&push_configs, "push configs")?;
         let state = task.status.state;
         let (lease_owner, lease_until) = self.lease_for(state);
         let created = self
@@ -200,21 +238,25 @@ impl TaskStore for SqlTaskStore {
                 context_id: task.context_id.clone(),
                 state: state.as_str(),
                 terminal: i64::from(state.is_terminal()),
-                body,
+                body: TaskJson::clone(&body),
                 lease_owner,
                 lease_until,
-                push_configs,
+                push_configs: encoded_push_configs,
                 owner: owner.map(str::to_string),
             })
             .await?;
         if !matches!(created, WriteOutcome::Created(true)) {
             return Err(StoreError::AlreadyExists(task.id.clone()));
         }
-        Ok(1)
+        Ok(Written {
+            version: 1,
+            push_configs: push_configs.to_vec(),
+            json: body,
+        })
     }
 
     async fn update(&self, task: &Task, expected_version: u64) -> Result<Written, StoreError> {
-        let body = encode(task, &format!("task {}", task.id))?;
+        let body = encode_task(task)?;
         let state = task.status.state;
         let (lease_owner, lease_until) = self.lease_for(state);
         let updated = self
@@ -222,7 +264,7 @@ impl TaskStore for SqlTaskStore {
                 id: task.id.clone(),
                 state: state.as_str(),
                 terminal: i64::from(state.is_terminal()),
-                body,
+                body: TaskJson::clone(&body),
                 lease_owner,
                 lease_until,
                 expected_version: expected_version as i64,
@@ -234,6 +276,7 @@ impl TaskStore for SqlTaskStore {
         Ok(Written {
             version: version(new_version),
             push_configs: decode(&push_configs, "push configs")?,
+            json: body,
         })
     }
 
@@ -343,12 +386,22 @@ mod tests {
     const LEASE: Duration = Duration::from_secs(1);
 
     fn store(db: Database) -> SqlTaskStore {
-        SqlTaskStore::new(db, "instance-a".into(), LEASE, true)
+        SqlTaskStore::new(db, "instance-a".into(), LEASE, true).expect("the writer starts")
     }
 
+    /// SQLite in memory: task writes through the pool's group commit.
     #[tokio::test]
-    async fn sqlite_behaves_like_a_task_store() {
+    async fn sqlite_in_memory_behaves_like_a_task_store() {
         let store = store(test_support::sqlite().await);
+        behaves_like_a_task_store(&store, Expect::shared(LEASE)).await;
+        lists_like_a_task_store(&store).await;
+    }
+
+    /// A SQLite file (the default): task writes on the writer thread.
+    #[tokio::test]
+    async fn sqlite_file_behaves_like_a_task_store() {
+        let dir = test_support::TempDir::new();
+        let store = store(test_support::sqlite_file(&dir).await);
         behaves_like_a_task_store(&store, Expect::shared(LEASE)).await;
         lists_like_a_task_store(&store).await;
     }

@@ -20,12 +20,33 @@ pub struct TestApp {
     pub address: String,
     pub port: u16,
     pub client: reqwest::Client,
+    /// The app's own SQLite folder, removed when the last clone goes.
+    _data: Option<Arc<DataDir>>,
+}
+
+/// A fresh folder under the system's temp dir for one app's SQLite file;
+/// removed on drop.
+struct DataDir(PathBuf);
+
+impl DataDir {
+    fn new() -> DataDir {
+        DataDir(std::env::temp_dir().join(format!("oea-app-{}", uuid::Uuid::new_v4().simple())))
+    }
+}
+
+impl Drop for DataDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Where the app keeps its tasks and its action ledger.
 pub enum Store {
-    /// SQLite in memory, the app's own (the default).
+    /// SQLite in a file of the app's own fresh folder (the default, as the
+    /// service runs by default).
     Sqlite,
+    /// SQLite in memory, the app's own.
+    SqliteInMemory,
     /// SQLite in the file `file` of the folder `dir`.
     SqliteFile { dir: PathBuf, file: String },
     /// The in-memory store (its caps, no leases).
@@ -38,11 +59,12 @@ pub enum Store {
 pub struct TestAppBuilder {
     settings: Settings,
     agent: Option<Arc<dyn Agent>>,
+    data: Option<Arc<DataDir>>,
 }
 
 impl TestApp {
-    /// The service with the test defaults (SQLite in memory, authentication
-    /// off, two workers).
+    /// The service with the test defaults (SQLite in a fresh folder,
+    /// authentication off, two workers).
     pub async fn spawn() -> TestApp {
         TestApp::builder().spawn().await
     }
@@ -55,8 +77,9 @@ impl TestApp {
         let builder = TestAppBuilder {
             settings,
             agent: None,
+            data: None,
         };
-        // Every test app gets its own SQLite database, in memory.
+        // Every test app gets its own SQLite database.
         builder.store(Store::Sqlite)
     }
 
@@ -66,6 +89,7 @@ impl TestApp {
             address: format!("http://127.0.0.1:{port}"),
             port,
             client: http_client(),
+            _data: None,
         }
     }
 }
@@ -77,10 +101,19 @@ impl TestAppBuilder {
         self
     }
 
-    pub fn store(self, store: Store) -> TestAppBuilder {
+    pub fn store(mut self, store: Store) -> TestAppBuilder {
+        self.data = matches!(store, Store::Sqlite).then(|| Arc::new(DataDir::new()));
+        let data_dir = self.data.as_ref().map(|data| data.0.clone());
         self.settings(|settings| {
             let backend = match store {
                 Store::Sqlite => {
+                    if let Some(dir) = data_dir {
+                        settings.store.data_dir = dir;
+                    }
+                    settings.store.sqlite_file = "agent.sqlite3".into();
+                    StoreBackend::Sqlite
+                }
+                Store::SqliteInMemory => {
                     settings.store.sqlite_file = ":memory:".into();
                     StoreBackend::Sqlite
                 }
@@ -152,7 +185,10 @@ impl TestAppBuilder {
         .expect("the application builds");
         let port = application.port();
         tokio::spawn(application.run_until_stopped());
-        TestApp::at(port)
+        TestApp {
+            _data: self.data,
+            ..TestApp::at(port)
+        }
     }
 }
 

@@ -1,0 +1,511 @@
+//! The task writer of a SQLite file: one thread that owns its own SQLite
+//! connection, takes every task write waiting, runs them in one
+//! transaction, answers each caller, and checkpoints the WAL between
+//! batches.
+//!
+//! Why not the group commit of `group_commit` on a sqlx connection, as
+//! PostgreSQL does: there each write crossed four threads (the actix
+//! worker, the writer task on the tokio runtime, sqlx's worker thread of
+//! the connection and back), SQLite's own work was a third of the cost of
+//! a stored task and the hand-offs the rest (bench/README.md, issue 19).
+//! Here a write crosses to this thread and its answer comes back: SQLite
+//! runs in-process, so there is nothing to wait for that a thread of the
+//! async runtime could use in between.
+//!
+//! How the WAL stays short: it only starts over when every frame of it is
+//! in the database file, and a checkpoint that runs while this thread
+//! writes never quite catches up; before, another connection held the
+//! writer off for it (SQLite's RESTART checkpoint, milliseconds that every
+//! caller of the next batch waited for). A whole checkpoint between two
+//! batches on this thread is no better: copying a few hundred pages and
+//! syncing took 7 ms, the p99. So a second thread with its own connection
+//! (the copier) copies the bulk while this thread goes on writing, and
+//! tells when what is left is short; this thread then copies that short
+//! tail between two batches (nothing writes meanwhile, so it completes)
+//! and the next batch starts the WAL over.
+//!
+//! Reads, the ledger and the push config edits stay on the sqlx pool of
+//! `db::Database` (WAL lets them read while this thread writes; a write
+//! there waits for this thread's transaction, and this thread for theirs,
+//! through SQLite's busy timeout).
+
+use super::group_commit::{MAX_BATCH, Reply, Write, WriteOutcome};
+use crate::db::now_ms;
+use crate::tasks::store::StoreFault;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvError};
+use std::time::Duration;
+
+/// Where the store sends its writes.
+pub(super) type Writes = Sender<(Write, Reply)>;
+
+/// The copier copies the WAL into the database file after this many rows
+/// written since it last did (1 to 2 MB of WAL).
+const COPY_AFTER_ROWS: usize = 512;
+
+/// The WAL starts over after this many rows (some 120 to 240 MB of WAL
+/// under load): starting over costs this thread a checkpoint of its own
+/// with two fsyncs, 5 to 7 ms under load on one 2-core VM and 10 to 20 ms
+/// on another with slower syncs, so every two seconds or so under load,
+/// not after every copy. Every 4 096 rows the p99 was twice as long where
+/// syncs are slow (bench/README.md, issue 19).
+const RESTART_AFTER_ROWS: usize = 16384;
+
+/// When no write came for this long, this thread copies whatever is left
+/// itself (nobody waits) and the WAL starts over.
+const CHECKPOINT_WHEN_QUIET: Duration = Duration::from_millis(50);
+
+/// The tail is short when fewer frames than this (256 kB) are left.
+const SHORT_TAIL_FRAMES: i64 = 64;
+
+/// The copier copies at most this many times in a row when asked (each
+/// copies what the writer added during the one before).
+const COPY_ROUNDS: usize = 8;
+
+/// A short tail is fresh while fewer rows than this were written since
+/// the copy that left it.
+const FRESH_TAIL_ROWS: usize = 64;
+
+/// Starts the writer thread on `connection` and the copier thread on
+/// `copier` (two connections of `db::sqlite::writer_connection` to `file`).
+pub(super) fn start(
+    connection: Connection,
+    copier: Connection,
+    file: &Path,
+) -> std::io::Result<Writes> {
+    start_with(connection, copier, file, RESTART_AFTER_ROWS)
+}
+
+/// `start`, with the WAL starting over after `restart_after_rows`.
+fn start_with(
+    connection: Connection,
+    copier: Connection,
+    file: &Path,
+    restart_after_rows: usize,
+) -> std::io::Result<Writes> {
+    let (writes, queue) = std::sync::mpsc::channel();
+    let (start_copy, copy_requests) = std::sync::mpsc::sync_channel(1);
+    let (reports, copied) = std::sync::mpsc::channel();
+    let database_file = std::fs::File::open(file)?;
+    std::thread::Builder::new()
+        .name("sqlite-copier".into())
+        .spawn(move || copy_when_asked(copier, database_file, copy_requests, reports))?;
+    let wal = WalKeeper {
+        start_copy,
+        copied,
+        copying: false,
+        tail_short: false,
+        rows_since_copy: 0,
+        rows_since_restart: 0,
+        restart_after_rows,
+    };
+    std::thread::Builder::new()
+        .name("sqlite-writer".into())
+        .spawn(move || run(connection, queue, wal))?;
+    Ok(writes)
+}
+
+/// Until every sender is gone (the store was dropped): take what waits (at
+/// least one write), write it as one transaction, answer each caller; a
+/// failed batch fails every write in it, nothing half-written. Between
+/// batches, keep the WAL short (see the module doc).
+fn run(mut connection: Connection, queue: Receiver<(Write, Reply)>, mut wal: WalKeeper) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    loop {
+        let first = match queue.recv_timeout(CHECKPOINT_WHEN_QUIET) {
+            Ok(write) => write,
+            Err(RecvTimeoutError::Timeout) => {
+                wal.when_quiet(&connection);
+                continue;
+            }
+            Err(RecvTimeoutError::Disconnected) => return,
+        };
+        batch.push(first);
+        batch.extend(queue.try_iter().take(MAX_BATCH - 1));
+        let rows = batch.len();
+        match write_batch(&mut connection, &batch) {
+            Ok(outcomes) => {
+                for ((_, reply), outcome) in batch.drain(..).zip(outcomes) {
+                    let _ = reply.send(Ok(outcome));
+                }
+            }
+            Err(error) => {
+                let error: StoreFault = Arc::new(error);
+                for (_, reply) in batch.drain(..) {
+                    let _ = reply.send(Err(Arc::clone(&error)));
+                }
+            }
+        }
+        wal.after_batch(rows, &connection);
+    }
+}
+
+/// The writer's side of keeping the WAL short: when to ask the copier,
+/// when to copy the tail itself.
+struct WalKeeper {
+    start_copy: SyncSender<()>,
+    /// After each copy: whether what it left is short.
+    copied: Receiver<bool>,
+    copying: bool,
+    /// The last copy left a short tail.
+    tail_short: bool,
+    /// Rows written since the copier was last asked or last answered.
+    rows_since_copy: usize,
+    rows_since_restart: usize,
+    /// `RESTART_AFTER_ROWS`, smaller in a test.
+    restart_after_rows: usize,
+}
+
+impl WalKeeper {
+    fn after_batch(&mut self, rows: usize, connection: &Connection) {
+        self.rows_since_copy += rows;
+        self.rows_since_restart += rows;
+        if self.copier_busy() {
+            return;
+        }
+        if self.rows_since_restart >= self.restart_after_rows {
+            if self.tail_short && self.rows_since_copy < FRESH_TAIL_ROWS {
+                // The short tail; the next batch starts the WAL over.
+                self.copy_the_rest(connection);
+            } else {
+                self.ask_the_copier();
+            }
+        } else if self.rows_since_copy >= COPY_AFTER_ROWS {
+            self.ask_the_copier();
+        }
+    }
+
+    /// Nobody waits: copy whatever is left here.
+    fn when_quiet(&mut self, connection: &Connection) {
+        if self.rows_since_restart > 0 && !self.copier_busy() {
+            self.copy_the_rest(connection);
+        }
+    }
+
+    fn copy_the_rest(&mut self, connection: &Connection) {
+        checkpoint(connection);
+        self.rows_since_copy = 0;
+        self.rows_since_restart = 0;
+        self.tail_short = false;
+    }
+
+    fn ask_the_copier(&mut self) {
+        self.copying = self.start_copy.try_send(()).is_ok();
+        self.tail_short = false;
+        self.rows_since_copy = 0;
+    }
+
+    /// Whether the copier is still at it.
+    fn copier_busy(&mut self) -> bool {
+        if self.copying {
+            match self.copied.try_recv() {
+                Ok(tail_short) => {
+                    self.copying = false;
+                    self.tail_short = tail_short;
+                    self.rows_since_copy = 0;
+                }
+                Err(TryRecvError::Disconnected) => self.copying = false,
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+        self.copying
+    }
+}
+
+/// The copier thread: when asked, copy the WAL into the database file, again
+/// while the writer adds to it, until what is left is short (or a few
+/// times), and sync the database file; then say whether the tail is short.
+/// Ends with the writer.
+///
+/// The sync is SQLite's to make, but SQLite syncs the database file only
+/// at the end of a checkpoint that copied the whole WAL, which a copy
+/// beside the writer never does: every page the copier wrote stayed dirty
+/// until the writer's own checkpoint, whose sync then wrote tens of MB
+/// (40 ms and more). Synced here, what the writer's sync writes is the tail.
+fn copy_when_asked(
+    connection: Connection,
+    database_file: std::fs::File,
+    asked: Receiver<()>,
+    reports: Sender<bool>,
+) {
+    while asked.recv().is_ok() {
+        let mut tail_short = false;
+        for _ in 0..COPY_ROUNDS {
+            match checkpoint(&connection) {
+                Some(left) if left >= SHORT_TAIL_FRAMES => continue,
+                Some(_) => tail_short = true,
+                None => {}
+            }
+            break;
+        }
+        if let Err(error) = database_file.sync_data() {
+            tracing::warn!(%error, "SQLite database file sync failed");
+        }
+        if reports.send(tail_short).is_err() {
+            return;
+        }
+    }
+}
+
+/// Copy the WAL into the database file (a PASSIVE checkpoint: it never
+/// holds a writer off); the frames left uncopied. On the writer's own
+/// connection nothing writes meanwhile, so it catches up unless a reader
+/// still reads old frames (then the next checkpoint copies the rest).
+fn checkpoint(connection: &Connection) -> Option<i64> {
+    // Its columns: busy (0/1), frames in the WAL, frames copied.
+    let outcome = connection.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
+        Ok(row.get::<_, i64>(1)? - row.get::<_, i64>(2)?)
+    });
+    match outcome {
+        Ok(left) => Some(left),
+        Err(error) => {
+            tracing::warn!(%error, "SQLite checkpoint failed");
+            None
+        }
+    }
+}
+
+/// The batch in one transaction, each write by its own prepared statement
+/// in arrival order (so a second update of a task sees the first).
+fn write_batch(
+    connection: &mut Connection,
+    batch: &[(Write, Reply)],
+) -> rusqlite::Result<Vec<WriteOutcome>> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let now = now_ms();
+    let mut outcomes = Vec::with_capacity(batch.len());
+    {
+        let mut insert = transaction.prepare_cached(
+            "INSERT INTO tasks (id, context_id, state, terminal, body, version, updated_ms, \
+             lease_owner, lease_until_ms, push_configs, owner) \
+             VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?8, ?9, ?10) ON CONFLICT (id) DO NOTHING",
+        )?;
+        let mut update = transaction.prepare_cached(
+            "UPDATE tasks SET state = ?2, terminal = ?3, body = ?4, version = version + 1, \
+             updated_ms = ?5, lease_owner = ?6, lease_until_ms = ?7 \
+             WHERE id = ?1 AND version = ?8 AND terminal = 0 \
+             RETURNING version, push_configs",
+        )?;
+        for (write, _) in batch {
+            outcomes.push(match write {
+                Write::Create {
+                    id,
+                    context_id,
+                    state,
+                    terminal,
+                    body,
+                    lease_owner,
+                    lease_until,
+                    push_configs,
+                    owner,
+                } => WriteOutcome::Created(
+                    insert.execute(params![
+                        id,
+                        context_id,
+                        state,
+                        terminal,
+                        &**body,
+                        now,
+                        lease_owner,
+                        lease_until,
+                        push_configs,
+                        owner
+                    ])? == 1,
+                ),
+                Write::Update {
+                    id,
+                    state,
+                    terminal,
+                    body,
+                    lease_owner,
+                    lease_until,
+                    expected_version,
+                } => WriteOutcome::Updated(
+                    update
+                        .query_row(
+                            params![
+                                id,
+                                state,
+                                terminal,
+                                &**body,
+                                now,
+                                lease_owner,
+                                lease_until,
+                                expected_version
+                            ],
+                            |row| Ok((row.get(0)?, row.get(1)?)),
+                        )
+                        .optional()?,
+                ),
+            });
+        }
+    }
+    transaction.commit()?;
+    Ok(outcomes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::test_support::{TempDir, sqlite_file};
+    use crate::tasks::store::TaskJson;
+    use tokio::sync::oneshot;
+
+    fn create(id: &str, body: &str) -> Write {
+        Write::Create {
+            id: id.into(),
+            context_id: "c".into(),
+            state: "working",
+            terminal: 0,
+            body: TaskJson::from(body),
+            lease_owner: None,
+            lease_until: None,
+            push_configs: "[]".into(),
+            owner: None,
+        }
+    }
+
+    fn update(id: &str, body: &str, expected_version: i64) -> Write {
+        Write::Update {
+            id: id.into(),
+            state: "completed",
+            terminal: 1,
+            body: TaskJson::from(body),
+            lease_owner: None,
+            lease_until: None,
+            expected_version,
+        }
+    }
+
+    fn batch(writes: Vec<Write>) -> Vec<(Write, Reply)> {
+        writes
+            .into_iter()
+            .map(|write| (write, oneshot::channel().0))
+            .collect()
+    }
+
+    async fn writer_connection(dir: &TempDir) -> Connection {
+        let db = sqlite_file(dir).await;
+        let file = db.sqlite_file.clone().expect("a file");
+        crate::db::sqlite_writer_connection(&file).expect("the writer's connection")
+    }
+
+    fn bodies(connection: &Connection) -> Vec<(String, i64, String)> {
+        let mut rows = connection
+            .prepare("SELECT id, version, body FROM tasks ORDER BY id")
+            .unwrap();
+        rows.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    /// In arrival order: a second update of a task in the same batch sees
+    /// the first (and misses, at the version both read).
+    #[tokio::test]
+    async fn a_batch_writes_in_arrival_order() {
+        let dir = TempDir::new();
+        let mut connection = writer_connection(&dir).await;
+        let writes = batch(vec![
+            create("t", "{\"v\":1}"),
+            create("t", "{\"again\":1}"),
+            update("t", "{\"v\":2}", 1),
+            update("t", "{\"v\":3}", 1),
+        ]);
+        let outcomes = write_batch(&mut connection, &writes).unwrap();
+        assert!(matches!(
+            &outcomes[..],
+            [
+                WriteOutcome::Created(true),
+                WriteOutcome::Created(false),
+                WriteOutcome::Updated(Some((2, configs))),
+                WriteOutcome::Updated(None),
+            ] if configs == "[]"
+        ));
+        assert_eq!(bodies(&connection), [("t".into(), 2, "{\"v\":2}".into())]);
+    }
+
+    /// One write that fails fails its batch: no caller is told its write
+    /// is stored when it is not, and nothing of the batch is written.
+    #[tokio::test]
+    async fn a_failed_write_fails_its_whole_batch_and_writes_nothing() {
+        let dir = TempDir::new();
+        let connection = writer_connection(&dir).await;
+        connection
+            .execute_batch(
+                "CREATE TRIGGER poison BEFORE INSERT ON tasks WHEN NEW.id = 'poison' \
+                 BEGIN SELECT RAISE(ABORT, 'poisoned'); END;",
+            )
+            .unwrap();
+        let writes = start(connection, writer_connection_again(&dir), &database(&dir)).unwrap();
+        let mut answers = Vec::new();
+        for id in ["a", "poison", "b"] {
+            let (reply, answer) = oneshot::channel();
+            writes.send((create(id, "{}"), reply)).unwrap();
+            answers.push(answer);
+        }
+        let mut failed = 0;
+        for answer in answers {
+            match answer.await.expect("answered") {
+                Ok(WriteOutcome::Created(true)) => {}
+                Ok(_) => panic!("a write was neither stored nor failed"),
+                Err(error) => {
+                    assert!(error.to_string().contains("poisoned"), "{error}");
+                    failed += 1;
+                }
+            }
+        }
+        let check = writer_connection_again(&dir);
+        let stored = bodies(&check);
+        // The poisoned write's batch is all or nothing: whatever was
+        // reported stored is there, the rest is not.
+        assert!(failed >= 1);
+        assert_eq!(stored.len(), 3 - failed, "{stored:?}");
+        assert!(stored.iter().all(|(id, _, _)| id != "poison"));
+    }
+
+    fn database(dir: &TempDir) -> std::path::PathBuf {
+        dir.0.join("order-exception-agent.sqlite3")
+    }
+
+    fn writer_connection_again(dir: &TempDir) -> Connection {
+        crate::db::sqlite_writer_connection(&database(dir)).expect("a second connection")
+    }
+
+    /// The writer checkpoints between its batches, so the WAL starts over
+    /// instead of growing with everything ever written.
+    #[tokio::test]
+    async fn the_wal_stays_short_under_steady_writes() {
+        let dir = TempDir::new();
+        let writes = start_with(
+            writer_connection(&dir).await,
+            writer_connection_again(&dir),
+            &database(&dir),
+            4096,
+        )
+        .unwrap();
+        let body = format!("{{\"text\":\"{}\"}}", "x".repeat(2_000));
+        for round in 0..200 {
+            let answers: Vec<_> = (0..100)
+                .map(|i| {
+                    let (reply, answer) = oneshot::channel();
+                    writes
+                        .send((create(&format!("t-{round}-{i}"), &body), reply))
+                        .unwrap();
+                    answer
+                })
+                .collect();
+            for answer in answers {
+                assert!(matches!(answer.await, Ok(Ok(WriteOutcome::Created(true)))));
+            }
+        }
+        // 20 000 rows of 2 kB: about 90 MB of WAL without checkpoints;
+        // with them it starts over every 4096 rows or so.
+        let wal = dir.0.join("order-exception-agent.sqlite3-wal");
+        let wal_bytes = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+        assert!(wal_bytes < 48 * 1024 * 1024, "WAL is {wal_bytes} bytes");
+        assert_eq!(bodies(&writer_connection_again(&dir)).len(), 20_000);
+    }
+}

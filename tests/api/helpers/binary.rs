@@ -1,6 +1,6 @@
 //! The real binary as Cloud Foundry starts it: `PORT=0`, the environment
 //! cleaned of what would change its behaviour, stdout and stderr read line
-//! by line; stopped with SIGTERM like `cf stop`.
+//! by line; stopped with SIGTERM like `cf stop`, killed when dropped.
 
 use super::{TestApp, wait_until};
 use std::io::{BufRead, BufReader};
@@ -110,6 +110,18 @@ impl Running {
         assert!(exit.success(), "a clean exit after SIGTERM: {exit}");
         tokio::time::sleep(Duration::from_millis(100)).await;
         self.drain();
-        self.seen
+        std::mem::take(&mut self.seen)
+    }
+}
+
+/// A binary a test did not terminate (it panicked, or left a restarted
+/// binary running) is killed with the test: it must not outlive the test
+/// run, holding its files and ports.
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }

@@ -68,7 +68,7 @@ pub fn serve(
     let server =
         HttpServer::new(move || App::new().app_data(state.clone()).configure(super::routes))
             .shutdown_timeout(settings.shutdown_timeout_secs)
-            .client_request_timeout(settings.request_timeout())
+            .client_request_timeout(settings.head_timeout())
             .workers(workers)
             .max_connections(settings.connections_per_worker(workers));
     let Bound {

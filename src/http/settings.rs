@@ -5,6 +5,10 @@
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
+/// How often actix refreshes the clock its head timer reads (actix-http's
+/// date service).
+const ACTIX_CLOCK_STEP: Duration = Duration::from_millis(500);
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ServerSettings {
@@ -60,6 +64,15 @@ impl ServerSettings {
     /// this after the headers (at least 1 ms).
     pub fn request_timeout(&self) -> Duration {
         Duration::from_millis(self.request_timeout_ms.max(1))
+    }
+
+    /// actix's head timer: `request_timeout` plus the step of actix's
+    /// clock. actix sets the deadline from a clock it refreshes every
+    /// 500 ms, so with `request_timeout` alone it could fire up to 500 ms
+    /// early: at 500 ms, sometimes before the headers that arrived with the
+    /// connection were read (an empty 408 instead of the body timer's).
+    pub fn head_timeout(&self) -> Duration {
+        self.request_timeout() + ACTIX_CLOCK_STEP
     }
 
     /// The `: keep-alive` period of quiet SSE streams (at least 100 ms).

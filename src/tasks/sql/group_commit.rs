@@ -401,12 +401,14 @@ pub(super) fn start(db: &Database, postgres_async_commit: bool) -> Writes {
     writes
 }
 
+/// Writes and batches for the writers' tests (here and `sqlite_writer`).
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::db::test_support;
+pub(super) mod test_writes {
+    use super::{Reply, Write};
+    use crate::tasks::store::TaskJson;
+    use tokio::sync::oneshot;
 
-    fn create(id: &str, body: &str) -> Write {
+    pub(crate) fn create(id: &str, body: &str) -> Write {
         Write::Create {
             id: id.into(),
             context_id: "c".into(),
@@ -420,7 +422,7 @@ mod tests {
         }
     }
 
-    fn update(id: &str, body: &str, expected_version: i64) -> Write {
+    pub(crate) fn update(id: &str, body: &str, expected_version: i64) -> Write {
         Write::Update {
             id: id.into(),
             state: "completed",
@@ -432,12 +434,19 @@ mod tests {
         }
     }
 
-    fn batch(writes: Vec<Write>) -> Vec<(Write, Reply)> {
+    pub(crate) fn batch(writes: Vec<Write>) -> Vec<(Write, Reply)> {
         writes
             .into_iter()
             .map(|write| (write, oneshot::channel().0))
             .collect()
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_writes::{batch, create, update};
+    use super::*;
+    use crate::db::test_support;
 
     /// The retry after a lost connection, when the first run had committed:
     /// the second run misses every write, and each is recognised as done.

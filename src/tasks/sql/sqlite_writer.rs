@@ -348,43 +348,10 @@ fn write_batch(
 
 #[cfg(test)]
 mod tests {
+    use super::super::group_commit::test_writes::{batch, create, update};
     use super::*;
     use crate::db::test_support::{TempDir, sqlite_file};
-    use crate::tasks::store::TaskJson;
     use tokio::sync::oneshot;
-
-    fn create(id: &str, body: &str) -> Write {
-        Write::Create {
-            id: id.into(),
-            context_id: "c".into(),
-            state: "working",
-            terminal: 0,
-            body: TaskJson::from(body),
-            lease_owner: None,
-            lease_until: None,
-            push_configs: "[]".into(),
-            owner: None,
-        }
-    }
-
-    fn update(id: &str, body: &str, expected_version: i64) -> Write {
-        Write::Update {
-            id: id.into(),
-            state: "completed",
-            terminal: 1,
-            body: TaskJson::from(body),
-            lease_owner: None,
-            lease_until: None,
-            expected_version,
-        }
-    }
-
-    fn batch(writes: Vec<Write>) -> Vec<(Write, Reply)> {
-        writes
-            .into_iter()
-            .map(|write| (write, oneshot::channel().0))
-            .collect()
-    }
 
     async fn writer_connection(dir: &TempDir) -> Connection {
         let db = sqlite_file(dir).await;

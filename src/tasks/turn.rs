@@ -36,13 +36,11 @@ impl PendingTurn {
         events: &mut broadcast::Receiver<TaskEvent>,
     ) -> Result<TaskEvent, broadcast::error::RecvError> {
         if let Some(turn) = self.0.as_mut() {
-            let ended = tokio::select! {
+            tokio::select! {
                 biased;
                 event = events.recv() => return event,
-                () = turn => true,
-            };
-            if ended {
-                self.0 = None;
+                // The turn ended; its last events wait in the channel.
+                () = turn => self.0 = None,
             }
         }
         events.recv().await

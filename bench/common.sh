@@ -23,15 +23,42 @@ wait_for_port() {
   return 1
 }
 
-# load STEM PORT PID: warm up, load 127.0.0.1:PORT with bench/message_send.lua
-# (wrk output in $OUT/STEM.wrk.txt), then print the script's RESULT fields and
-# the peak RSS (VmHWM) of PID.
+# cpu_ticks PID...: user + system CPU time of the processes, in clock ticks.
+cpu_ticks() {
+  local pid total=0
+  for pid in "$@"; do
+    total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+
+# load STEM PORT PID [NAME]: warm up, load 127.0.0.1:PORT with
+# bench/message_send.lua (wrk output in $OUT/STEM.wrk.txt), then print the
+# script's RESULT fields, the peak RSS (VmHWM) of PID and the CPU time PID
+# took per request during the measured run (cpu_us, from /proc: it does not
+# depend on how fast the machine happens to be as much as req/s does); with
+# NAME, also that of all processes of that name (other_cpu_us: the
+# PostgreSQL server's backends, WAL writer and checkpointer).
 load() {
-  local stem=$1 port=$2 pid=$3
+  local stem=$1 port=$2 pid=$3 name=${4:-} before after others_before=0 others_after=0 requests
   wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s bench/message_send.lua "http://127.0.0.1:$port/" >/dev/null
+  before=$(cpu_ticks "$pid")
+  [ -n "$name" ] && others_before=$(cpu_ticks $(pgrep -x "$name"))
   wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/message_send.lua \
     "http://127.0.0.1:$port/" >"$OUT/$stem.wrk.txt"
-  echo "$(grep '^RESULT' "$OUT/$stem.wrk.txt" | sed 's/^RESULT //') peak_rss_kb=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")"
+  after=$(cpu_ticks "$pid")
+  [ -n "$name" ] && others_after=$(cpu_ticks $(pgrep -x "$name"))
+  local line
+  line="$(grep '^RESULT' "$OUT/$stem.wrk.txt" | sed 's/^RESULT //') peak_rss_kb=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")"
+  requests=$(field "$line" requests)
+  line="$line cpu_us=$(micros_per_request $((after - before)) "$requests")"
+  [ -n "$name" ] && line="$line other_cpu_us=$(micros_per_request $((others_after - others_before)) "$requests")"
+  echo "$line"
+}
+
+# micros_per_request TICKS REQUESTS: CPU microseconds per request.
+micros_per_request() {
+  awk -v t="$1" -v n="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.0f", (n > 0 ? t * 1e6 / hz / n : 0) }'
 }
 
 # field "name k1=v1 k2=v2" KEY: the value of KEY in a result line.

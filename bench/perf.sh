@@ -28,7 +28,7 @@ PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  rm -rf "$TMP"
+  rm -rf "$TMP" "${SQLITE_DATA:-}"
   psql "$PG_BASE/postgres" -qc "DROP DATABASE IF EXISTS $PG_DB WITH (FORCE)" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
@@ -53,8 +53,10 @@ NAMES=(ceiling memory sqlite postgres memory+token)
 ./target/release/examples/bench_ceiling $PORT_BASE 2>/dev/null &
 PIDS+=($!)
 service $((PORT_BASE + 1)) AGENT__STORE__BACKEND=memory
-mkdir -p "$TMP/sqlite"
-service $((PORT_BASE + 2)) AGENT__STORE__BACKEND=sqlite AGENT__STORE__DATA_DIR="$TMP/sqlite"
+# SQLITE_DIR puts the SQLite store's file elsewhere (/dev/shm: without the
+# disk's syncs and stalls, bench/README.md).
+SQLITE_DATA=$(mktemp -d "${SQLITE_DIR:-$TMP}/sqlite.XXXXXX")
+service $((PORT_BASE + 2)) AGENT__STORE__BACKEND=sqlite AGENT__STORE__DATA_DIR="$SQLITE_DATA"
 service $((PORT_BASE + 3)) AGENT__STORE__DATABASE_URL="$PG_BASE/$PG_DB"
 service $((PORT_BASE + 4)) AGENT__STORE__BACKEND=memory "${AUTH[@]}"
 SERVER_PIDS=("${PIDS[@]:1}")
@@ -67,7 +69,9 @@ for round in $(seq 1 "$ROUNDS"); do
   for i in 0 1 2 3 4; do
     export BENCH_TOKEN=""
     [ "${NAMES[$i]}" = memory+token ] && export BENCH_TOKEN=$TOKEN
-    line=$(load "perf-${NAMES[$i]}-$round" $((PORT_BASE + i)) "${SERVER_PIDS[$i]}")
+    also=""
+    [ "${NAMES[$i]}" = postgres ] && also=postgres
+    line=$(load "perf-${NAMES[$i]}-$round" $((PORT_BASE + i)) "${SERVER_PIDS[$i]}" $also)
     echo "${NAMES[$i]} $line" | tee -a "$TMP/rounds" >&2
   done
 done
@@ -109,12 +113,14 @@ c_rps=$(median ceiling rps); m_rps=$(median memory rps)
 {
   echo "# issue 19 table ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk -t$THREADS -c$CONNECTIONS, $ROUNDS rounds of $DURATION, medians)"
   echo
-  echo "| server | req/s | share of the ceiling | p50 ms | p99 ms | errors | peak RSS MB |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| server | req/s | share of the ceiling | p50 ms | p99 ms | errors | peak RSS MB | CPU µs per request |"
+  echo "|---|---|---|---|---|---|---|---|"
   for name in "${NAMES[@]}"; do
-    printf '| %s | %.0f | %s | %s | %s | %s | %s |\n' "$name" "$(median "$name" rps)" \
+    cpu=$(median "$name" cpu_us)
+    [ "$name" = postgres ] && cpu="$cpu + $(median "$name" other_cpu_us) in PostgreSQL"
+    printf '| %s | %.0f | %s | %s | %s | %s | %s | %s |\n' "$name" "$(median "$name" rps)" \
       "$(awk -v r="$(median "$name" rps)" -v c="$c_rps" 'BEGIN { printf "%.2f", r / c }')" \
-      "$(median "$name" p50_ms)" "$(median "$name" p99_ms)" "$(median "$name" errors)" "$(peak "$name")"
+      "$(median "$name" p50_ms)" "$(median "$name" p99_ms)" "$(median "$name" errors)" "$(peak "$name")" "$cpu"
   done
   echo
   echo "with a token / without (memory): $(awk -v a="$(median memory+token rps)" -v m="$m_rps" 'BEGIN { printf "%.2f", a / m }')"

@@ -159,7 +159,7 @@ fn task_id(write: &Write) -> &str {
 }
 
 /// The writes waiting for the writer, in arrival order.
-type Queue = mpsc::Receiver<(Write, Reply)>;
+pub(super) type Queue = mpsc::Receiver<(Write, Reply)>;
 
 /// Take what waits (at least one write), run it as one unit, answer each
 /// caller. A failed batch fails every write in it: nothing half-written.
@@ -173,7 +173,12 @@ type Queue = mpsc::Receiver<(Write, Reply)>;
 /// at the version it read and a create only to a new id, so a first run
 /// that committed unseen makes the second one miss, never apply twice; the
 /// miss is then recognised as this write (`recognise_own_writes`).
-async fn run_writer(pool: AnyPool, mut queue: Queue, single_connection: bool, async_commit: bool) {
+pub(super) async fn run_writer(
+    pool: AnyPool,
+    mut queue: Queue,
+    single_connection: bool,
+    async_commit: bool,
+) {
     let mut own: Option<sqlx::pool::PoolConnection<sqlx::Any>> = None;
     loop {
         let mut batch = Vec::new();
@@ -380,7 +385,9 @@ pub(super) type Reply = oneshot::Sender<Result<WriteOutcome, StoreFault>>;
 /// Where the store sends its writes.
 pub(super) type Writes = mpsc::Sender<(Write, Reply)>;
 
-/// Starts the writer task, one per store. On PostgreSQL several writers (half the pool) each took the
+/// Starts the shared writer task, one per store (PostgreSQL's writes made
+/// on an actix worker go to that worker's own writer: `worker_writers`).
+/// On PostgreSQL several writers (half the pool) each took the
 /// two or three writes that waited, so every task paid for a statement, a
 /// commit and a backend's wake-up of its own, and the backends contended
 /// for the table's last pages (a p99 of tens of ms on 2 cores). One writer

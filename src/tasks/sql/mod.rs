@@ -8,11 +8,12 @@
 mod group_commit;
 mod listing;
 mod sqlite_writer;
+mod worker_writers;
 
 use super::listing::{TaskPage, TaskQuery};
 use super::store::{StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task};
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
-use crate::db::{Database, DbError, StoreSettings, now_ms};
+use crate::db::{Database, DbError, Dialect, StoreSettings, now_ms};
 use async_trait::async_trait;
 use group_commit::{Reply, Write, WriteOutcome};
 use sqlx::Row;
@@ -36,8 +37,10 @@ pub struct SqlTaskStore {
 enum Writer {
     /// The writer thread of a SQLite file.
     SqliteThread(sqlite_writer::Writes),
-    /// The writer task on the pool (PostgreSQL, SQLite in memory).
+    /// The writer task on the pool (SQLite in memory).
     Pool(group_commit::Writes),
+    /// PostgreSQL: a writer on each actix worker, and the shared one.
+    Workers(worker_writers::WorkerWriters),
 }
 
 impl Writer {
@@ -45,6 +48,7 @@ impl Writer {
         match self {
             Writer::SqliteThread(writes) => writes.send((write, reply)).map_err(|_| WriterStopped),
             Writer::Pool(writes) => writes.send((write, reply)).await.map_err(|_| WriterStopped),
+            Writer::Workers(writers) => writers.send(write, reply).await.map_err(|_| WriterStopped),
         }
     }
 }
@@ -107,7 +111,17 @@ impl SqlTaskStore {
                     },
                 )?)
             }
-            None => Writer::Pool(group_commit::start(&db, postgres_async_commit)),
+            None => {
+                let shared = group_commit::start(&db, postgres_async_commit);
+                match db.dialect {
+                    Dialect::Postgres => Writer::Workers(worker_writers::WorkerWriters::new(
+                        db.pool.clone(),
+                        postgres_async_commit,
+                        shared,
+                    )),
+                    Dialect::Sqlite => Writer::Pool(shared),
+                }
+            }
         };
         Ok(SqlTaskStore {
             db,

@@ -7,9 +7,9 @@
 //! (`group_commit::start`) every write crossed to a runtime thread and its
 //! answer crossed back; a third of those threads' time went to the
 //! scheduler. With a writer per worker, the service's CPU per stored
-//! request fell by ~14 % and req/s rose by ~19 % on 2 cores, and the
-//! batches stayed as large (4.5 rows per commit at 16 callers, against
-//! 4.2): each worker's requests queue behind its own writer's commit
+//! request fell by 9–14 % and req/s rose by 12–19 % on 2 cores, and the
+//! batches stayed as large (4.4–4.6 rows per commit at 16 callers, against
+//! 4.2–4.3): each worker's requests queue behind its own writer's commit
 //! (bench/README.md, issue 19).
 //!
 //! Writes made elsewhere (turns running on the multi-thread runtime, the

@@ -86,7 +86,9 @@ impl WorkerWriters {
 
     /// The writer on this thread's runtime, started on first use; `None`
     /// on the multi-thread runtime (its tasks move between threads) and
-    /// past the limit.
+    /// past the limit. A thread is taken to drive one current-thread
+    /// runtime at a time, as an actix worker does for its life: a second
+    /// one alive on the same thread would find the first one's writer.
     fn worker_writer(&self) -> Option<Writes> {
         let runtime = Handle::try_current().ok()?;
         if runtime.runtime_flavor() != RuntimeFlavor::CurrentThread {

@@ -159,7 +159,7 @@ fn task_id(write: &Write) -> &str {
 }
 
 /// The writes waiting for the writer, in arrival order.
-pub(super) type Queue = mpsc::Receiver<(Write, Reply)>;
+type Queue = mpsc::Receiver<(Write, Reply)>;
 
 /// Take what waits (at least one write), run it as one unit, answer each
 /// caller. A failed batch fails every write in it: nothing half-written.

@@ -50,7 +50,9 @@ const COPY_AFTER_ROWS: usize = 512;
 /// with two fsyncs, 5 to 7 ms under load on one 2-core VM and 10 to 20 ms
 /// on another with slower syncs, so every two seconds or so under load,
 /// not after every copy. Every 4 096 rows the p99 was twice as long where
-/// syncs are slow (bench/README.md, issue 19).
+/// syncs are slow (bench/README.md, issue 19). When the copier has not got
+/// the tail short by twice this many rows, the writer copies the rest
+/// itself, however long it is: the WAL stays bounded on any disk.
 const RESTART_AFTER_ROWS: usize = 16384;
 
 /// When no write came for this long, this thread copies whatever is left
@@ -166,8 +168,13 @@ impl WalKeeper {
             return;
         }
         if self.rows_since_restart >= self.restart_after_rows {
-            if self.tail_short && self.rows_since_copy < FRESH_TAIL_ROWS {
-                // The short tail; the next batch starts the WAL over.
+            let fresh_short_tail = self.tail_short && self.rows_since_copy < FRESH_TAIL_ROWS;
+            // A copier that never gets the tail short (a slow disk, a busy
+            // machine) must not let the WAL grow without end: past twice
+            // the rows, this thread copies the rest itself, a longer pause
+            // for one batch.
+            if fresh_short_tail || self.rows_since_restart >= 2 * self.restart_after_rows {
+                // The next batch starts the WAL over.
                 self.copy_the_rest(connection);
             } else {
                 self.ask_the_copier();

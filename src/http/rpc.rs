@@ -144,13 +144,9 @@ pub async fn json_rpc(
     let started = std::time::Instant::now();
     let mut facts = CallFacts::default();
     let mut payload = payload;
-    // Boxed: actix-web moves the handler's future into a box of its own,
-    // a copy of its whole size; this keeps that future a few hundred bytes
-    // instead of the turn's several kilobytes (bench/README.md, fifth round).
-    let response = Box::pin(
-        json_rpc_in_span(&request, &mut payload, state, &mut facts).instrument(span.clone()),
-    )
-    .await;
+    let response = json_rpc_in_span(&request, &mut payload, state, &mut facts)
+        .instrument(span.clone())
+        .await;
     // An answer before the body's end (401, 408, 413, 503, …) closes.
     let response = super::body::close_if_unread(response, payload, facts.request_bytes.is_some());
     // An integer attribute, as OpenTelemetry's conventions have it

@@ -423,6 +423,52 @@ mod tests {
         assert_eq!(bodies(&connection), [("t".into(), 2, "{\"v\":2}".into())]);
     }
 
+    /// A copier that never gets the tail short (here: the test answers for
+    /// it and copies nothing): past twice `restart_after_rows` the writer
+    /// copies the rest itself and the WAL starts over instead of growing.
+    #[tokio::test]
+    async fn a_copier_that_never_catches_up_does_not_let_the_wal_grow() {
+        let dir = TempDir::new();
+        let mut connection = writer_connection(&dir).await;
+        let (start_copy, copy_requests) = std::sync::mpsc::sync_channel(1);
+        let (reports, copied) = std::sync::mpsc::channel();
+        let mut wal = WalKeeper {
+            start_copy,
+            copied,
+            copying: false,
+            tail_short: false,
+            rows_since_copy: 0,
+            rows_since_restart: 0,
+            restart_after_rows: 64,
+        };
+        let wal_file = dir.0.join("order-exception-agent.sqlite3-wal");
+        let wal_bytes = || std::fs::metadata(&wal_file).map(|m| m.len()).unwrap_or(0);
+        let body = format!("{{\"text\":\"{}\"}}", "x".repeat(1_000));
+        let (mut asked, mut sizes) = (0, Vec::new());
+        // 40 batches of 8 rows: 320 rows, five times `restart_after_rows`.
+        for round in 0..40 {
+            let writes = batch(
+                (0..8)
+                    .map(|i| create(&format!("t-{round}-{i}"), &body))
+                    .collect(),
+            );
+            write_batch(&mut connection, &writes).unwrap();
+            wal.after_batch(writes.len(), &connection);
+            if copy_requests.try_recv().is_ok() {
+                asked += 1;
+                reports.send(false).unwrap();
+            }
+            sizes.push(wal_bytes());
+        }
+        assert!(asked > 0, "the copier was asked");
+        // Without the writer's own copy the WAL holds all 320 rows; with it,
+        // it starts over after 128 rows and keeps that size.
+        let after_128_rows = sizes[15];
+        assert!(after_128_rows > 0);
+        assert!(wal_bytes() < after_128_rows * 3 / 2, "WAL grew: {sizes:?}");
+        assert_eq!(bodies(&connection).len(), 320);
+    }
+
     /// One write that fails fails its batch: no caller is told its write
     /// is stored when it is not, and nothing of the batch is written.
     #[tokio::test]

@@ -104,8 +104,11 @@ impl SqlTaskStore {
         for row in rows.iter().take(query.page_size) {
             let id: String = row.try_get(0).map_err(unavailable)?;
             let changed_ms: i64 = row.try_get(1).map_err(unavailable)?;
-            let body: String = row.try_get(2).map_err(unavailable)?;
-            tasks.push(decode(&body, &format!("task {id}"))?);
+            let what = format!("task {id}");
+            tasks.push(decode(
+                &super::packed_body::body_json(row, 2, &what)?,
+                &what,
+            )?);
             last = Some(PageCursor { changed_ms, id });
         }
         Ok(TaskPage {

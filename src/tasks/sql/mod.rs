@@ -7,6 +7,7 @@
 
 mod group_commit;
 mod listing;
+mod packed_body;
 mod sqlite_writer;
 mod worker_writers;
 
@@ -46,7 +47,9 @@ enum Writer {
 impl Writer {
     async fn send(&self, write: Write, reply: Reply) -> Result<(), WriterStopped> {
         match self {
-            Writer::SqliteThread(writes) => writes.send((write, reply)).map_err(|_| WriterStopped),
+            Writer::SqliteThread(writes) => writes
+                .send((write.into(), reply))
+                .map_err(|_| WriterStopped),
             Writer::Pool(writes) => writes.send((write, reply)).await.map_err(|_| WriterStopped),
             Writer::Workers(writers) => writers.send(write, reply).await.map_err(|_| WriterStopped),
         }
@@ -228,10 +231,11 @@ impl TaskStore for SqlTaskStore {
         let Some(row) = row else {
             return Ok(None);
         };
-        let body: String = row.try_get(0).map_err(unavailable)?;
+        let what = format!("task {task_id}");
+        let body = packed_body::body_json(&row, 0, &what)?;
         let stored_version: i64 = row.try_get(1).map_err(unavailable)?;
         Ok(Some(StoredTask {
-            task: decode(&body, &format!("task {task_id}"))?,
+            task: decode(&body, &what)?,
             version: version(stored_version),
         }))
     }
@@ -447,6 +451,50 @@ mod tests {
         assert!(down.is_transient());
         let cause = std::error::Error::source(&down).expect("the cause is kept");
         assert!(cause.to_string().contains("closed"), "{cause}");
+    }
+
+    /// On a SQLite file a body is stored packed; a row written as text
+    /// before bodies were packed still reads (by `get` and `list`); a packed
+    /// body that does not unpack is corrupt, not a panic.
+    #[tokio::test]
+    async fn a_sqlite_file_packs_bodies_and_still_reads_text_ones() {
+        let dir = test_support::TempDir::new();
+        let db = test_support::sqlite_file(&dir).await;
+        let store = store(db.clone());
+        let packed = task("packed", TaskState::Completed);
+        store.create(&packed, &[]).await.unwrap();
+        let kind: String = sqlx::query_scalar("SELECT typeof(body) FROM tasks WHERE id = 'packed'")
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+        assert_eq!(kind, "blob");
+        assert_eq!(store.get("packed").await.unwrap().unwrap().task, packed);
+
+        let old = task("old", TaskState::Completed);
+        sqlx::query(
+            "INSERT INTO tasks (id, context_id, state, terminal, body, version, updated_ms) \
+             VALUES ('old', $1, 'completed', 1, $2, 1, 0)",
+        )
+        .bind(&old.context_id)
+        .bind(serde_json::to_string(&old).unwrap())
+        .execute(&db.pool)
+        .await
+        .unwrap();
+        assert_eq!(store.get("old").await.unwrap().unwrap().task, old);
+        let listed = store.list(&TaskQuery::everything(10)).await.unwrap();
+        let ids: Vec<&str> = listed.tasks.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["packed", "old"]);
+
+        sqlx::query("UPDATE tasks SET body = x'ffffffff00' WHERE id = 'packed'")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+        let corrupt = store.get("packed").await.expect_err("does not unpack");
+        assert!(
+            matches!(&corrupt, StoreError::Corrupt { what, .. } if what == "task packed"),
+            "{corrupt:?}"
+        );
+        assert!(!corrupt.is_transient());
     }
 
     #[tokio::test]

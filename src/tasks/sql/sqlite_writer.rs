@@ -24,12 +24,16 @@
 //! tail between two batches (nothing writes meanwhile, so it completes)
 //! and the next batch starts the WAL over.
 //!
+//! Bodies are written packed (`packed_body`), packed by the caller before
+//! the write crosses to this thread.
+//!
 //! Reads, the ledger and the push config edits stay on the sqlx pool of
 //! `db::Database` (WAL lets them read while this thread writes; a write
 //! there waits for this thread's transaction, and this thread for theirs,
 //! through SQLite's busy timeout).
 
 use super::group_commit::{MAX_BATCH, Reply, Write, WriteOutcome};
+use super::packed_body::pack;
 use crate::db::now_ms;
 use crate::tasks::store::StoreFault;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -39,7 +43,21 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvErr
 use std::time::Duration;
 
 /// Where the store sends its writes.
-pub(super) type Writes = Sender<(Write, Reply)>;
+pub(super) type Writes = Sender<(PackedWrite, Reply)>;
+
+/// A write with its body packed for the file.
+pub(super) struct PackedWrite {
+    write: Write,
+    packed_body: Vec<u8>,
+}
+
+impl From<Write> for PackedWrite {
+    fn from(write: Write) -> Self {
+        let (Write::Create { body, .. } | Write::Update { body, .. }) = &write;
+        let packed_body = pack(body);
+        PackedWrite { write, packed_body }
+    }
+}
 
 /// The copier copies the WAL into the database file after this many rows
 /// written since it last did (1 to 2 MB of WAL).
@@ -113,7 +131,7 @@ fn start_with(
 /// least one write), write it as one transaction, answer each caller; a
 /// failed batch fails every write in it, nothing half-written. Between
 /// batches, keep the WAL short (see the module doc).
-fn run(mut connection: Connection, queue: Receiver<(Write, Reply)>, mut wal: WalKeeper) {
+fn run(mut connection: Connection, queue: Receiver<(PackedWrite, Reply)>, mut wal: WalKeeper) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     loop {
         let first = match queue.recv_timeout(CHECKPOINT_WHEN_QUIET) {
@@ -300,7 +318,7 @@ fn checkpoint(connection: &Connection) -> Option<i64> {
 /// in arrival order (so a second update of a task sees the first).
 fn write_batch(
     connection: &mut Connection,
-    batch: &[(Write, Reply)],
+    batch: &[(PackedWrite, Reply)],
 ) -> rusqlite::Result<Vec<WriteOutcome>> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let now = now_ms();
@@ -317,14 +335,14 @@ fn write_batch(
              WHERE id = ?1 AND version = ?8 AND terminal = 0 \
              RETURNING version, push_configs",
         )?;
-        for (write, _) in batch {
+        for (PackedWrite { write, packed_body }, _) in batch {
             outcomes.push(match write {
                 Write::Create {
                     id,
                     context_id,
                     state,
                     terminal,
-                    body,
+                    body: _,
                     lease_owner,
                     lease_until,
                     push_configs,
@@ -335,7 +353,7 @@ fn write_batch(
                         context_id,
                         state,
                         terminal,
-                        &**body,
+                        packed_body,
                         now,
                         lease_owner,
                         lease_until,
@@ -347,7 +365,7 @@ fn write_batch(
                     id,
                     state,
                     terminal,
-                    body,
+                    body: _,
                     lease_owner,
                     lease_until,
                     expected_version,
@@ -358,7 +376,7 @@ fn write_batch(
                                 id,
                                 state,
                                 terminal,
-                                &**body,
+                                packed_body,
                                 now,
                                 lease_owner,
                                 lease_until,
@@ -377,7 +395,8 @@ fn write_batch(
 
 #[cfg(test)]
 mod tests {
-    use super::super::group_commit::test_writes::{batch, create, update};
+    use super::super::group_commit::test_writes::{create, update};
+    use super::super::packed_body::unpack;
     use super::*;
     use crate::db::test_support::{TempDir, sqlite_file};
     use tokio::sync::oneshot;
@@ -388,14 +407,43 @@ mod tests {
         crate::db::sqlite_writer_connection(&file).expect("the writer's connection")
     }
 
+    /// Each write packed, with a reply nobody reads.
+    fn batch(writes: Vec<Write>) -> Vec<(PackedWrite, Reply)> {
+        writes
+            .into_iter()
+            .map(|write| (write.into(), oneshot::channel().0))
+            .collect()
+    }
+
+    /// A task-like body of about `len` bytes that packing hardly shrinks
+    /// (pseudo-random hex digits), so the rows fill pages as large tasks do.
+    fn incompressible_body(len: usize) -> String {
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let digits: String = (0..len)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                char::from_digit(((state >> 33) % 16) as u32, 16).unwrap()
+            })
+            .collect();
+        format!("{{\"text\":\"{digits}\"}}")
+    }
+
+    /// Every row's id, version and body (unpacked: each body must be packed).
     fn bodies(connection: &Connection) -> Vec<(String, i64, String)> {
         let mut rows = connection
             .prepare("SELECT id, version, body FROM tasks ORDER BY id")
             .unwrap();
-        rows.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
+        rows.query_map([], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get::<_, Vec<u8>>(2)?))
+        })
+        .unwrap()
+        .map(|row| {
+            let (id, version, packed) = row.unwrap();
+            (id, version, unpack(&packed).unwrap())
+        })
+        .collect()
     }
 
     /// In arrival order: a second update of a task in the same batch sees
@@ -443,7 +491,7 @@ mod tests {
         };
         let wal_file = dir.0.join("order-exception-agent.sqlite3-wal");
         let wal_bytes = || std::fs::metadata(&wal_file).map(|m| m.len()).unwrap_or(0);
-        let body = format!("{{\"text\":\"{}\"}}", "x".repeat(1_000));
+        let body = incompressible_body(1_000);
         let (mut asked, mut sizes) = (0, Vec::new());
         // 40 batches of 8 rows: 320 rows, five times `restart_after_rows`.
         for round in 0..40 {
@@ -485,7 +533,7 @@ mod tests {
         let mut answers = Vec::new();
         for id in ["a", "poison", "b"] {
             let (reply, answer) = oneshot::channel();
-            writes.send((create(id, "{}"), reply)).unwrap();
+            writes.send((create(id, "{}").into(), reply)).unwrap();
             answers.push(answer);
         }
         let mut failed = 0;
@@ -528,14 +576,18 @@ mod tests {
             4096,
         )
         .unwrap();
-        let body = format!("{{\"text\":\"{}\"}}", "x".repeat(2_000));
+        let body = incompressible_body(2_000);
         for round in 0..200 {
-            let answers: Vec<_> = (0..100)
-                .map(|i| {
+            // Packed first, then sent at once: packing is slow in a debug
+            // build, and writes that trickle in make batches of one or two.
+            let round_writes: Vec<PackedWrite> = (0..100)
+                .map(|i| create(&format!("t-{round}-{i}"), &body).into())
+                .collect();
+            let answers: Vec<_> = round_writes
+                .into_iter()
+                .map(|write| {
                     let (reply, answer) = oneshot::channel();
-                    writes
-                        .send((create(&format!("t-{round}-{i}"), &body), reply))
-                        .unwrap();
+                    writes.send((write, reply)).unwrap();
                     answer
                 })
                 .collect();

@@ -1,5 +1,6 @@
 //! The SQL task store (SQLite or PostgreSQL, one set of statements): each
-//! task is one row holding its JSON, a compare-and-set version, the lease of
+//! task is one row holding its JSON (packed in a SQLite file:
+//! `packed_body`), a compare-and-set version, the lease of
 //! the instance running its turn, and its push configs. Task writes go
 //! through a group commit: the writer thread of a SQLite file
 //! (`sqlite_writer`), else the writer task of `group_commit`; reads and the

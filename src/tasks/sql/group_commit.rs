@@ -441,10 +441,12 @@ pub(super) mod test_writes {
         }
     }
 
-    pub(crate) fn batch(writes: Vec<Write>) -> Vec<(Write, Reply)> {
+    /// Each write as the writer takes it (`Write`, or the SQLite writer's
+    /// `PackedWrite`), with a reply nobody reads.
+    pub(crate) fn batch<W: From<Write>>(writes: Vec<Write>) -> Vec<(W, Reply)> {
         writes
             .into_iter()
-            .map(|write| (write, oneshot::channel().0))
+            .map(|write| (write.into(), oneshot::channel().0))
             .collect()
     }
 }

@@ -112,15 +112,7 @@ fn start_with(
     std::thread::Builder::new()
         .name("sqlite-copier".into())
         .spawn(move || copy_when_asked(copier, database_file, copy_requests, reports))?;
-    let wal = WalKeeper {
-        start_copy,
-        copied,
-        copying: false,
-        tail_short: false,
-        rows_since_copy: 0,
-        rows_since_restart: 0,
-        restart_after_rows,
-    };
+    let wal = WalKeeper::new(start_copy, copied, restart_after_rows);
     std::thread::Builder::new()
         .name("sqlite-writer".into())
         .spawn(move || run(connection, queue, wal))?;
@@ -179,6 +171,19 @@ struct WalKeeper {
 }
 
 impl WalKeeper {
+    /// Nothing written yet, the copier idle.
+    fn new(start_copy: SyncSender<()>, copied: Receiver<bool>, restart_after_rows: usize) -> Self {
+        WalKeeper {
+            start_copy,
+            copied,
+            copying: false,
+            tail_short: false,
+            rows_since_copy: 0,
+            rows_since_restart: 0,
+            restart_after_rows,
+        }
+    }
+
     fn after_batch(&mut self, rows: usize, connection: &Connection) {
         self.rows_since_copy += rows;
         self.rows_since_restart += rows;
@@ -395,7 +400,7 @@ fn write_batch(
 
 #[cfg(test)]
 mod tests {
-    use super::super::group_commit::test_writes::{create, update};
+    use super::super::group_commit::test_writes::{batch, create, update};
     use super::super::packed_body::unpack;
     use super::*;
     use crate::db::test_support::{TempDir, sqlite_file};
@@ -405,14 +410,6 @@ mod tests {
         let db = sqlite_file(dir).await;
         let file = db.sqlite_file.clone().expect("a file");
         crate::db::sqlite_writer_connection(&file).expect("the writer's connection")
-    }
-
-    /// Each write packed, with a reply nobody reads.
-    fn batch(writes: Vec<Write>) -> Vec<(PackedWrite, Reply)> {
-        writes
-            .into_iter()
-            .map(|write| (write.into(), oneshot::channel().0))
-            .collect()
     }
 
     /// A task-like body of about `len` bytes that packing hardly shrinks
@@ -480,15 +477,7 @@ mod tests {
         let mut connection = writer_connection(&dir).await;
         let (start_copy, copy_requests) = std::sync::mpsc::sync_channel(1);
         let (reports, copied) = std::sync::mpsc::channel();
-        let mut wal = WalKeeper {
-            start_copy,
-            copied,
-            copying: false,
-            tail_short: false,
-            rows_since_copy: 0,
-            rows_since_restart: 0,
-            restart_after_rows: 64,
-        };
+        let mut wal = WalKeeper::new(start_copy, copied, 64);
         let wal_file = dir.0.join("order-exception-agent.sqlite3-wal");
         let wal_bytes = || std::fs::metadata(&wal_file).map(|m| m.len()).unwrap_or(0);
         let body = incompressible_body(1_000);

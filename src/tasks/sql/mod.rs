@@ -404,6 +404,16 @@ mod tests {
 
     const LEASE: Duration = Duration::from_secs(1);
 
+    /// `error` says that the row `what` does not decode, and is not worth
+    /// trying again.
+    fn assert_corrupt(error: &StoreError, expected: &str) {
+        assert!(
+            matches!(error, StoreError::Corrupt { what, .. } if what == expected),
+            "{error:?}"
+        );
+        assert!(!error.is_transient());
+    }
+
     fn store(db: Database) -> SqlTaskStore {
         SqlTaskStore::new(db, "instance-a".into(), LEASE, true).expect("the writer starts")
     }
@@ -440,11 +450,7 @@ mod tests {
             .await
             .unwrap();
         let corrupt = store.get("t").await.expect_err("does not decode");
-        assert!(
-            matches!(&corrupt, StoreError::Corrupt { what, .. } if what == "task t"),
-            "{corrupt:?}"
-        );
-        assert!(!corrupt.is_transient());
+        assert_corrupt(&corrupt, "task t");
 
         db.pool.close().await;
         let down = store.get("t").await.expect_err("no pool");
@@ -491,11 +497,7 @@ mod tests {
             .await
             .unwrap();
         let corrupt = store.get("packed").await.expect_err("does not unpack");
-        assert!(
-            matches!(&corrupt, StoreError::Corrupt { what, .. } if what == "task packed"),
-            "{corrupt:?}"
-        );
-        assert!(!corrupt.is_transient());
+        assert_corrupt(&corrupt, "task packed");
     }
 
     #[tokio::test]

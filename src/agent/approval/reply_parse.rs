@@ -47,6 +47,17 @@ const REJECT: &[&str] = &[
     "stop",
 ];
 
+/// The most words a whole answer in [`APPROVE`] or [`REJECT`] has: a text
+/// with more is unclear without reading it further (every request that is
+/// not an answer, a question about an order, is such a text).
+const LONGEST_ANSWER_WORDS: usize = 2;
+
+/// Whether a whitespace-separated piece of text holds a word (something
+/// [`words`] keeps).
+fn is_word(piece: &str) -> bool {
+    piece.chars().any(|c| c.is_alphanumeric() || c == '\'')
+}
+
 fn words(text: &str) -> Vec<String> {
     text.split_whitespace()
         .map(|word| {
@@ -59,6 +70,14 @@ fn words(text: &str) -> Vec<String> {
 
 /// The answer to a single approval question.
 pub fn decision(text: &str) -> Decision {
+    let longer = text
+        .split_whitespace()
+        .filter(|piece| is_word(piece))
+        .nth(LONGEST_ANSWER_WORDS)
+        .is_some();
+    if longer {
+        return Decision::Unclear;
+    }
     let answer = words(text).join(" ");
     if APPROVE.contains(&answer.as_str()) {
         Decision::Approve
@@ -149,6 +168,21 @@ pub fn batch_decision(text: &str) -> BatchDecision {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_whole_answer_is_longer_than_the_early_exit_allows() {
+        for answer in APPROVE.iter().chain(REJECT) {
+            let count = answer
+                .split_whitespace()
+                .filter(|piece| is_word(piece))
+                .count();
+            assert!(count <= LONGEST_ANSWER_WORDS, "{answer}: {count} words");
+            assert_eq!(words(answer).len(), count, "{answer}");
+        }
+        // Punctuation alone is not a word: this is still the answer "yes please".
+        assert_eq!(decision("yes , please !"), Decision::Approve);
+        assert_eq!(decision("yes please, now"), Decision::Unclear);
+    }
 
     #[test]
     fn only_whole_answers_decide() {

@@ -11,7 +11,7 @@
 use super::specialists::Skill;
 use super::text::stem_runs;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 /// Weights of where a feature comes from in a skill.
 const PROSE_WEIGHT: f64 = 1.0;
@@ -82,6 +82,8 @@ pub struct Router {
     features: HashMap<String, Vec<f64>>,
 }
 
+/// A text's features with their factors: each stem, and each pair of
+/// adjacent stems as "first second" (what [`Router::route`] looks up too).
 fn features(text: &str) -> Vec<(String, f64)> {
     let mut features = Vec::new();
     for run in stem_runs(text) {
@@ -140,15 +142,38 @@ impl Router {
         }
     }
 
+    /// Add what a feature of the request adds to each skill, once per
+    /// feature however often the request has it (`counted`: the features
+    /// added so far).
+    fn add_feature<'a>(&'a self, feature: &str, counted: &mut Vec<&'a str>, totals: &mut [f64]) {
+        let Some((known, adds)) = self.features.get_key_value(feature) else {
+            return;
+        };
+        if counted.contains(&known.as_str()) {
+            return;
+        }
+        counted.push(known);
+        for (total, add) in totals.iter_mut().zip(adds) {
+            *total += add;
+        }
+    }
+
     pub fn route(&self, text: &str) -> RoutingDecision {
-        let query: HashSet<String> = features(text).into_iter().map(|(f, _)| f).collect();
+        // The request's features as `features` makes them, looked up as
+        // they come: a pair is built in one buffer, not a string each.
         let mut totals = vec![0.0; self.skills.len()];
-        for adds in query
-            .iter()
-            .filter_map(|feature| self.features.get(feature))
-        {
-            for (total, add) in totals.iter_mut().zip(adds) {
-                *total += add;
+        let mut counted = Vec::new();
+        let mut pair = String::new();
+        for run in stem_runs(text) {
+            for stem in &run {
+                self.add_feature(stem, &mut counted, &mut totals);
+            }
+            for adjacent in run.windows(2) {
+                pair.clear();
+                pair.push_str(&adjacent[0]);
+                pair.push(' ');
+                pair.push_str(&adjacent[1]);
+                self.add_feature(&pair, &mut counted, &mut totals);
             }
         }
         let mut ranked: Vec<(String, f64)> = self.skills.iter().cloned().zip(totals).collect();

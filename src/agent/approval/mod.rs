@@ -206,23 +206,24 @@ impl Approvals {
     /// A specialist answered: offer its proposal for approval when the
     /// caller may do it, or say who may.
     pub fn offer(&self, mut reply: Reply, caller: &Caller) -> Reply {
-        let Some(proposal) = reply.proposal.clone() else {
+        let Some(proposal) = &reply.proposal else {
             return reply;
         };
         if reply.outcome != Outcome::Completed {
             return reply;
         }
-        match self.permission(&proposal, caller) {
+        match self.permission(proposal, caller) {
             Ok(_) => {
+                let ask = if self.executions.needs_delivery_date() && approved::needs_date(proposal)
+                {
+                    approved::DATE_QUESTION.to_string()
+                } else {
+                    question(proposal)
+                };
+                reply.approval = Some(self.note(ApprovalStatus::Pending, proposal, caller));
                 reply.outcome = Outcome::InputRequired;
-                let ask =
-                    if self.executions.needs_delivery_date() && approved::needs_date(&proposal) {
-                        approved::DATE_QUESTION.to_string()
-                    } else {
-                        question(&proposal)
-                    };
-                reply.text = format!("{}\n\n{ask}", reply.text);
-                reply.approval = Some(self.note(ApprovalStatus::Pending, &proposal, caller));
+                reply.text.push_str("\n\n");
+                reply.text.push_str(&ask);
             }
             Err(refusal) => {
                 let (note, reason) = *refusal;
@@ -234,7 +235,8 @@ impl Approvals {
                     );
                     reply.proposal = None;
                 }
-                reply.text = format!("{}\n\n{reason}", reply.text);
+                reply.text.push_str("\n\n");
+                reply.text.push_str(&reason);
                 reply.approval = Some(note);
             }
         }

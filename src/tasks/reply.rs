@@ -154,11 +154,16 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) {
                 .as_ref()
                 .is_some_and(|note| note.status == ApprovalStatus::Pending);
             // A re-asked approval keeps the proposal it already stored.
-            let pending = reply
-                .proposal
-                .clone()
-                .map(PendingApproval::One)
-                .or_else(|| waiting.then(|| pending_approval(task)).flatten());
+            // Read only when the task waits: nothing else keeps it.
+            let pending = waiting
+                .then(|| {
+                    reply
+                        .proposal
+                        .clone()
+                        .map(PendingApproval::One)
+                        .or_else(|| pending_approval(task))
+                })
+                .flatten();
             (pending, waiting)
         }
     };

@@ -76,10 +76,19 @@ impl std::fmt::Display for RoutingBasis {
 pub struct Router {
     /// The skill ids, in the order of the scores in `features`.
     skills: Vec<String>,
-    /// feature → for each skill, what it adds to that skill's score (its
+    /// feature → what it adds to each skill's score: one lookup per word
+    /// of a request.
+    features: HashMap<String, Feature>,
+}
+
+#[derive(Debug, Clone)]
+struct Feature {
+    /// Its place among the features: a request counts each feature once.
+    index: usize,
+    /// For each skill, what the feature adds to that skill's score (its
     /// weight in the skill times how specific it is; 0 where the skill
-    /// does not use it): one lookup per word of a request.
-    features: HashMap<String, Vec<f64>>,
+    /// does not use it).
+    adds: Vec<f64>,
 }
 
 /// A text's features with their factors: each stem, and each pair of
@@ -123,7 +132,8 @@ impl Router {
         let total = vocabularies.len() as f64;
         let features = users
             .into_iter()
-            .map(|(feature, count)| {
+            .enumerate()
+            .map(|(index, (feature, count))| {
                 let specificity = (total / count as f64).ln();
                 let adds = vocabularies
                     .iter()
@@ -133,7 +143,7 @@ impl Router {
                             .map_or(0.0, |weight| weight * specificity)
                     })
                     .collect();
-                (feature, adds)
+                (feature, Feature { index, adds })
             })
             .collect();
         Router {
@@ -143,16 +153,16 @@ impl Router {
     }
 
     /// Add what a feature of the request adds to each skill, once per
-    /// feature however often the request has it (`counted`: the features
-    /// added so far).
-    fn add_feature<'a>(&'a self, feature: &str, counted: &mut Vec<&'a str>, totals: &mut [f64]) {
-        let Some((known, adds)) = self.features.get_key_value(feature) else {
+    /// feature however often the request has it (`counted`, by
+    /// [`Feature::index`]: the features added so far).
+    fn add_feature(&self, feature: &str, counted: &mut [bool], totals: &mut [f64]) {
+        let Some(Feature { index, adds }) = self.features.get(feature) else {
             return;
         };
-        if counted.contains(&known.as_str()) {
-            return;
+        match counted.get_mut(*index) {
+            Some(seen) if !*seen => *seen = true,
+            _ => return,
         }
-        counted.push(known);
         for (total, add) in totals.iter_mut().zip(adds) {
             *total += add;
         }
@@ -162,7 +172,7 @@ impl Router {
         // The request's features as `features` makes them, looked up as
         // they come: a pair is built in one buffer, not a string each.
         let mut totals = vec![0.0; self.skills.len()];
-        let mut counted = Vec::new();
+        let mut counted = vec![false; self.features.len()];
         let mut pair = String::new();
         for run in stem_runs(text) {
             for stem in &run {
@@ -303,5 +313,16 @@ mod tests {
         let decision = router().route("order");
         assert_eq!(decision.specialist, None);
         assert_eq!(decision.basis.as_str(), "no-match");
+    }
+
+    #[test]
+    fn a_feature_counts_once_however_often_it_is_said() {
+        let router = router();
+        let once = router.route("why is the credit limit blocking delivery");
+        let repeated = "credit limit ".repeat(5_000) + "why is the credit limit blocking delivery";
+        let many = router.route(&repeated);
+        assert_eq!(many.scores, once.scores);
+        assert_eq!(many.specialist, once.specialist);
+        assert!(once.scores.values().any(|score| *score > 0.0));
     }
 }

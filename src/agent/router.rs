@@ -91,18 +91,23 @@ struct Feature {
     adds: Vec<f64>,
 }
 
-/// A text's features with their factors: each stem, and each pair of
-/// adjacent stems as "first second" (what [`Router::route`] looks up too).
-fn features(text: &str) -> Vec<(String, f64)> {
-    let mut features = Vec::new();
+/// Each of a text's features with its factor, in order: every stem, and
+/// every pair of adjacent stems as "first second" (built in one buffer,
+/// not a string each: the router reads every request this way).
+fn each_feature(text: &str, mut visit: impl FnMut(&str, f64)) {
+    let mut pair = String::new();
     for run in stem_runs(text) {
-        features.extend(run.iter().map(|stem| (stem.clone(), 1.0)));
-        features.extend(
-            run.windows(2)
-                .map(|pair| (format!("{} {}", pair[0], pair[1]), PAIR_FACTOR)),
-        );
+        for stem in &run {
+            visit(stem, 1.0);
+        }
+        for adjacent in run.windows(2) {
+            pair.clear();
+            pair.push_str(&adjacent[0]);
+            pair.push(' ');
+            pair.push_str(&adjacent[1]);
+            visit(&pair, PAIR_FACTOR);
+        }
     }
-    features
 }
 
 impl Router {
@@ -111,10 +116,10 @@ impl Router {
         for skill in skills {
             let mut vocabulary: HashMap<String, f64> = HashMap::new();
             let mut add = |text: &str, weight: f64| {
-                for (feature, factor) in features(text) {
-                    let entry = vocabulary.entry(feature).or_insert(0.0);
+                each_feature(text, |feature, factor| {
+                    let entry = vocabulary.entry(feature.to_string()).or_insert(0.0);
                     *entry = entry.max(weight * factor);
-                }
+                });
             };
             add(skill.name, PROSE_WEIGHT);
             add(skill.description, PROSE_WEIGHT);
@@ -169,23 +174,11 @@ impl Router {
     }
 
     pub fn route(&self, text: &str) -> RoutingDecision {
-        // The request's features as `features` makes them, looked up as
-        // they come: a pair is built in one buffer, not a string each.
         let mut totals = vec![0.0; self.skills.len()];
         let mut counted = vec![false; self.features.len()];
-        let mut pair = String::new();
-        for run in stem_runs(text) {
-            for stem in &run {
-                self.add_feature(stem, &mut counted, &mut totals);
-            }
-            for adjacent in run.windows(2) {
-                pair.clear();
-                pair.push_str(&adjacent[0]);
-                pair.push(' ');
-                pair.push_str(&adjacent[1]);
-                self.add_feature(&pair, &mut counted, &mut totals);
-            }
-        }
+        each_feature(text, |feature, _| {
+            self.add_feature(feature, &mut counted, &mut totals);
+        });
         let mut ranked: Vec<(String, f64)> = self.skills.iter().cloned().zip(totals).collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
         let scores = ranked

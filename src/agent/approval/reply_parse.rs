@@ -52,18 +52,20 @@ const REJECT: &[&str] = &[
 /// not an answer, a question about an order, is such a text).
 const LONGEST_ANSWER_WORDS: usize = 2;
 
+/// A character a word keeps; anything else around a word is trimmed.
+fn in_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '\''
+}
+
 /// Whether a whitespace-separated piece of text holds a word (something
 /// [`words`] keeps).
 fn is_word(piece: &str) -> bool {
-    piece.chars().any(|c| c.is_alphanumeric() || c == '\'')
+    piece.chars().any(in_word)
 }
 
 fn words(text: &str) -> Vec<String> {
     text.split_whitespace()
-        .map(|word| {
-            word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-                .to_lowercase()
-        })
+        .map(|word| word.trim_matches(|c| !in_word(c)).to_lowercase())
         .filter(|word| !word.is_empty())
         .collect()
 }

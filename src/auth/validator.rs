@@ -42,7 +42,9 @@ const VERIFIED_TTL: Duration = Duration::from_secs(300);
 const VERIFIED_MAX: usize = 4096;
 
 struct Verified {
-    principal: Principal,
+    /// Shared with every request that brings the token again (not cloned
+    /// field by field for each).
+    principal: Arc<Principal>,
     /// `exp` + leeway, in Unix seconds.
     valid_until: i64,
     remembered_until: Instant,
@@ -174,25 +176,29 @@ impl TokenValidator {
 
     /// Validate the caller's bearer token (parsed from the header at the
     /// HTTP edge) and say who called.
-    pub async fn authenticate(&self, token: Option<&BearerToken>) -> Result<Principal, AuthError> {
+    pub async fn authenticate(
+        &self,
+        token: Option<&BearerToken>,
+    ) -> Result<Arc<Principal>, AuthError> {
         let token = token.ok_or(AuthError::Missing)?.expose();
         let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         if let Some(principal) = self.remembered(&digest) {
             return Ok(principal);
         }
         let (principal, exp) = self.validate(token).await?;
+        let principal = Arc::new(principal);
         self.remember(digest, &principal, exp);
         Ok(principal)
     }
 
-    fn remembered(&self, digest: &[u8; 32]) -> Option<Principal> {
+    fn remembered(&self, digest: &[u8; 32]) -> Option<Arc<Principal>> {
         let verified = self.verified.lock().unwrap_or_else(|p| p.into_inner());
         let entry = verified.get(digest)?;
         (now_secs() < entry.valid_until && Instant::now() < entry.remembered_until)
-            .then(|| entry.principal.clone())
+            .then(|| Arc::clone(&entry.principal))
     }
 
-    fn remember(&self, digest: [u8; 32], principal: &Principal, exp: i64) {
+    fn remember(&self, digest: [u8; 32], principal: &Arc<Principal>, exp: i64) {
         let now = Instant::now();
         let mut verified = self.verified.lock().unwrap_or_else(|p| p.into_inner());
         if verified.len() >= VERIFIED_MAX {
@@ -205,7 +211,7 @@ impl TokenValidator {
         verified.insert(
             digest,
             Verified {
-                principal: principal.clone(),
+                principal: Arc::clone(principal),
                 valid_until: exp + LEEWAY_SECS,
                 remembered_until: now + VERIFIED_TTL.min(self.config.key_cache_ttl),
             },

@@ -9,12 +9,14 @@ use crate::auth::{AuthError, BearerToken, Principal};
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::json;
+use std::sync::Arc;
 
 /// Who calls, and the token they called with.
 #[derive(Debug, Default)]
 pub struct Credentials {
-    /// The validated caller; `None` when authentication is off.
-    pub principal: Option<Principal>,
+    /// The validated caller; `None` when authentication is off. Shared
+    /// with the validator's cache of verified tokens.
+    pub principal: Option<Arc<Principal>>,
     /// The request's bearer token: the one validated when authentication
     /// is on, the one sent (if well-formed) when it is off.
     pub token: Option<BearerToken>,

@@ -194,7 +194,7 @@ async fn json_rpc_in_span(
     facts.request_bytes = Some(body.len());
     let header = |name: &str| header_text(request.headers(), name).map(str::to_string);
     let caller = match caller(
-        principal.as_ref(),
+        principal.as_deref(),
         token.as_ref(),
         state.auth.is_some(),
         header(LOCAL_ROLE),
@@ -215,7 +215,7 @@ async fn json_rpc_in_span(
     let version_query = a2a_version_query(request.query_string());
     let context = crate::rpc::RpcContext {
         engine: &state.engine,
-        principal: principal.as_ref(),
+        principal: principal.as_deref(),
         extended_card: state.extended_card.as_ref(),
         call,
         a2a_version: crate::rpc::VersionParameter {

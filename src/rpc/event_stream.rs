@@ -111,18 +111,15 @@ impl EventStream {
             match events.recv().await {
                 Ok(TaskEvent::Status(task, _)) if !self.task_sent => self.send_task(&task),
                 Ok(TaskEvent::Status(task, _)) => self.send_status(&task),
-                Ok(TaskEvent::Artifact {
-                    task_id,
-                    context_id,
-                    artifact,
-                    append,
-                    last_chunk,
-                }) => {
+                Ok(TaskEvent::Artifact(task, piece)) => {
+                    let Some((artifact, append, last_chunk)) = piece.of(&task) else {
+                        continue;
+                    };
                     let event = TaskArtifactUpdateEvent {
                         kind: ArtifactUpdateKind::Value,
-                        task_id,
-                        context_id,
-                        artifact: std::sync::Arc::unwrap_or_clone(artifact),
+                        task_id: task.id.clone(),
+                        context_id: task.context_id.clone(),
+                        artifact,
                         append: Some(append),
                         last_chunk: Some(last_chunk),
                         metadata: None,

@@ -17,21 +17,51 @@ pub enum TaskEvent {
     /// The task's new status; with its JSON when the event is the task
     /// exactly as stored (an answer of it needs no second encoding).
     Status(Arc<Task>, Option<TaskJson>),
-    Artifact {
-        task_id: String,
-        context_id: String,
-        /// Shared: every listener gets the event (a clone), few read it.
-        artifact: Arc<Artifact>,
-        /// A piece added to an artifact already sent.
-        append: bool,
-        /// The artifact's last piece (a whole artifact is its own last).
-        last_chunk: bool,
-    },
+    /// An artifact the turn added. Every listener gets the event (a
+    /// clone) and few read it: a blocking send only waits for the final
+    /// status. So the event shares the task of that status instead of
+    /// holding a copy of the artifact.
+    Artifact(Arc<Task>, ArtifactPiece),
     /// The turn's result could not be stored.
     StoreFailed(StoreError),
     /// The turn answered a bare message and its task was never stored
     /// (a blocking send whose agent asked for [`crate::agent::Reply::message_only`]).
     Message(Arc<Message>),
+}
+
+/// Which artifact an [`TaskEvent::Artifact`] stands for.
+#[derive(Debug, Clone)]
+pub enum ArtifactPiece {
+    /// One of the task's own artifacts, whole (its own last piece): the
+    /// one at this index of `task.artifacts`.
+    Whole(usize),
+    /// A piece of an artifact that the task holds joined, as it came.
+    Chunk {
+        artifact: Arc<Artifact>,
+        /// A piece added to an artifact already sent.
+        append: bool,
+        /// The artifact's last piece.
+        last_chunk: bool,
+    },
+}
+
+impl ArtifactPiece {
+    /// The artifact, whether this piece appends, and whether it is the
+    /// artifact's last; `None` for an index the task does not have.
+    pub fn of(&self, task: &Task) -> Option<(Artifact, bool, bool)> {
+        match self {
+            ArtifactPiece::Whole(index) => task
+                .artifacts
+                .as_ref()
+                .and_then(|artifacts| artifacts.get(*index))
+                .map(|artifact| (artifact.clone(), false, true)),
+            ArtifactPiece::Chunk {
+                artifact,
+                append,
+                last_chunk,
+            } => Some((Artifact::clone(artifact), *append, *last_chunk)),
+        }
+    }
 }
 
 /// What a `message/send` answers: the task (with its JSON when the task is

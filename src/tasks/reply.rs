@@ -6,11 +6,12 @@
 //! batch's list). Also the status helpers every part of the engine writes
 //! statuses with.
 
-use super::events::TaskEvent;
+use super::events::{ArtifactPiece, TaskEvent};
 use crate::a2a::{Artifact, Message, Part, Task, TaskState, TaskStatus};
 use crate::agent::{ApprovalStatus, Outcome, PendingApproval, Reply};
 use crate::clock::now_rfc3339;
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 
 fn outcome_state(outcome: Outcome) -> TaskState {
     match outcome {
@@ -96,19 +97,30 @@ fn joined_chunks(chunks: &[Artifact]) -> Vec<Artifact> {
 
 /// A chunked artifact's pieces as stream events: each piece after the
 /// first of its artifact appends, the last of its artifact is the last.
-pub(super) fn chunk_events(task: &Task, chunks: &[Artifact]) -> Vec<TaskEvent> {
-    chunks
+pub(super) fn chunk_events(task: &Arc<Task>, chunks: Vec<Artifact>) -> Vec<TaskEvent> {
+    let pieces: Vec<(bool, bool)> = chunks
         .iter()
         .enumerate()
         .map(|(at, chunk)| {
             let same = |other: &Artifact| other.artifact_id == chunk.artifact_id;
-            TaskEvent::Artifact {
-                task_id: task.id.clone(),
-                context_id: task.context_id.clone(),
-                artifact: std::sync::Arc::new(chunk.clone()),
-                append: chunks[..at].iter().any(same),
-                last_chunk: !chunks[at + 1..].iter().any(same),
-            }
+            (
+                chunks[..at].iter().any(same),
+                !chunks[at + 1..].iter().any(same),
+            )
+        })
+        .collect();
+    chunks
+        .into_iter()
+        .zip(pieces)
+        .map(|(chunk, (append, last_chunk))| {
+            TaskEvent::Artifact(
+                Arc::clone(task),
+                ArtifactPiece::Chunk {
+                    artifact: Arc::new(chunk),
+                    append,
+                    last_chunk,
+                },
+            )
         })
         .collect()
 }

@@ -11,7 +11,7 @@
 //! tokio task of its own.
 
 use super::engine::{Inner, Started, TaskEngine};
-use super::events::TaskEvent;
+use super::events::{ArtifactPiece, TaskEvent};
 use super::observer::CallContext;
 use super::reply::{agent_message, apply_reply, chunk_events};
 use super::store::{StoreError, Written};
@@ -257,28 +257,27 @@ impl Inner {
         drop(version);
         match stored {
             Ok(written) => {
+                let task = Arc::new(task);
                 let added = task
                     .artifacts
                     .iter()
                     .flatten()
-                    .filter(|artifact| !artifacts_before.contains(&artifact.artifact_id))
-                    .filter(|artifact| {
+                    .enumerate()
+                    .filter(|(_, artifact)| !artifacts_before.contains(&artifact.artifact_id))
+                    .filter(|(_, artifact)| {
                         !chunks.iter().any(|c| c.artifact_id == artifact.artifact_id)
                     });
-                for artifact in added {
-                    let _ = events.send(TaskEvent::Artifact {
-                        task_id: task.id.clone(),
-                        context_id: task.context_id.clone(),
-                        artifact: Arc::new(artifact.clone()),
-                        append: false,
-                        last_chunk: true,
-                    });
+                for (index, _) in added {
+                    let _ = events.send(TaskEvent::Artifact(
+                        Arc::clone(&task),
+                        ArtifactPiece::Whole(index),
+                    ));
                 }
-                for chunk in chunk_events(&task, &chunks) {
+                for chunk in chunk_events(&task, chunks) {
                     let _ = events.send(chunk);
                 }
                 self.notify(&task, &written, &call);
-                let _ = events.send(TaskEvent::Status(Arc::new(task), Some(written.json)));
+                let _ = events.send(TaskEvent::Status(task, Some(written.json)));
             }
             // Canceled while the turn ran: the cancel stands.
             Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}

@@ -185,7 +185,11 @@ impl TokenValidator {
         if let Some(principal) = self.remembered(&digest) {
             return Ok(principal);
         }
-        let (principal, exp) = self.validate(token).await?;
+        // Boxed: the full validation (claims, keys, perhaps a key fetch) is
+        // a future of some kB, which every request's future would
+        // otherwise carry and move, although a known token never runs it
+        // (bench/README.md, issue 19's tenth round).
+        let (principal, exp) = Box::pin(self.validate(token)).await?;
         let principal = Arc::new(principal);
         self.remember(digest, &principal, exp);
         Ok(principal)
@@ -500,7 +504,34 @@ fn host_of(issuer: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::host_of;
+    use super::*;
+
+    #[test]
+    fn a_request_future_does_not_carry_the_validation_of_a_new_token() {
+        // Every request awaits `authenticate`; the validation of a token
+        // not seen before (2.5 kB of future in a debug build) is boxed, so
+        // the request's own future stays small for the common case, a
+        // token already verified.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let config = IdentityConfig {
+            client_id: "client".into(),
+            url: None,
+            domains: vec!["accounts.test".into()],
+            app_tid: None,
+            required_api: String::new(),
+            trailing_slash: super::super::issuer::TrailingSlash::Tolerate,
+            group_roles: HashMap::new(),
+            protect_card: false,
+            http_timeout: Duration::from_secs(1),
+            key_cache_ttl: Duration::from_secs(60),
+            test_key_server: None,
+            xsuaa: None,
+        };
+        let validator = TokenValidator::new(config, reqwest::Client::new());
+        let authenticating = validator.authenticate(None);
+        let size = std::mem::size_of_val(&authenticating);
+        assert!(size <= 256, "authenticate's future is {size} bytes");
+    }
 
     #[test]
     fn the_issuer_host_is_the_authority_of_the_url() {

@@ -37,15 +37,14 @@ impl BearerToken {
 }
 
 /// `str::contains(char::is_whitespace)`, on bytes for the ASCII text every
-/// header value is (a JWT is some 800 characters, and decoding each as a
-/// `char` cost more than the token cache's SHA-256 of it). No early exit:
-/// the loop then runs on whole vectors of bytes.
+/// header value is: a JWT is some 800 characters, and decoding each as a
+/// `char` cost more than the token cache's SHA-256 of it (bench/README.md,
+/// issue 19's tenth round).
 fn has_whitespace(text: &str) -> bool {
     if text.is_ascii() {
         // The ASCII characters `char::is_whitespace` accepts: tab, line
-        // feed, vertical tab, form feed, carriage return and space.
-        // A byte, not a bool, carried along: with a bool the compiler
-        // vectorized the loop two bytes at a time.
+        // feed, vertical tab, form feed, carriage return and space. No
+        // early exit, so the compiler takes several bytes per step.
         let found = text.bytes().fold(0u8, |found, byte| {
             found | u8::from(matches!(byte, b'\t'..=b'\r' | b' '))
         });

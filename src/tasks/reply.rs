@@ -97,28 +97,18 @@ fn joined_chunks(chunks: &[Artifact]) -> Vec<Artifact> {
 
 /// A chunked artifact's pieces as stream events: each piece after the
 /// first of its artifact appends, the last of its artifact is the last.
-pub(super) fn chunk_events(task: &Arc<Task>, chunks: Vec<Artifact>) -> Vec<TaskEvent> {
-    let pieces: Vec<(bool, bool)> = chunks
+pub(super) fn chunk_events(task: &Arc<Task>, chunks: &[Artifact]) -> Vec<TaskEvent> {
+    chunks
         .iter()
         .enumerate()
         .map(|(at, chunk)| {
             let same = |other: &Artifact| other.artifact_id == chunk.artifact_id;
-            (
-                chunks[..at].iter().any(same),
-                !chunks[at + 1..].iter().any(same),
-            )
-        })
-        .collect();
-    chunks
-        .into_iter()
-        .zip(pieces)
-        .map(|(chunk, (append, last_chunk))| {
             TaskEvent::Artifact(
                 Arc::clone(task),
                 ArtifactPiece::Chunk {
-                    artifact: Arc::new(chunk),
-                    append,
-                    last_chunk,
+                    artifact: Arc::new(chunk.clone()),
+                    append: chunks[..at].iter().any(same),
+                    last_chunk: !chunks[at + 1..].iter().any(same),
                 },
             )
         })

@@ -273,7 +273,7 @@ impl Inner {
                         ArtifactPiece::Whole(index),
                     ));
                 }
-                for chunk in chunk_events(&task, chunks) {
+                for chunk in chunk_events(&task, &chunks) {
                     let _ = events.send(chunk);
                 }
                 self.notify(&task, &written, &call);

@@ -81,6 +81,11 @@ median() {
   awk -v n="$1" '$1 == n' "$TMP/rounds" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }' \
     | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+# round_shares NAME: NAME's share of the ceiling in each round, in order (each
+# against the ceiling's run of the same round): how far one run's share moves.
+round_shares() {
+  awk -v n="$1" '{ split($2, kv, "=") } $1 == "ceiling" { c = kv[2] } $1 == n && c > 0 { printf "%s%.2f", sep, kv[2] / c; sep = " " }' "$TMP/rounds"
+}
 # peak NAME: the highest VmHWM of NAME's rounds in MB.
 peak() { awk -v n="$1" '$1 == n' "$TMP/rounds" | tr ' ' '\n' | awk -F= '$1 == "peak_rss_kb" && $2 > m { m = $2 } END { printf "%.1f", m / 1024 }'; }
 
@@ -113,13 +118,15 @@ c_rps=$(median ceiling rps); m_rps=$(median memory rps)
 {
   echo "# issue 19 table ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk -t$THREADS -c$CONNECTIONS, $ROUNDS rounds of $DURATION, medians)"
   echo
-  echo "| server | req/s | share of the ceiling | p50 ms | p99 ms | errors | peak RSS MB | CPU µs per request |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| server | req/s | share of the ceiling | share in each round | p50 ms | p99 ms | errors | peak RSS MB | CPU µs per request |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   for name in "${NAMES[@]}"; do
     cpu=$(median "$name" cpu_us)
     [ "$name" = postgres ] && cpu="$cpu + $(median "$name" other_cpu_us) in PostgreSQL"
-    printf '| %s | %.0f | %s | %s | %s | %s | %s | %s |\n' "$name" "$(median "$name" rps)" \
-      "$(awk -v r="$(median "$name" rps)" -v c="$c_rps" 'BEGIN { printf "%.2f", r / c }')" \
+    shares="–"
+    [ "$name" = ceiling ] || shares=$(round_shares "$name")
+    printf '| %s | %.0f | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$(median "$name" rps)" \
+      "$(awk -v r="$(median "$name" rps)" -v c="$c_rps" 'BEGIN { printf "%.2f", r / c }')" "$shares" \
       "$(median "$name" p50_ms)" "$(median "$name" p99_ms)" "$(median "$name" errors)" "$(peak "$name")" "$cpu"
   done
   echo

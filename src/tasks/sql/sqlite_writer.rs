@@ -159,7 +159,7 @@ fn run(mut connection: Connection, queue: Receiver<(PackedWrite, Reply)>, mut wa
         };
         batch.push(first);
         batch.extend(queue.try_iter().take(MAX_BATCH - 1));
-        gathering.gather(&queue, &mut batch);
+        gathering.gather(&queue, &mut batch, Instant::now());
         let rows = batch.len();
         match write_batch(&mut connection, &batch) {
             Ok(outcomes) => {
@@ -175,7 +175,7 @@ fn run(mut connection: Connection, queue: Receiver<(PackedWrite, Reply)>, mut wa
             }
         }
         wal.after_batch(rows, &connection);
-        gathering.batch_written(rows);
+        gathering.batch_written(rows, Instant::now());
     }
 }
 
@@ -218,13 +218,15 @@ impl Gathering {
     }
 
     /// Sleeps `GATHER_WINDOW` and adds what came meanwhile to `batch`, when
-    /// the load calls for it and the last wait paid.
+    /// the load at `now` calls for it and the last wait paid. The clock is
+    /// the caller's, so a test can say when each batch came.
     fn gather(
         &mut self,
         queue: &Receiver<(PackedWrite, Reply)>,
         batch: &mut Vec<(PackedWrite, Reply)>,
+        now: Instant,
     ) {
-        if batch.len() >= MAX_BATCH || !self.under_load(Instant::now()) {
+        if batch.len() >= MAX_BATCH || !self.under_load(now) {
             return;
         }
         if self.skip > 0 {
@@ -249,9 +251,10 @@ impl Gathering {
         self.previous_rows >= 2 && now.saturating_duration_since(self.previous_end) < STILL_BUSY
     }
 
-    fn batch_written(&mut self, rows: usize) {
+    /// A batch of `rows` ended at `now`.
+    fn batch_written(&mut self, rows: usize, now: Instant) {
         self.previous_rows = rows;
-        self.previous_end = Instant::now();
+        self.previous_end = now;
     }
 }
 
@@ -551,47 +554,53 @@ mod tests {
         }
     }
 
-    /// How many writes `gathering` adds to a batch of two while `ready`
-    /// writes are queued (queued before, so the test does not depend on
-    /// the clock); the batch is then written.
-    fn gathered(gathering: &mut Gathering, ready: usize) -> usize {
+    /// How many writes `gathering` adds to a batch of two, begun at `at`,
+    /// while `ready` writes are queued; the batch then ends at `at` too.
+    /// The writes are queued before and the clock is the test's, so
+    /// nothing depends on how fast the machine runs the test.
+    fn gathered(gathering: &mut Gathering, ready: usize, at: Instant) -> usize {
         let (writes, queue) = std::sync::mpsc::channel();
         queued(&writes, ready);
         let mut batched: Vec<(PackedWrite, Reply)> =
             batch(vec![create("first", "{}"), create("second", "{}")]);
-        gathering.gather(&queue, &mut batched);
-        gathering.batch_written(batched.len());
+        gathering.gather(&queue, &mut batched, at);
+        gathering.batch_written(batched.len(), at);
         batched.len() - 2
     }
 
     /// Not for a lone caller, nor after a batch that ended a while ago.
     #[test]
     fn the_writer_gathers_only_under_load() {
+        let now = Instant::now();
         let mut gathering = Gathering::new();
-        assert_eq!(gathered(&mut gathering, 6), 0, "nothing written yet");
-        gathering.batch_written(1);
-        assert_eq!(gathered(&mut gathering, 6), 0, "after a batch of one");
-        assert!(gathering.under_load(Instant::now()), "after a batch of two");
-        let later = Instant::now() + STILL_BUSY + Duration::from_millis(1);
+        gathering.batch_written(0, now);
+        assert_eq!(gathered(&mut gathering, 6, now), 0, "nothing written yet");
+        gathering.batch_written(1, now);
+        assert_eq!(gathered(&mut gathering, 6, now), 0, "after a batch of one");
+        assert!(gathering.under_load(now), "after a batch of two");
+        let later = now + STILL_BUSY + Duration::from_millis(1);
         assert!(!gathering.under_load(later), "the load is gone");
-        assert_eq!(gathered(&mut gathering, 6), 6, "after a batch of two");
+        assert_eq!(gathered(&mut gathering, 6, later), 0, "nor at `later`");
+        assert_eq!(gathered(&mut gathering, 6, later), 6, "after a batch of two");
     }
 
     /// A wait that brings fewer than `PAYING_ROWS` writes is tried again
     /// only after 1, 2, 4, … batches; one that pays is repeated at once.
     #[test]
     fn the_writer_backs_off_while_waits_do_not_pay() {
+        let now = Instant::now();
         let mut gathering = Gathering::new();
-        gathering.batch_written(2);
+        gathering.batch_written(2, now);
         let few = PAYING_ROWS - 1;
-        assert_eq!(gathered(&mut gathering, few), few, "the first try");
-        assert_eq!(gathered(&mut gathering, few), 0, "skips one batch");
-        assert_eq!(gathered(&mut gathering, few), few, "tries again");
-        assert_eq!(gathered(&mut gathering, few), 0, "skips two batches");
-        assert_eq!(gathered(&mut gathering, few), 0);
-        assert_eq!(gathered(&mut gathering, PAYING_ROWS), PAYING_ROWS, "pays");
-        assert_eq!(gathered(&mut gathering, few), few, "so the next waits too");
-        assert_eq!(gathered(&mut gathering, few), 0, "which did not pay");
+        let mut gathered_now = |ready| gathered(&mut gathering, ready, now);
+        assert_eq!(gathered_now(few), few, "the first try");
+        assert_eq!(gathered_now(few), 0, "skips one batch");
+        assert_eq!(gathered_now(few), few, "tries again");
+        assert_eq!(gathered_now(few), 0, "skips two batches");
+        assert_eq!(gathered_now(few), 0);
+        assert_eq!(gathered_now(PAYING_ROWS), PAYING_ROWS, "pays");
+        assert_eq!(gathered_now(few), few, "so the next waits too");
+        assert_eq!(gathered_now(few), 0, "which did not pay");
     }
 
     /// In arrival order: a second update of a task in the same batch sees

@@ -3,7 +3,7 @@
 //! (`docs/deploy-btp.md`), parsed and checked against the code; the README
 //! and `docs/` held against the repository (links, settings, the front
 //! page); the Joule dialog function evaluated on real answers of the running
-//! service; and the release binary checked for what the cflinuxfs4 stack
+//! service; and the service binary checked for what the cflinuxfs4 stack
 //! offers.
 
 mod binary;

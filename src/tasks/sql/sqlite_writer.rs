@@ -581,7 +581,11 @@ mod tests {
         let later = now + STILL_BUSY + Duration::from_millis(1);
         assert!(!gathering.under_load(later), "the load is gone");
         assert_eq!(gathered(&mut gathering, 6, later), 0, "nor at `later`");
-        assert_eq!(gathered(&mut gathering, 6, later), 6, "after a batch of two");
+        assert_eq!(
+            gathered(&mut gathering, 6, later),
+            6,
+            "after a batch of two"
+        );
     }
 
     /// A wait that brings fewer than `PAYING_ROWS` writes is tried again

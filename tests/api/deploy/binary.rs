@@ -1,22 +1,31 @@
-//! The release binary `cf push` ships must run on the cflinuxfs4 stack
+//! The binary `cf push` ships must run on the cflinuxfs4 stack
 //! (Ubuntu 22.04): no glibc symbol version above 2.35, and no OpenSSL.
 //!
-//! Reads `target/release/order-exception-agent` (or under `CARGO_TARGET_DIR`)
-//! with `readelf` from binutils. Without the binary the tests say SKIPPED,
-//! unless `RELEASE_BINARY_REQUIRED=1` (set by .ci/test, which builds it first)
-//! makes that a failure.
+//! `deploy/stage.sh` refuses such a release binary before it stages it;
+//! these tests find the dependency or C code that would make it so earlier,
+//! on every test run. They read with `readelf` (binutils, which the Rust
+//! linker needs anyway):
+//!
+//! - always, the service binary this `cargo test` built, the one the API
+//!   tests start. It is the release binary's code with more on top (the
+//!   dev-dependencies' features, which only add; no LTO to drop unused
+//!   code), so the libraries and glibc versions it needs include the
+//!   release binary's. Checking it costs CI nothing; building the release
+//!   binary for the check cost CI a fat-LTO build, 13 of its 28 minutes
+//!   on a slow day.
+//! - also `target/release/order-exception-agent` (or under
+//!   `CARGO_TARGET_DIR`) when it is there, after `cargo run --release` or
+//!   `deploy/stage.sh`; the tests say SKIPPED for it otherwise.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const CFLINUXFS4_GLIBC: (u32, u32) = (2, 35);
 
-fn required() -> bool {
-    std::env::var("RELEASE_BINARY_REQUIRED").is_ok_and(|v| v == "1")
-}
-
-/// The binary and `readelf -<flag> -W` on it, or `None` (skipped).
-fn readelf(flag: &str) -> Option<String> {
+/// The binaries to check: the test build's, and the release build's if
+/// one was built.
+fn binaries() -> Vec<PathBuf> {
+    let mut binaries = vec![PathBuf::from(env!("CARGO_BIN_EXE_order-exception-agent"))];
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
@@ -25,42 +34,35 @@ fn readelf(flag: &str) -> Option<String> {
     } else {
         target
     };
-    let binary = target.join("release").join(env!("CARGO_PKG_NAME"));
-    if !binary.is_file() {
-        assert!(
-            !required(),
-            "RELEASE_BINARY_REQUIRED=1 but {} is missing: cargo build --release",
-            binary.display()
-        );
+    let release = target.join("release").join(env!("CARGO_PKG_NAME"));
+    if release.is_file() {
+        binaries.push(release);
+    } else {
         eprintln!(
-            "SKIPPED: build the release binary first (cargo build --release); {} is missing",
-            binary.display()
+            "SKIPPED for the release binary (checked the test build's): {} is missing",
+            release.display()
         );
-        return None;
     }
-    let output = match Command::new("readelf")
+    binaries
+}
+
+/// `readelf -<flag> -W` on `binary`.
+fn readelf(flag: &str, binary: &Path) -> String {
+    let output = Command::new("readelf")
         .arg(flag)
         .arg("-W")
-        .arg(&binary)
+        .arg(binary)
         .output()
-    {
-        Ok(output) => output,
-        Err(error) => {
-            assert!(
-                !required(),
-                "readelf (binutils) is needed to check the binary: {error}"
-            );
-            eprintln!("SKIPPED: readelf (binutils) is not installed: {error}");
-            return None;
-        }
-    };
+        .unwrap_or_else(|error| {
+            panic!("readelf (binutils) is needed to check the binary: {error}")
+        });
     assert!(
         output.status.success(),
         "readelf {flag} {} failed: {}",
         binary.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-    Some(String::from_utf8_lossy(&output.stdout).into_owned())
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// `GLIBC_2.34` → (2, 34); `GLIBC_2.3.4` → (2, 3).
@@ -70,10 +72,14 @@ fn glibc_version(name: &str) -> Option<(u32, u32)> {
 }
 
 #[test]
-fn the_release_binary_needs_glibc_2_35_at_most() {
-    let Some(versions) = readelf("-V") else {
-        return;
-    };
+fn the_service_binary_needs_glibc_2_35_at_most() {
+    for binary in binaries() {
+        needs_glibc_2_35_at_most(&binary);
+    }
+}
+
+fn needs_glibc_2_35_at_most(binary: &Path) {
+    let versions = readelf("-V", binary);
     // Only what the binary needs (.gnu.version_r), not what it defines.
     let needs = versions
         .split("Version needs section")
@@ -87,7 +93,8 @@ fn the_release_binary_needs_glibc_2_35_at_most() {
         // A static binary (musl) asks for no glibc at all.
         assert!(
             !versions.contains("libc.so"),
-            "a dynamically linked binary without GLIBC versions: readelf output not understood"
+            "{}: a dynamically linked binary without GLIBC versions: readelf output not understood",
+            binary.display()
         );
         return;
     };
@@ -97,15 +104,20 @@ fn the_release_binary_needs_glibc_2_35_at_most() {
         .collect();
     assert!(
         highest <= CFLINUXFS4_GLIBC,
-        "the binary needs {too_new:?}, cflinuxfs4 has glibc 2.35; build on Ubuntu 22.04 or for musl (docs/deploy-btp.md, step 2)"
+        "{} needs {too_new:?}, cflinuxfs4 has glibc 2.35; build on Ubuntu 22.04 or for musl (docs/deploy-btp.md, step 2)",
+        binary.display()
     );
 }
 
 #[test]
-fn the_release_binary_links_no_openssl() {
-    let Some(dynamic) = readelf("-d") else {
-        return;
-    };
+fn the_service_binary_links_no_openssl() {
+    for binary in binaries() {
+        links_no_openssl(&binary);
+    }
+}
+
+fn links_no_openssl(binary: &Path) {
+    let dynamic = readelf("-d", binary);
     let needed: Vec<&str> = dynamic
         .lines()
         .filter(|line| line.contains("(NEEDED)"))
@@ -113,7 +125,8 @@ fn the_release_binary_links_no_openssl() {
         .collect();
     assert!(
         !needed.is_empty() || dynamic.contains("There is no dynamic section"),
-        "readelf -d output not understood:\n{dynamic}"
+        "{}: readelf -d output not understood:\n{dynamic}",
+        binary.display()
     );
     let openssl: Vec<&&str> = needed
         .iter()
@@ -121,6 +134,7 @@ fn the_release_binary_links_no_openssl() {
         .collect();
     assert!(
         openssl.is_empty(),
-        "the binary links {openssl:?}; it must use rustls only (needed: {needed:?})"
+        "{} links {openssl:?}; it must use rustls only (needed: {needed:?})",
+        binary.display()
     );
 }

@@ -573,7 +573,6 @@ mod tests {
     fn the_writer_gathers_only_under_load() {
         let now = Instant::now();
         let mut gathering = Gathering::new();
-        gathering.batch_written(0, now);
         assert_eq!(gathered(&mut gathering, 6, now), 0, "nothing written yet");
         gathering.batch_written(1, now);
         assert_eq!(gathered(&mut gathering, 6, now), 0, "after a batch of one");

@@ -10,9 +10,8 @@
 //!   tests start. It is the release binary's code with more on top (the
 //!   dev-dependencies' features, which only add; no LTO to drop unused
 //!   code), so the libraries and glibc versions it needs include the
-//!   release binary's. Checking it costs CI nothing; building the release
-//!   binary for the check cost CI a fat-LTO build, 13 of its 28 minutes
-//!   on a slow day.
+//!   release binary's, and it costs no build of its own (why that
+//!   matters for CI: docs/development.md).
 //! - also `target/release/order-exception-agent` (or under
 //!   `CARGO_TARGET_DIR`) when it is there, after `cargo run --release` or
 //!   `deploy/stage.sh`; the tests say SKIPPED for it otherwise.

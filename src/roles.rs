@@ -12,14 +12,18 @@ pub enum BusinessRole {
     CreditManager,
     MasterDataSpecialist,
     Viewer,
+    /// Reads every filed action (`GET /actions`; the rule book's
+    /// `rules.ledger_readers`), files nothing.
+    Auditor,
 }
 
 impl BusinessRole {
-    pub const ALL: [BusinessRole; 4] = [
+    pub const ALL: [BusinessRole; 5] = [
         BusinessRole::ArClerk,
         BusinessRole::CreditManager,
         BusinessRole::MasterDataSpecialist,
         BusinessRole::Viewer,
+        BusinessRole::Auditor,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -28,6 +32,7 @@ impl BusinessRole {
             BusinessRole::CreditManager => "credit_manager",
             BusinessRole::MasterDataSpecialist => "master_data_specialist",
             BusinessRole::Viewer => "viewer",
+            BusinessRole::Auditor => "auditor",
         }
     }
 
@@ -39,8 +44,16 @@ impl BusinessRole {
             BusinessRole::ArClerk => &["open_dispute_case", "request_delivery_date_change"],
             BusinessRole::CreditManager => &["request_credit_review", "open_dispute_case"],
             BusinessRole::MasterDataSpecialist => &["request_master_data_change"],
-            BusinessRole::Viewer => &[],
+            BusinessRole::Viewer | BusinessRole::Auditor => &[],
         }
+    }
+}
+
+impl BusinessRole {
+    /// Whether the role reads every filed action, as seeded (the rule
+    /// book's `rules.ledger_readers` may name others).
+    pub fn seed_reads_every_action(self) -> bool {
+        self == BusinessRole::Auditor
     }
 }
 
@@ -64,7 +77,9 @@ impl fmt::Display for BusinessRole {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown role `{0}` (known: ar_clerk, credit_manager, master_data_specialist, viewer)")]
+#[error(
+    "unknown role `{0}` (known: ar_clerk, credit_manager, master_data_specialist, viewer, auditor)"
+)]
 pub struct UnknownRole(pub String);
 
 impl FromStr for BusinessRole {

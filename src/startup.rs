@@ -368,6 +368,7 @@ impl Application {
             extended_card,
             auth: validator,
             ledger: stores.ledger,
+            ledger_readers: settings.rules.ledger_readers()?,
             body_limits: BodyLimits::new(
                 server.max_body_bytes,
                 server.request_timeout(),

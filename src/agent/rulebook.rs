@@ -23,6 +23,27 @@ pub struct RulesSettings {
     /// Decision name → the roles that may take it (replaces the seed for
     /// that decision; an empty list: no role).
     pub decisions: std::collections::BTreeMap<String, Vec<String>>,
+    /// The roles that read every filed action in `GET /actions` (replaces
+    /// the seed, `auditor`; an empty list: no role). Everyone else reads
+    /// the rows they approved.
+    pub ledger_readers: Option<Vec<String>>,
+}
+
+impl RulesSettings {
+    /// The roles that read every filed action, as these settings say.
+    pub fn ledger_readers(&self) -> Result<BTreeSet<BusinessRole>, RuleBookError> {
+        match &self.ledger_readers {
+            None => Ok(BusinessRole::ALL
+                .into_iter()
+                .filter(|role| role.seed_reads_every_action())
+                .collect()),
+            Some(names) => names
+                .iter()
+                .map(|name| name.parse::<BusinessRole>())
+                .collect::<Result<_, _>>()
+                .map_err(RuleBookError::LedgerReader),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -44,6 +65,8 @@ pub enum RuleBookError {
     Decision(#[from] UnknownDecision),
     #[error("rules.decisions: {0}")]
     DecisionRole(UnknownRole),
+    #[error("rules.ledger_readers: {0}")]
+    LedgerReader(UnknownRole),
 }
 
 /// What the rule book says about one proposal for one caller.
@@ -244,6 +267,30 @@ mod tests {
 
     fn roles(names: &[BusinessRole]) -> BTreeSet<BusinessRole> {
         names.iter().copied().collect()
+    }
+
+    #[test]
+    fn the_auditor_reads_every_action_unless_the_rule_book_names_others() {
+        let seed = RulesSettings::default().ledger_readers().expect("seed");
+        assert_eq!(seed, roles(&[BusinessRole::Auditor]));
+        let named = RulesSettings {
+            ledger_readers: Some(vec!["credit_manager".into()]),
+            ..RulesSettings::default()
+        };
+        assert_eq!(
+            named.ledger_readers().expect("a known role"),
+            roles(&[BusinessRole::CreditManager])
+        );
+        let unknown = RulesSettings {
+            ledger_readers: Some(vec!["boss".into()]),
+            ..RulesSettings::default()
+        };
+        let error = unknown.ledger_readers().expect_err("an unknown role");
+        assert!(
+            error
+                .to_string()
+                .starts_with("rules.ledger_readers: unknown role `boss`")
+        );
     }
 
     #[test]

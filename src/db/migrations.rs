@@ -25,6 +25,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "task owner",
         include_str!("migrations/0004_task_owner.sql"),
     ),
+    (
+        6,
+        "owner kinds and contexts by owner",
+        include_str!("migrations/0006_owner_kinds.sql"),
+    ),
 ];
 
 /// The migrations built into the binary, as sqlx's migrator takes them.

@@ -1,6 +1,9 @@
 //! GET /actions — the action ledger, read-only. With authentication on, a
 //! person with at least one role may read it (who approved what is not for
-//! anonymous or technical callers).
+//! anonymous or technical callers), and reads the rows they approved: a row
+//! carries what S/4HANA showed its approver under their authorizations. A
+//! role the rule book names in `rules.ledger_readers` (seed: `auditor`)
+//! reads every row, as the CLI `actions` does on the instance.
 
 use super::AppState;
 use super::error_response::error_response;
@@ -18,11 +21,21 @@ pub async fn list(request: HttpRequest, state: web::Data<AppState>) -> HttpRespo
     {
         return error_response(
             StatusCode::FORBIDDEN,
-            "the action ledger is for people with a role (ar_clerk, credit_manager, master_data_specialist or viewer)",
+            "the action ledger is for people with a role (ar_clerk, credit_manager, master_data_specialist, viewer or auditor)",
         );
     }
+    // `None`: every row (authentication off, or a ledger reader).
+    let approver = principal
+        .as_ref()
+        .filter(|principal| principal.roles.is_disjoint(&state.ledger_readers))
+        .map(|principal| principal.user_id.as_str());
     match state.ledger.list().await {
-        Ok(entries) => HttpResponse::Ok().json(json!({ "actions": entries })),
+        Ok(mut entries) => {
+            if let Some(approver) = approver {
+                entries.retain(|entry| entry.approved_by == approver);
+            }
+            HttpResponse::Ok().json(json!({ "actions": entries }))
+        }
         Err(error) => {
             // The database's words stay in the log; the caller learns only
             // that the ledger cannot be read now.

@@ -93,6 +93,26 @@ fn caller(
     })
 }
 
+/// Whose tasks the caller may see and touch: a person's own, an
+/// application's own (by its client id: `azp`, XSUAA `cid`, else the
+/// token's subject); everyone's with authentication off (one local caller).
+fn owner_scope(
+    principal: Option<&crate::auth::Principal>,
+    authentication_on: bool,
+) -> crate::tasks::OwnerScope {
+    use crate::tasks::OwnerScope;
+    match principal {
+        Some(principal) if principal.kind == crate::auth::TokenKind::User => {
+            OwnerScope::user(&principal.user_id)
+        }
+        Some(principal) => {
+            OwnerScope::client(principal.client_id.as_deref().unwrap_or(&principal.user_id))
+        }
+        None if authentication_on => OwnerScope::Owner(String::new()),
+        None => OwnerScope::Everyone,
+    }
+}
+
 /// The `A2A-Version` query parameter (name case-insensitive), if any.
 fn a2a_version_query(query: &str) -> Option<String> {
     url::form_urlencoded::parse(query.as_bytes())
@@ -211,6 +231,7 @@ async fn json_rpc_in_span(
         bearer_token: token,
         caller,
         rules: Default::default(),
+        scope: owner_scope(principal.as_deref(), state.auth.is_some()),
     };
     let version_query = a2a_version_query(request.query_string());
     let context = crate::rpc::RpcContext {

@@ -20,6 +20,9 @@ pub struct AppState {
     pub auth: Option<Arc<TokenValidator>>,
     /// Filed actions, for `GET /actions`.
     pub ledger: Arc<dyn ActionLedger>,
+    /// The roles that read every filed action (the rule book's
+    /// `rules.ledger_readers`); anyone else reads what they approved.
+    pub ledger_readers: std::collections::BTreeSet<crate::roles::BusinessRole>,
     /// Size, time and memory bounds of request bodies.
     pub body_limits: BodyLimits,
     pub sse_keep_alive: Duration,

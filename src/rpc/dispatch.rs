@@ -308,7 +308,11 @@ async fn run(context: &RpcContext<'_>, call: Call) -> Result<RpcResult, RpcError
                 Err(error) => Err(error.to_rpc_error()),
             };
         }
-        Call::TasksGet(params) => engine.get_task(&params.id, params.history_length).await,
+        Call::TasksGet(params) => {
+            engine
+                .get_task(&params.id, params.history_length, &context.call)
+                .await
+        }
         Call::TasksCancel(params) => engine.cancel_task(&params.id, &context.call).await,
         Call::Stream(params) => {
             return engine
@@ -319,7 +323,7 @@ async fn run(context: &RpcContext<'_>, call: Call) -> Result<RpcResult, RpcError
         }
         Call::Resubscribe(params) => {
             return engine
-                .resubscribe(&params.id)
+                .resubscribe(&params.id, &context.call)
                 .await
                 .map(|stream| RpcResult::Stream(Box::new(stream)))
                 .map_err(|error| error.to_rpc_error());
@@ -346,15 +350,23 @@ async fn push_method(context: &RpcContext<'_>, call: PushCall) -> Result<RpcResu
             .await
             .map(|config| RpcResult::PushConfig(Box::new(config))),
         PushCall::Get(params) => engine
-            .get_push_config(&params.id, params.push_notification_config_id.as_deref())
+            .get_push_config(
+                &params.id,
+                params.push_notification_config_id.as_deref(),
+                &context.call,
+            )
             .await
             .map(|config| RpcResult::PushConfig(Box::new(config))),
         PushCall::List(params) => engine
-            .list_push_configs(&params.id)
+            .list_push_configs(&params.id, &context.call)
             .await
             .map(RpcResult::PushConfigs),
         PushCall::Delete(params) => engine
-            .delete_push_config(&params.id, &params.push_notification_config_id)
+            .delete_push_config(
+                &params.id,
+                &params.push_notification_config_id,
+                &context.call,
+            )
             .await
             .map(|()| RpcResult::Null(())),
     };

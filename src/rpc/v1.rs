@@ -19,7 +19,7 @@ use crate::a2a::v1::{
     SendMessageRequest, SendMessageResponse, SubscribeToTaskRequest,
 };
 use crate::tasks::{
-    Answer, CallContext, CallRules, EngineError, OwnerScope, PageCursor, TaskQuery, TaskStream,
+    Answer, CallContext, CallRules, EngineError, PageCursor, TaskQuery, TaskStream,
 };
 use serde_json::Value;
 
@@ -167,7 +167,7 @@ pub(super) async fn run(context: &RpcContext<'_>, call: V1Call) -> Result<V1Resu
             let params = v03::TaskQueryParams::from(request);
             task_value(
                 engine
-                    .get_task(&params.id, params.history_length)
+                    .get_task(&params.id, params.history_length, &rules)
                     .await
                     .map_err(engine_error)?,
             )
@@ -181,7 +181,7 @@ pub(super) async fn run(context: &RpcContext<'_>, call: V1Call) -> Result<V1Resu
         ),
         V1Call::Subscribe(request) => {
             let stream = engine
-                .resubscribe(&request.id)
+                .resubscribe(&request.id, &rules)
                 .await
                 .map_err(engine_error)?;
             if let Some(task) = &stream.first
@@ -207,7 +207,7 @@ pub(super) async fn run(context: &RpcContext<'_>, call: V1Call) -> Result<V1Resu
         }
         V1Call::GetPush(request) => {
             let config = engine
-                .get_push_config(&request.task_id, Some(request.id.as_str()))
+                .get_push_config(&request.task_id, Some(request.id.as_str()), &rules)
                 .await
                 .map_err(engine_error)?;
             Ok(V1Result::Value(
@@ -220,7 +220,7 @@ pub(super) async fn run(context: &RpcContext<'_>, call: V1Call) -> Result<V1Resu
         }
         V1Call::ListPush(request) => {
             let configs = engine
-                .list_push_configs(&request.task_id)
+                .list_push_configs(&request.task_id, &rules)
                 .await
                 .map_err(engine_error)?;
             Ok(V1Result::Value(
@@ -230,7 +230,7 @@ pub(super) async fn run(context: &RpcContext<'_>, call: V1Call) -> Result<V1Resu
         }
         V1Call::DeletePush(request) => {
             match engine
-                .delete_push_config(&request.task_id, &request.id)
+                .delete_push_config(&request.task_id, &request.id, &rules)
                 .await
             {
                 // Deleting twice is not an error in 1.0 (PUSH-DEL-002).
@@ -277,12 +277,8 @@ async fn list(context: &RpcContext<'_>, request: ListTasksRequest) -> Result<V1R
             A2aError::invalid_field("pageToken", "is not a token this agent gave out")
         })?),
     };
-    let scope = match context.principal {
-        None => OwnerScope::Everyone,
-        Some(_) => OwnerScope::Owner(context.call.owner().map(str::to_string)),
-    };
     let query = TaskQuery {
-        scope,
+        scope: context.call.scope.clone(),
         context_id: (!request.context_id.is_empty()).then(|| request.context_id.clone()),
         state: request.status_filter().map(v03::TaskState::from),
         changed_since_ms: request.status_timestamp_after.as_ref().map(|at| {

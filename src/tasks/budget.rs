@@ -94,7 +94,7 @@ impl TaskEngine {
                         *version = Some(
                             self.inner
                                 .store
-                                .create_owned(&task, &[], call.owner())
+                                .create(&task, &[], call.owner())
                                 .await?
                                 .version,
                         );

@@ -68,7 +68,7 @@ fn now_ms() -> i64 {
 /// The behaviour the engine relies on, for any store.
 pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Expect) {
     let created = store
-        .create(&task("t", TaskState::Submitted), &[])
+        .create(&task("t", TaskState::Submitted), &[], None)
         .await
         .unwrap();
     // A write hands back the task's JSON as it stored it (the answer's).
@@ -79,7 +79,9 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
     );
     let created = created.version;
     assert_eq!(
-        store.create(&task("t", TaskState::Submitted), &[]).await,
+        store
+            .create(&task("t", TaskState::Submitted), &[], None)
+            .await,
         Err(StoreError::AlreadyExists("t".into()))
     );
     let config = PushNotificationConfig {
@@ -143,7 +145,7 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
 
     // A working task whose lease runs out is reported; renewals keep it.
     store
-        .create(&task("w", TaskState::Working), &[])
+        .create(&task("w", TaskState::Working), &[], None)
         .await
         .unwrap();
     assert!(store.expired_leases().await.unwrap().is_empty());
@@ -164,7 +166,7 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
 
     // Two writers race on one version (same batch or not): one wins.
     let open = store
-        .create(&task("race", TaskState::Working), &[])
+        .create(&task("race", TaskState::Working), &[], None)
         .await
         .unwrap()
         .version;
@@ -180,7 +182,7 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
     // Many at once, each its own result.
     let creates = (0..40).map(|i| async move {
         store
-            .create(&task(&format!("bulk-{i}"), TaskState::Working), &[])
+            .create(&task(&format!("bulk-{i}"), TaskState::Working), &[], None)
             .await
     });
     let created = futures_util::future::join_all(creates).await;
@@ -217,13 +219,13 @@ pub(crate) async fn lists_like_a_task_store(store: &dyn TaskStore) {
     use super::listing::{OwnerScope, TaskQuery};
     let pause = || tokio::time::sleep(Duration::from_millis(5));
     for (id, owner, state) in [
-        ("list-a", Some("alice"), TaskState::InputRequired),
-        ("list-b", Some("bob"), TaskState::Completed),
-        ("list-c", Some("alice"), TaskState::Working),
-        ("list-d", None, TaskState::Working),
+        ("list-a", Some("user:alice"), TaskState::InputRequired),
+        ("list-b", Some("user:bob"), TaskState::Completed),
+        ("list-c", Some("user:alice"), TaskState::Working),
+        ("list-d", Some("client:reporting"), TaskState::Working),
     ] {
         store
-            .create_owned(&owned(id, "list-ctx", state), &[], owner)
+            .create(&owned(id, "list-ctx", state), &[], owner)
             .await
             .unwrap();
         // Distinct change times, so the order below is the time order.
@@ -253,11 +255,63 @@ pub(crate) async fn lists_like_a_task_store(store: &dyn TaskStore) {
     assert_eq!(all.next, None);
     assert_eq!(all.tasks[0].status.state, TaskState::Completed);
 
-    let alice = OwnerScope::Owner(Some("alice".into()));
+    let alice = OwnerScope::user("alice");
     let mine = store.list(&in_context(alice.clone())).await.unwrap();
     assert_eq!(ids(&mine), ["list-a", "list-c"]);
-    let technical = store.list(&in_context(OwnerScope::Owner(None))).await;
+    let technical = store
+        .list(&in_context(OwnerScope::client("reporting")))
+        .await;
     assert_eq!(ids(&technical.unwrap()), ["list-d"]);
+    let other_client = store.list(&in_context(OwnerScope::client("other"))).await;
+    assert_eq!(other_client.unwrap().total, 0, "clients do not share tasks");
+
+    // A task is read with its owner; a context is held by whoever has a
+    // task in it.
+    let read = store.get("list-d").await.unwrap().unwrap();
+    assert_eq!(read.owner.as_deref(), Some("client:reporting"));
+    assert!(
+        store
+            .context_held_by_another("list-ctx", "user:alice")
+            .await
+            .unwrap()
+    );
+    store
+        .create(
+            &owned("solo-1", "solo-ctx", TaskState::Working),
+            &[],
+            Some("user:carol"),
+        )
+        .await
+        .unwrap();
+    assert!(
+        !store
+            .context_held_by_another("solo-ctx", "user:carol")
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .context_held_by_another("solo-ctx", "user:dave")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .context_held_by_another("unused-ctx", "user:dave")
+            .await
+            .unwrap()
+    );
+    store
+        .create(&owned("solo-2", "solo-ctx", TaskState::Working), &[], None)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .context_held_by_another("solo-ctx", "user:carol")
+            .await
+            .unwrap(),
+        "a task without an owner is no one's: not carol's either"
+    );
 
     // One at a time: the cursor walks the same order, the total stays.
     let mut query = TaskQuery {

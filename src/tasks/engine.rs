@@ -195,18 +195,17 @@ impl TaskEngine {
                 })?),
                 None => None,
             };
-        let store = &self.inner.store;
-
         let context_id = present(&message.context_id).map(str::to_string);
         let started = match present(&message.task_id) {
             None => {
+                let context_id = self.own_context(context_id, call).await?;
                 self.start_task(message, context_id, None, push, call, defer_store)
                     .await?
             }
             Some(task_id) => {
                 let task_id = task_id.to_string();
                 let strict = self.inner.settings.strict_task_ids || call.rules.strict_task_ids;
-                let found = store.get(&task_id).await?;
+                let found = self.owned(&task_id, call).await?;
                 if call.rules.strict_task_ids
                     && let (Some(stored), Some(context_id)) = (&found, &context_id)
                     && stored.task.context_id != *context_id
@@ -249,7 +248,10 @@ impl TaskEngine {
                         if strict {
                             return Err(EngineError::TaskNotFound(task_id));
                         }
+                        // Another caller's task is an unknown task here, and
+                        // another caller's context is not joined.
                         tracing::info!(task.id = %task_id, "message for an unknown task: new task");
+                        let context_id = self.own_context(context_id, call).await?;
                         self.start_task(message, context_id, Some(task_id), push, call, defer_store)
                             .await?
                     }
@@ -311,7 +313,7 @@ impl TaskEngine {
             match self
                 .inner
                 .store
-                .create_owned(&task, &push_configs, call.owner())
+                .create(&task, &push_configs, call.owner())
                 .await
             {
                 Ok(written) => Some(written),
@@ -408,14 +410,66 @@ impl TaskEngine {
         self.inner.current(task_id).await
     }
 
+    /// The one lookup of a task on a caller's behalf: the task if `call`
+    /// may see it, else `None`, exactly as for an id that does not exist
+    /// (the same read either way, so neither the answer nor its time tells
+    /// another caller's task from no task).
+    pub(super) async fn owned(
+        &self,
+        task_id: &str,
+        call: &CallContext,
+    ) -> Result<Option<StoredTask>, EngineError> {
+        let found = self.inner.store.get(task_id).await?;
+        Ok(found.filter(|stored| call.scope.admits(stored.owner.as_deref())))
+    }
+
+    /// [`TaskEngine::owned`], or `TaskNotFound` as for an unknown id.
+    pub(super) async fn owned_task(
+        &self,
+        task_id: &str,
+        call: &CallContext,
+    ) -> Result<StoredTask, EngineError> {
+        self.owned(task_id, call)
+            .await?
+            .ok_or_else(|| EngineError::TaskNotFound(task_id.to_string()))
+    }
+
+    /// The context a new task of `call` joins: the one it named, unless
+    /// another caller's task is in it (then a new one: a context's history
+    /// is its owner's).
+    async fn own_context(
+        &self,
+        context_id: Option<String>,
+        call: &CallContext,
+    ) -> Result<Option<String>, EngineError> {
+        let (Some(context), Some(owner)) = (context_id.as_deref(), call.owner()) else {
+            return Ok(context_id);
+        };
+        if self
+            .inner
+            .store
+            .context_held_by_another(context, owner)
+            .await?
+        {
+            tracing::info!(context.id = %context, "contextId of another caller: new context");
+            return Ok(None);
+        }
+        Ok(context_id)
+    }
+
     /// `tasks/get`.
     pub async fn get_task(
         &self,
         task_id: &str,
         history_length: Option<i64>,
+        call: &CallContext,
     ) -> Result<Task, EngineError> {
         let limit = history_limit(history_length, "params.historyLength")?;
-        Ok(self.current(task_id).await?.with_history_limit(limit))
+        Ok(self
+            .owned_task(task_id, call)
+            .await?
+            .task
+            .with_history_limit(limit))
     }
 
     /// `tasks/cancel`: a task not yet finished ends `canceled`; a running
@@ -428,10 +482,7 @@ impl TaskEngine {
         let store = &self.inner.store;
         // Retry when a turn writes between our read and our write.
         for _ in 0..5 {
-            let stored = store
-                .get(task_id)
-                .await?
-                .ok_or_else(|| EngineError::TaskNotFound(task_id.to_string()))?;
+            let stored = self.owned_task(task_id, call).await?;
             let state = stored.task.status.state;
             if state.is_terminal() {
                 return Err(EngineError::NotCancelable {

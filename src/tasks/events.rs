@@ -109,10 +109,16 @@ impl TaskEngine {
     }
 
     /// `tasks/resubscribe`: the task as it is now, then the rest of its events.
-    pub async fn resubscribe(&self, task_id: &str) -> Result<TaskStream, EngineError> {
-        // Subscribe first so nothing between the read and the subscription is lost.
+    pub async fn resubscribe(
+        &self,
+        task_id: &str,
+        call: &CallContext,
+    ) -> Result<TaskStream, EngineError> {
+        // Subscribe first so nothing between the read and the subscription
+        // is lost; another caller's task is not found, and its events are
+        // dropped unread.
         let events = self.subscribe(task_id);
-        let task = self.current(task_id).await?;
+        let task = self.owned_task(task_id, call).await?.task;
         Ok(TaskStream {
             first: Some(task),
             events,

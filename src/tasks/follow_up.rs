@@ -3,7 +3,8 @@
 //! becomes a new `completed` task in the same context whose message refers
 //! to the finished one (`referenceTaskIds`) and which carries that task's
 //! push configs, and the push room hears of it like of any change, so the
-//! client's webhook gets the result.
+//! client's webhook gets the result. It belongs to the owner of the task
+//! it follows.
 
 use super::engine::TaskEngine;
 use super::error::EngineError;
@@ -54,7 +55,10 @@ impl TaskEngine {
             .into_iter()
             .map(|config| config.named_after(&task.id))
             .collect();
-        let written = store.create(&task, &configs).await?;
+        // The later result is the origin's owner's, like the task it follows.
+        let written = store
+            .create(&task, &configs, origin.owner.as_deref())
+            .await?;
         self.inner.notify(&task, &written, call);
         Ok(task)
     }

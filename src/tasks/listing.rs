@@ -10,21 +10,44 @@ use super::error::EngineError;
 use crate::a2a::{Task, TaskState};
 use base64::Engine as _;
 
-/// Whose tasks a list may show.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Whose tasks a call may see and touch, and so whose a list shows: every
+/// read or write of a task on a caller's behalf is scoped by it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum OwnerScope {
-    /// Every task (authentication off).
+    /// Every task: authentication off (one local caller), or the service's
+    /// own work (a later result, an operator on the instance).
+    #[default]
     Everyone,
-    /// Only tasks created by this owner; `None` means tasks created without
-    /// one (technical callers).
-    Owner(Option<String>),
+    /// Only tasks this owner created; the key names the kind of caller
+    /// ([`OwnerScope::user`], [`OwnerScope::client`]).
+    Owner(String),
 }
 
 impl OwnerScope {
+    /// A person, by the token's user id.
+    pub fn user(user_id: &str) -> OwnerScope {
+        OwnerScope::Owner(format!("user:{user_id}"))
+    }
+
+    /// An application calling with its own token, by its client id: two
+    /// technical clients do not share their tasks.
+    pub fn client(client_id: &str) -> OwnerScope {
+        OwnerScope::Owner(format!("client:{client_id}"))
+    }
+
+    /// Whether a task created by `owner` is in scope.
     pub fn admits(&self, owner: Option<&str>) -> bool {
         match self {
             OwnerScope::Everyone => true,
-            OwnerScope::Owner(wanted) => wanted.as_deref() == owner,
+            OwnerScope::Owner(wanted) => owner == Some(wanted.as_str()),
+        }
+    }
+
+    /// The owner a task created in this scope gets (`None` for everyone's).
+    pub fn owner(&self) -> Option<&str> {
+        match self {
+            OwnerScope::Everyone => None,
+            OwnerScope::Owner(key) => Some(key),
         }
     }
 }
@@ -189,12 +212,16 @@ mod tests {
     #[test]
     fn scopes_admit_their_owner_only() {
         assert!(OwnerScope::Everyone.admits(None));
-        assert!(OwnerScope::Everyone.admits(Some("u")));
-        let user = OwnerScope::Owner(Some("u".into()));
-        assert!(user.admits(Some("u")));
-        assert!(!user.admits(Some("v")));
+        assert!(OwnerScope::Everyone.admits(Some("user:u")));
+        let user = OwnerScope::user("u");
+        assert!(user.admits(Some("user:u")));
+        assert!(!user.admits(Some("user:v")));
         assert!(!user.admits(None));
-        assert!(OwnerScope::Owner(None).admits(None));
-        assert!(!OwnerScope::Owner(None).admits(Some("u")));
+        // A client named like a user is not that user, nor the other way round.
+        assert!(!OwnerScope::client("u").admits(Some("user:u")));
+        assert!(!user.admits(OwnerScope::client("u").owner()));
+        assert!(!OwnerScope::client("a").admits(OwnerScope::client("b").owner()));
+        assert_eq!(OwnerScope::Everyone.owner(), None);
+        assert_eq!(user.owner(), Some("user:u"));
     }
 }

@@ -138,17 +138,21 @@ impl TaskStore for InMemoryTaskStore {
                 .by_id
                 .get(task_id)
                 .filter(|entry| !self.expired(entry, now))
-                .map(|entry| (entry.json.clone(), entry.version))
+                .map(|entry| (entry.json.clone(), entry.version, entry.owner.clone()))
         };
-        let Some((json, version)) = found else {
+        let Some((json, version, owner)) = found else {
             return Ok(None);
         };
         let task = serde_json::from_str(&json)
             .map_err(|error| StoreError::corrupt(format!("task {task_id}"), error))?;
-        Ok(Some(StoredTask { task, version }))
+        Ok(Some(StoredTask {
+            task,
+            version,
+            owner,
+        }))
     }
 
-    async fn create_owned(
+    async fn create(
         &self,
         task: &Task,
         push_configs: &[PushNotificationConfig],
@@ -252,6 +256,21 @@ impl TaskStore for InMemoryTaskStore {
         )
     }
 
+    async fn context_held_by_another(
+        &self,
+        context_id: &str,
+        owner: &str,
+    ) -> Result<bool, StoreError> {
+        // A scan, like `list`: the store holds at most its caps of tasks.
+        let tasks = self.lock()?;
+        let now = Instant::now();
+        Ok(tasks.by_id.values().any(|entry| {
+            entry.context_id == context_id
+                && entry.owner.as_deref() != Some(owner)
+                && !self.expired(entry, now)
+        }))
+    }
+
     async fn set_push_config(
         &self,
         task_id: &str,
@@ -316,12 +335,12 @@ mod tests {
         };
         let store = InMemoryTaskStore::new(limits);
         store
-            .create(&task("open", TaskState::InputRequired), &[])
+            .create(&task("open", TaskState::InputRequired), &[], None)
             .await
             .unwrap();
         for i in 0..10 {
             store
-                .create(&task(&format!("done-{i}"), TaskState::Completed), &[])
+                .create(&task(&format!("done-{i}"), TaskState::Completed), &[], None)
                 .await
                 .unwrap();
         }
@@ -339,7 +358,7 @@ mod tests {
         };
         let store = InMemoryTaskStore::new(limits);
         store
-            .create(&task("done", TaskState::Completed), &[])
+            .create(&task("done", TaskState::Completed), &[], None)
             .await
             .unwrap();
         std::thread::sleep(Duration::from_millis(5));
@@ -355,7 +374,7 @@ mod tests {
         let store = InMemoryTaskStore::new(limits);
         for id in ["a", "b", "c"] {
             store
-                .create(&task(id, TaskState::InputRequired), &[])
+                .create(&task(id, TaskState::InputRequired), &[], None)
                 .await
                 .unwrap();
         }

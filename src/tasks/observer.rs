@@ -5,6 +5,7 @@
 //! as the reference SDKs' request handlers do before they reach their push
 //! config store.
 
+use super::listing::OwnerScope;
 use super::store::StoreError;
 use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
 use crate::agent::Caller;
@@ -24,12 +25,15 @@ pub struct CallContext {
     pub caller: Caller,
     /// Which task rules the request handler chose for this call.
     pub rules: CallRules,
+    /// Whose tasks this call may see and touch (the HTTP edge sets it from
+    /// the token; the default, everyone's, is for the service's own work).
+    pub scope: OwnerScope,
 }
 
 impl CallContext {
-    /// Who a task this call creates belongs to (lists scoped to an owner).
+    /// Who a task this call creates belongs to.
     pub fn owner(&self) -> Option<&str> {
-        self.caller.user_id.as_deref()
+        self.scope.owner()
     }
 }
 

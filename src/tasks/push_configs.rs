@@ -32,10 +32,14 @@ impl TaskEngine {
     }
 
     /// The push room for a task this caller may reach: push is on and the
-    /// task exists.
-    async fn push_room_for(&self, task_id: &str) -> Result<&dyn TaskObserver, EngineError> {
+    /// task exists and is the caller's (another caller's task is not found).
+    async fn push_room_for(
+        &self,
+        task_id: &str,
+        call: &CallContext,
+    ) -> Result<&dyn TaskObserver, EngineError> {
         let push = self.push_room()?;
-        self.current(task_id).await?;
+        self.owned_task(task_id, call).await?;
         Ok(push)
     }
 
@@ -45,7 +49,7 @@ impl TaskEngine {
         params: TaskPushNotificationConfig,
         call: &CallContext,
     ) -> Result<TaskPushNotificationConfig, EngineError> {
-        let push = self.push_room_for(&params.task_id).await?;
+        let push = self.push_room_for(&params.task_id, call).await?;
         push.set_config(&params.task_id, params.push_notification_config, call)
             .await
             .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
@@ -56,8 +60,9 @@ impl TaskEngine {
         &self,
         task_id: &str,
         config_id: Option<&str>,
+        call: &CallContext,
     ) -> Result<TaskPushNotificationConfig, EngineError> {
-        let push = self.push_room_for(task_id).await?;
+        let push = self.push_room_for(task_id, call).await?;
         push.config(task_id, config_id)
             .await
             .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
@@ -67,8 +72,9 @@ impl TaskEngine {
     pub async fn list_push_configs(
         &self,
         task_id: &str,
+        call: &CallContext,
     ) -> Result<Vec<TaskPushNotificationConfig>, EngineError> {
-        let push = self.push_room_for(task_id).await?;
+        let push = self.push_room_for(task_id, call).await?;
         push.configs(task_id)
             .await
             .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
@@ -79,8 +85,9 @@ impl TaskEngine {
         &self,
         task_id: &str,
         config_id: &str,
+        call: &CallContext,
     ) -> Result<(), EngineError> {
-        let push = self.push_room_for(task_id).await?;
+        let push = self.push_room_for(task_id, call).await?;
         push.delete_config(task_id, config_id)
             .await
             .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))

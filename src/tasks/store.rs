@@ -12,6 +12,10 @@ use async_trait::async_trait;
 pub struct StoredTask {
     pub task: Task,
     pub version: u64,
+    /// Who created the task (an [`super::listing::OwnerScope`] key); `None`
+    /// for a task created with authentication off, or before owners were
+    /// kept. Only the owner may see or touch it (authentication on).
+    pub owner: Option<String>,
 }
 
 /// A task as compact JSON, the form every store keeps it in; encoded once
@@ -100,26 +104,25 @@ pub trait TaskStore: Send + Sync {
     /// The task, or `None` when unknown or evicted.
     async fn get(&self, task_id: &str) -> Result<Option<StoredTask>, StoreError>;
 
-    /// Store a new task with its push configs (its version is 1). A task
-    /// created `submitted` or `working` is leased to this instance. The task
-    /// has no owner: every caller's [`TaskStore::list`] may see it only
-    /// when the list is not scoped to an owner.
+    /// Store a new task with its push configs (its version is 1) and its
+    /// owner (the key of the caller who created it; `None` only with
+    /// authentication off). A task created `submitted` or `working` is
+    /// leased to this instance.
     async fn create(
-        &self,
-        task: &Task,
-        push_configs: &[PushNotificationConfig],
-    ) -> Result<Written, StoreError> {
-        self.create_owned(task, push_configs, None).await
-    }
-
-    /// [`TaskStore::create`], remembering who created the task (the user
-    /// id) so that a list scoped to that owner finds it.
-    async fn create_owned(
         &self,
         task: &Task,
         push_configs: &[PushNotificationConfig],
         owner: Option<&str>,
     ) -> Result<Written, StoreError>;
+
+    /// Whether some task of `context_id` belongs to anyone but `owner`
+    /// (a task without an owner counts as someone else's): such a context
+    /// is not `owner`'s to join.
+    async fn context_held_by_another(
+        &self,
+        context_id: &str,
+        owner: &str,
+    ) -> Result<bool, StoreError>;
 
     /// One page of tasks, newest status change first, as `query` filters
     /// and scopes them.

@@ -298,7 +298,7 @@ impl Inner {
     ) -> Result<Written, StoreError> {
         match version {
             Some(version) => self.store.update(task, version).await,
-            None => self.store.create_owned(task, &[], owner).await,
+            None => self.store.create(task, &[], owner).await,
         }
     }
 }

@@ -31,6 +31,7 @@ mod jsonrpc_errors;
 mod jsonrpc_fuzz;
 mod lifecycle;
 mod otlp;
+mod ownership;
 mod process;
 mod push;
 mod routing;

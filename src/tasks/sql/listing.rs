@@ -17,14 +17,11 @@ enum Bound {
 /// The WHERE clause of the filters (without the cursor) and its values.
 fn filters(query: &TaskQuery, bound: &mut Vec<Bound>) -> Vec<String> {
     let mut conditions = Vec::new();
-    if query.scope == OwnerScope::Owner(None) {
-        conditions.push("owner IS NULL".to_string());
-    }
     let mut push = |condition: &str, value: Bound, bound: &mut Vec<Bound>| {
         bound.push(value);
         conditions.push(condition.replace('?', &format!("${}", bound.len())));
     };
-    if let OwnerScope::Owner(Some(owner)) = &query.scope {
+    if let OwnerScope::Owner(owner) = &query.scope {
         push("owner = ?", Bound::Text(owner.clone()), bound);
     }
     if let Some(context_id) = &query.context_id {

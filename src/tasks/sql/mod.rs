@@ -223,7 +223,7 @@ impl SqlTaskStore {
 impl TaskStore for SqlTaskStore {
     async fn get(&self, task_id: &str) -> Result<Option<StoredTask>, StoreError> {
         let row = crate::db::once_more(|| {
-            sqlx::query("SELECT body, version FROM tasks WHERE id = $1")
+            sqlx::query("SELECT body, version, owner FROM tasks WHERE id = $1")
                 .bind(task_id)
                 .fetch_optional(&self.db.pool)
         })
@@ -235,13 +235,35 @@ impl TaskStore for SqlTaskStore {
         let what = format!("task {task_id}");
         let body = packed_body::body_json(&row, 0, &what)?;
         let stored_version: i64 = row.try_get(1).map_err(unavailable)?;
+        let owner: Option<String> = row.try_get(2).map_err(unavailable)?;
         Ok(Some(StoredTask {
             task: decode(&body, &what)?,
             version: version(stored_version),
+            owner,
         }))
     }
 
-    async fn create_owned(
+    async fn context_held_by_another(
+        &self,
+        context_id: &str,
+        owner: &str,
+    ) -> Result<bool, StoreError> {
+        // `tasks_by_context` answers it from the index alone.
+        let row = crate::db::once_more(|| {
+            sqlx::query(
+                "SELECT 1 FROM tasks WHERE context_id = $1 \
+                 AND (owner IS NULL OR owner <> $2) LIMIT 1",
+            )
+            .bind(context_id)
+            .bind(owner)
+            .fetch_optional(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
+        Ok(row.is_some())
+    }
+
+    async fn create(
         &self,
         task: &Task,
         push_configs: &[PushNotificationConfig],
@@ -442,7 +464,7 @@ mod tests {
         let db = test_support::sqlite().await;
         let store = store(db.clone());
         store
-            .create(&task("t", TaskState::Working), &[])
+            .create(&task("t", TaskState::Working), &[], None)
             .await
             .unwrap();
         sqlx::query("UPDATE tasks SET body = 'not json' WHERE id = 't'")
@@ -469,7 +491,7 @@ mod tests {
         let db = test_support::sqlite_file(&dir).await;
         let store = store(db.clone());
         let packed = task("packed", TaskState::Completed);
-        store.create(&packed, &[]).await.unwrap();
+        store.create(&packed, &[], None).await.unwrap();
         let kind: String = sqlx::query_scalar("SELECT typeof(body) FROM tasks WHERE id = 'packed'")
             .fetch_one(&db.pool)
             .await

@@ -1,6 +1,7 @@
-//! HTTP with actix-web: the well-known card, the JSON-RPC endpoint, health,
-//! the action ledger, `/metrics`; the shared `AppState`, the server's
-//! settings, binding and serving. The only module that knows actix.
+//! HTTP with actix-web: the well-known card, the JSON-RPC endpoint (and what
+//! `GET /` says of it), health, the action ledger, `/metrics`; the shared
+//! `AppState`, the server's settings, binding and serving. The only module
+//! that knows actix.
 
 mod actions;
 mod auth;
@@ -9,6 +10,7 @@ mod card_document;
 mod card_endpoint;
 mod error_response;
 mod health;
+mod index;
 mod metrics_endpoint;
 mod request_log;
 mod rpc;
@@ -70,6 +72,8 @@ pub fn routes(config: &mut web::ServiceConfig) {
         .service(
             web::resource("/")
                 .route(web::post().to(rpc::json_rpc))
+                .route(web::get().to(index::root))
+                .route(web::head().to(index::root))
                 .default_service(web::to(error_response::only_post)),
         )
         .default_service(web::to(error_response::not_found));

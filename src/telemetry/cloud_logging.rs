@@ -80,9 +80,13 @@ pub fn lookup(services: &VcapServices) -> CloudLoggingLookup {
             .filter(|key| credentials[*key].as_str().is_none_or(str::is_empty))
             .collect();
         if !missing.is_empty() {
+            // The instance parameter is a JSON boolean; only bindings made
+            // after it was set carry the OTLP keys.
+            let instance = binding["instance_name"].as_str().unwrap_or(&name);
             found.skipped.push(format!(
-                "the Cloud Logging binding `{name}` lacks {} (create the instance with \
-                 {{\"ingest_otlp\":{{\"enabled\":\"true\"}}}} and bind it again)",
+                "the Cloud Logging binding `{name}` lacks {} (enable OTLP ingestion with \
+                 `cf update-service {instance} -c '{{\"ingest_otlp\":{{\"enabled\":true}}}}'` \
+                 and bind it again)",
                 missing.join(", ")
             ));
             continue;
@@ -160,5 +164,20 @@ mod tests {
         assert!(found.skipped[0].contains("`old`"), "{:?}", found.skipped);
         assert!(found.skipped[0].contains("ingest-otlp-cert, ingest-otlp-key, server-ca"));
         assert!(lookup(&VcapServices::default()).binding.is_none());
+    }
+
+    #[test]
+    fn the_skip_note_names_the_instance_parameter_as_cloud_logging_takes_it() {
+        // `ingest_otlp.enabled` is a JSON boolean (SAP's configuration
+        // parameters); the note is what an admin copies into `cf update-service`.
+        let found = lookup_in(
+            r#"{"cloud-logging":[{"label":"cloud-logging","name":"logs","credentials":{}}]}"#,
+        );
+        let note = &found.skipped[0];
+        assert!(
+            note.contains(r#"cf update-service logs -c '{"ingest_otlp":{"enabled":true}}'"#),
+            "{note}"
+        );
+        assert!(!note.contains(r#""enabled":"true""#), "{note}");
     }
 }

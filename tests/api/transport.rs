@@ -100,7 +100,7 @@ async fn wrong_paths_and_methods_get_json_404_and_405() {
     let app = TestApp::spawn().await;
     let response = app
         .client
-        .get(format!("{}/", app.address))
+        .put(format!("{}/", app.address))
         .send()
         .await
         .unwrap();
@@ -132,4 +132,36 @@ async fn wrong_paths_and_methods_get_json_404_and_405() {
             .unwrap()
             .contains("/nothing-here")
     );
+}
+
+#[tokio::test]
+async fn get_on_the_root_says_where_the_endpoints_are_without_a_token() {
+    // The cockpit's Check Connection on the Joule destination sends a GET to
+    // its URL (the JSON-RPC root) without a token.
+    let keys = crate::helpers::key_server::KeyServer::start().await;
+    let app = TestApp::builder().auth(&keys).spawn().await;
+    let response = app
+        .client
+        .get(format!("{}/", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["jsonrpc"], "POST /");
+    assert_eq!(body["agentCard"], "/.well-known/agent-card.json");
+    assert_eq!(body["health"], "/health");
+    let card = app.get_json(body["agentCard"].as_str().unwrap()).await;
+    assert!(card["name"].is_string(), "the card is where the root says");
+    let health = app.get_json(body["health"].as_str().unwrap()).await;
+    assert_eq!(health["status"], "UP");
+    let head = app
+        .client
+        .head(format!("{}/", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.status().as_u16(), 200, "HEAD / too");
+    assert_eq!(keys.jwks_calls(), 0, "no token, no key fetch");
 }

@@ -262,3 +262,207 @@ fn the_local_container_quick_start_uses_the_port_the_dockerfile_sets() {
         "the quick start maps port {port}"
     );
 }
+
+/// The `sh` blocks of a page, in order, each as its commands: a line ending
+/// in `\` joined with the next, blank lines and comment lines dropped.
+fn shell_commands(text: &str) -> Vec<Vec<String>> {
+    let mut blocks = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() != "```sh" {
+            continue;
+        }
+        let mut commands = Vec::new();
+        let mut pending = String::new();
+        for line in lines.by_ref() {
+            if line.trim_start().starts_with("```") {
+                break;
+            }
+            match line.trim_end().strip_suffix('\\') {
+                Some(start) => pending.push_str(start),
+                None => {
+                    pending.push_str(line);
+                    let command = pending.trim().to_string();
+                    if !command.is_empty() && !command.starts_with('#') {
+                        commands.push(command);
+                    }
+                    pending.clear();
+                }
+            }
+        }
+        blocks.push(commands);
+    }
+    blocks
+}
+
+/// One command line split into its simple commands (`&&`, `;`, `|`), each
+/// as its words; a subshell `( … )` is marked by `true`.
+fn simple_commands(line: &str) -> Vec<(bool, Vec<String>)> {
+    let code = line.split(" # ").next().unwrap_or(line);
+    let (subshell, code) = match code.trim().strip_prefix('(') {
+        Some(inner) => (true, inner.trim_end().trim_end_matches(')')),
+        None => (false, code),
+    };
+    code.split("&&")
+        .flat_map(|part| part.split(';'))
+        .flat_map(|part| part.split('|'))
+        .map(|part| {
+            let words = part.split_whitespace().map(str::to_string).collect();
+            (subshell, words)
+        })
+        .collect()
+}
+
+#[test]
+fn the_deploy_guide_runs_in_order_from_the_repository_root() {
+    // Each repository path a command names must be there from the folder
+    // the guide's earlier `cd`s leave the reader in (a `cd` in a subshell
+    // does not last).
+    let guide = read(DEPLOY_GUIDE);
+    let mut cwd = PathBuf::new();
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for command in shell_commands(&guide).into_iter().flatten() {
+        let mut here = cwd.clone();
+        for (subshell, words) in simple_commands(&command) {
+            let Some(first) = words.first() else { continue };
+            if first == "cd" {
+                let target = words.get(1).map(String::as_str).unwrap_or("");
+                here = resolve(&here, target).unwrap_or_default();
+                if !subshell {
+                    cwd = here.clone();
+                }
+                continue;
+            }
+            for word in &words {
+                let word = word.trim_matches(|c| c == '\'' || c == '"');
+                let repository_path = word.contains('/')
+                    && !word.contains(['$', '<', ':', '='])
+                    && !word.starts_with(['/', '-', '.'])
+                    && repo().join(word).exists();
+                if !repository_path {
+                    continue;
+                }
+                checked += 1;
+                if !repo().join(&here).join(word).exists() {
+                    wrong.push(format!(
+                        "`{command}`: {word} is not there from {}/",
+                        here.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(checked > 5, "repository paths were checked ({checked})");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_path_check_follows_cd_and_forgets_a_subshell_cd() {
+    let page = "```sh\ncd joule\njoule deploy\n```\n\n```sh\n( cd joule && joule deploy )\n```\n";
+    let blocks = shell_commands(page);
+    assert_eq!(
+        blocks,
+        [
+            vec!["cd joule", "joule deploy"],
+            vec!["( cd joule && joule deploy )"]
+        ]
+    );
+    let words = simple_commands(&blocks[1][0]);
+    assert_eq!(
+        words[0],
+        (true, vec!["cd".to_string(), "joule".to_string()])
+    );
+    assert_eq!(
+        shell_commands("```sh\ncurl -d a \\\n  -d b   # note\n# only a comment\n```\n"),
+        [vec!["curl -d a   -d b   # note"]]
+    );
+}
+
+#[test]
+fn every_token_the_docs_fetch_by_hand_is_a_jwt() {
+    // Without token_format=jwt IAS may hand out an opaque token, which the
+    // agent (and the Destination service) cannot read.
+    let mut fetched = 0;
+    for file in doc_files() {
+        for command in shell_commands(&read(&file)).into_iter().flatten() {
+            if command.contains("/oauth2/token") {
+                fetched += 1;
+                assert!(
+                    command.contains("token_format=jwt"),
+                    "{file}: `{command}` asks for a JWT"
+                );
+            }
+        }
+    }
+    assert!(fetched >= 2, "the docs fetch tokens by hand ({fetched})");
+}
+
+#[test]
+fn the_cloud_logging_parameter_is_the_boolean_cloud_logging_takes() {
+    let boolean = r#"{"ingest_otlp":{"enabled":true}}"#;
+    for file in doc_files() {
+        let text = read(&file);
+        assert!(
+            !text.contains(r#""enabled":"true""#),
+            "{file}: `ingest_otlp.enabled` is a boolean"
+        );
+    }
+    for file in [DEPLOY_GUIDE, "docs/telemetry.md"] {
+        assert!(read(file).contains(boolean), "{file} gives {boolean}");
+    }
+}
+
+#[test]
+fn the_deploy_and_s4hana_pages_say_first_what_ran_only_against_loopback_doubles() {
+    for file in [DEPLOY_GUIDE, "docs/s4hana.md"] {
+        let text = read(file);
+        let introduction = text
+            .split("\n## ")
+            .next()
+            .unwrap_or_default()
+            .to_lowercase()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        for words in ["loopback doubles", "not yet", "real landscape", "expected"] {
+            assert!(
+                introduction.contains(words),
+                "{file}'s introduction says `{words}`"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_deploy_guide_names_the_ias_application_as_the_admin_console_lists_it() {
+    let identity = super::support::json_file("deploy/identity.json");
+    let display_name = identity["display-name"]
+        .as_str()
+        .expect("identity.json has a display-name");
+    let guide = read(DEPLOY_GUIDE);
+    assert!(
+        guide.contains(&format!("*{display_name}*")),
+        "{DEPLOY_GUIDE} names the application as the IAS console lists it: *{display_name}*"
+    );
+}
+
+#[tokio::test]
+async fn the_deploy_guides_health_sample_is_what_the_deployed_service_answers() {
+    // As deployed by the guide: authentication on, the embedded demo data.
+    let guide = read(DEPLOY_GUIDE);
+    let line = guide
+        .lines()
+        .find(|line| line.contains("curl -s \"https://$AGENT_ROUTE/health\""))
+        .expect("the guide checks /health after the push");
+    let sample = line
+        .split_once("# expected: ")
+        .map(|(_, json)| json.trim())
+        .unwrap_or_else(|| panic!("`{line}` gives the expected answer"));
+    let sample: serde_json::Value =
+        serde_json::from_str(sample).unwrap_or_else(|error| panic!("{sample}: {error}"));
+    let keys = crate::helpers::key_server::KeyServer::start().await;
+    let app = crate::helpers::TestApp::builder().auth(&keys).spawn().await;
+    let health = app.get_json("/health").await;
+    assert_eq!(sample, health, "{DEPLOY_GUIDE}'s /health sample");
+}

@@ -166,6 +166,29 @@ fn the_identity_instance_provides_the_api_group_the_agent_requires() {
         .as_u64()
         .expect("token-validity");
     assert!((60..=3600).contains(&validity));
+    // The claims the agent and the S/4HANA destinations read, set
+    // explicitly: in App2App the provider application decides them.
+    let attributes = identity["assertion-attributes"]
+        .as_object()
+        .expect("deploy/identity.json sets assertion-attributes");
+    for (claim, attribute) in [
+        ("email", "mail"),
+        ("mail", "mail"),
+        ("groups", "companyGroups"),
+        ("user_uuid", "userUuid"),
+    ] {
+        assert_eq!(
+            attributes.get(claim).and_then(Value::as_str),
+            Some(attribute),
+            "the token's `{claim}` carries the user attribute {attribute}"
+        );
+    }
+    let guide = read(DEPLOY_GUIDE);
+    assert!(
+        guide.contains("assertion-attributes")
+            && guide.to_lowercase().contains("decode one real token"),
+        "{DEPLOY_GUIDE} explains the claims and says to decode a real token"
+    );
 }
 
 #[test]
@@ -680,4 +703,23 @@ fn the_docker_manifest_runs_the_same_app_as_the_buildpack_manifest() {
             "deploy/manifest-docker.yml: {key}"
         );
     }
+    // The optional bindings are comments: the same ones in both files.
+    let optional = |file: &str| -> Vec<String> {
+        read(file)
+            .lines()
+            .filter_map(|line| line.trim().strip_prefix("# - "))
+            .filter_map(|rest| rest.split_whitespace().next())
+            .map(str::to_string)
+            .collect()
+    };
+    let in_buildpack = optional("manifest.yml");
+    assert!(
+        in_buildpack.contains(&"order-exception-agent-connectivity".to_string()),
+        "{in_buildpack:?}"
+    );
+    assert_eq!(
+        optional("deploy/manifest-docker.yml"),
+        in_buildpack,
+        "deploy/manifest-docker.yml offers the optional bindings of manifest.yml"
+    );
 }

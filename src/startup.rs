@@ -261,12 +261,13 @@ fn executions(
     s4: Option<Arc<crate::backend::s4hana::S4HanaSource>>,
 ) -> Result<Arc<Executions>, StartupError> {
     use crate::agent::execution::{ExecutorKind, s4::S4Executor};
+    // Judged at start whichever executor runs: a hook URL the guard refuses
+    // stops the start (exit 2), not every later delivery.
+    let hook = action_hook(settings)?;
     let executions = match (settings.actions.executor, s4) {
         (ExecutorKind::S4hana, Some(source)) => Executions::new(
             Arc::clone(ledger),
-            Arc::new(
-                S4Executor::new(source, settings.actions.clone()).with_hook(action_hook(settings)?),
-            ),
+            Arc::new(S4Executor::new(source, settings.actions.clone()).with_hook(hook)),
             settings.actions.clone(),
         ),
         (ExecutorKind::S4hana, None) => {

@@ -51,8 +51,9 @@ impl Settings {
     /// Load from defaults, the optional file, `AGENT__…` variables and CF.
     pub fn load(config_file: Option<&Path>) -> Result<Settings, ConfigError> {
         // Names or values that are not UTF-8 are no settings of ours.
-        let variables = std::env::vars_os()
-            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)));
+        let variables = std::env::vars_os().filter_map(|(name, value)| {
+            Some((name.into_string().ok()?, value.into_string().ok()?))
+        });
         Settings::load_from(config_file, variables, &ProcessEnv)
     }
 
@@ -185,7 +186,10 @@ mod environment {
                     if rest.is_empty() {
                         return None;
                     }
-                    Some((rest.split("__").collect::<Vec<_>>().join("."), (name, value)))
+                    Some((
+                        rest.split("__").collect::<Vec<_>>().join("."),
+                        (name, value),
+                    ))
                 })
                 .collect();
             AgentVariables {
@@ -233,7 +237,11 @@ mod environment {
 
         /// `raw` as the setting at `path` takes it.
         fn value(&self, origin: &String, path: &str, raw: &str) -> Result<Value, ConfigError> {
-            let items = || raw.split(',').map(str::trim).filter(|item| !item.is_empty());
+            let items = || {
+                raw.split(',')
+                    .map(str::trim)
+                    .filter(|item| !item.is_empty())
+            };
             let kind = match self.shapes.get(path) {
                 None => ValueKind::String(raw.to_string()),
                 Some(Shape::List) => ValueKind::Array(
@@ -470,8 +478,14 @@ mod tests {
             settings.rules.roles["ar_clerk"],
             ["open_dispute_case", "request_credit_review"]
         );
-        assert_eq!(settings.rules.decisions["release_credit_block"], ["ar_clerk"]);
-        assert_eq!(settings.actions.note_text_id, "0002", "a string stays a string");
+        assert_eq!(
+            settings.rules.decisions["release_credit_block"],
+            ["ar_clerk"]
+        );
+        assert_eq!(
+            settings.actions.note_text_id, "0002",
+            "a string stays a string"
+        );
         assert_eq!(settings.server.port, 9001);
         assert!(settings.tasks.strict_task_ids);
         // `ZL=later, please=no` is two items: `ZL=later` and `please=no`.
@@ -503,7 +517,10 @@ mod tests {
             let cell = row.split('|').nth(1).unwrap_or_default();
             let mut previous: Option<String> = None;
             for token in cell.split('`').skip(1).step_by(2) {
-                let token = token.replace("<role>", "docs_test").replace("<skill>", "docs_test").replace("<decision>", "docs_test");
+                let token = token
+                    .replace("<role>", "docs_test")
+                    .replace("<skill>", "docs_test")
+                    .replace("<decision>", "docs_test");
                 let parent = |full: &Option<String>| {
                     full.as_deref()
                         .and_then(|key| key.rsplit_once('.'))
@@ -515,7 +532,10 @@ mod tests {
                         .map(|leaf| format!("{head}{leaf}"))
                         .collect()
                 } else if let Some(leaf) = token.strip_prefix('.') {
-                    vec![format!("{}.{leaf}", parent(&previous).expect("a key before"))]
+                    vec![format!(
+                        "{}.{leaf}",
+                        parent(&previous).expect("a key before")
+                    )]
                 } else if !token.contains('.') {
                     match parent(&previous) {
                         Some(parent) => vec![format!("{parent}.{token}")],
@@ -545,7 +565,10 @@ mod tests {
         };
         let s4hana = read("docs/s4hana.md");
         let mut keys = table_keys(&read("docs/configuration.md"), "");
-        keys.extend(table_keys(&section(&read("docs/actions.md"), "## Settings"), ""));
+        keys.extend(table_keys(
+            &section(&read("docs/actions.md"), "## Settings"),
+            "",
+        ));
         keys.extend(table_keys(
             &section(&s4hana, "## What counts as which block"),
             "backend.blocks.",
@@ -557,17 +580,26 @@ mod tests {
     /// Whether the setting holds `raw` as the environment rule reads it.
     fn taken(raw: &str, got: &serde_json::Value) -> bool {
         use serde_json::Value;
-        let items: Vec<&str> = raw.split(',').map(str::trim).filter(|item| !item.is_empty()).collect();
+        let items: Vec<&str> = raw
+            .split(',')
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+            .collect();
         match got {
             Value::String(text) => text == raw,
             Value::Number(number) => number.to_string() == raw,
             Value::Bool(flag) => raw.parse::<bool>().ok() == Some(*flag),
             Value::Array(values) => {
-                values.len() == items.len() && items.iter().zip(values).all(|(item, value)| taken(item, value))
+                values.len() == items.len()
+                    && items
+                        .iter()
+                        .zip(values)
+                        .all(|(item, value)| taken(item, value))
             }
             Value::Object(map) => items.iter().all(|item| {
                 item.split_once('=').is_some_and(|(key, value)| {
-                    map.get(key.trim()).is_some_and(|got| taken(value.trim(), got))
+                    map.get(key.trim())
+                        .is_some_and(|got| taken(value.trim(), got))
                 })
             }),
             Value::Null => false,
@@ -578,7 +610,11 @@ mod tests {
     fn every_documented_setting_is_taken_from_its_environment_variable() {
         use serde_json::Value;
         let documented = documented_settings();
-        assert!(documented.len() > 80, "the tables were read: {}", documented.len());
+        assert!(
+            documented.len() > 80,
+            "the tables were read: {}",
+            documented.len()
+        );
         let defaults = serde_json::to_value(Settings::default()).unwrap();
         let at = |value: &Value, key: &str| {
             key.split('.')
@@ -599,12 +635,16 @@ mod tests {
                 .collect();
             let mut candidates: Vec<String> = match &default {
                 Value::Bool(flag) => vec![(!flag).to_string()],
-                Value::Number(number) => vec![(number.as_f64().unwrap_or(0.0) as u64 + 1).to_string()],
+                Value::Number(number) => {
+                    vec![(number.as_f64().unwrap_or(0.0) as u64 + 1).to_string()]
+                }
                 Value::Array(_) => vec!["docs-a,docs-b".into()],
                 Value::Object(_) => vec!["DOCS_A=one,docs_b=two words".into()],
                 Value::String(_) | Value::Null => words,
             };
-            candidates.extend(["7", "true", "https://docs-test.example.com/", "docs-test"].map(String::from));
+            candidates.extend(
+                ["7", "true", "https://docs-test.example.com/", "docs-test"].map(String::from),
+            );
             let works = candidates.iter().find(|candidate| {
                 from_variables(&[(variable.as_str(), candidate.as_str())])
                     .ok()
@@ -615,9 +655,18 @@ mod tests {
                     })
             });
             if works.is_none() {
-                refused.push(format!("{key} ({variable}): {:?}", from_variables(&[(variable.as_str(), candidates[0].as_str())]).err().map(|e| e.to_string())));
+                refused.push(format!(
+                    "{key} ({variable}): {:?}",
+                    from_variables(&[(variable.as_str(), candidates[0].as_str())])
+                        .err()
+                        .map(|e| e.to_string())
+                ));
             }
         }
-        assert!(refused.is_empty(), "not taken from the environment:\n{}", refused.join("\n"));
+        assert!(
+            refused.is_empty(),
+            "not taken from the environment:\n{}",
+            refused.join("\n")
+        );
     }
 }

@@ -147,30 +147,31 @@ impl ActionHook {
             allow_loopback_http: settings.allow_loopback_http,
             allow_private_addresses: settings.allow_private_addresses,
         };
-        let target = match (&settings.destination, &settings.url) {
-            (Some(name), url) => {
-                if url.is_some() {
-                    tracing::warn!(
-                        destination = %name,
-                        "push.action_hook.url is ignored: the destination gives the hook's URL"
-                    );
+        let target =
+            match (&settings.destination, &settings.url) {
+                (Some(name), url) => {
+                    if url.is_some() {
+                        tracing::warn!(
+                            destination = %name,
+                            "push.action_hook.url is ignored: the destination gives the hook's URL"
+                        );
+                    }
+                    let named = DestinationSettings {
+                        name: name.clone(),
+                        ..destination.clone()
+                    };
+                    let client = DestinationClient::from_settings(&named, binding)?
+                        .ok_or_else(|| HookSetupError::NoDestinationService(name.clone()))?;
+                    Target::Destination(client)
                 }
-                let named = DestinationSettings {
-                    name: name.clone(),
-                    ..destination.clone()
-                };
-                let client = DestinationClient::from_settings(&named, binding)?
-                    .ok_or_else(|| HookSetupError::NoDestinationService(name.clone()))?;
-                Target::Destination(client)
-            }
-            (None, Some(url)) => {
-                Target::Fixed(guard.check(url).map_err(|refused| HookSetupError::UrlRefused {
-                    url: shown(url),
-                    reason: refused.to_string(),
-                })?)
-            }
-            (None, None) => return Ok(None),
-        };
+                (None, Some(url)) => Target::Fixed(guard.check(url).map_err(|refused| {
+                    HookSetupError::UrlRefused {
+                        url: shown(url),
+                        reason: refused.to_string(),
+                    }
+                })?),
+                (None, None) => return Ok(None),
+            };
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()

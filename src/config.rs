@@ -50,34 +50,42 @@ pub enum ConfigError {
 impl Settings {
     /// Load from defaults, the optional file, `AGENT__…` variables and CF.
     pub fn load(config_file: Option<&Path>) -> Result<Settings, ConfigError> {
-        let mut builder =
-            config::Config::builder().add_source(config::Config::try_from(&Settings::default())?);
-        if let Some(path) = config_file {
-            builder = builder.add_source(config::File::from(path).required(true));
+        // Names or values that are not UTF-8 are no settings of ours.
+        let variables = std::env::vars_os().filter_map(|(name, value)| {
+            Some((name.into_string().ok()?, value.into_string().ok()?))
+        });
+        Settings::load_from(config_file, variables, &ProcessEnv)
+    }
+
+    /// [`Settings::load`] with the `AGENT__…` variables and the Cloud
+    /// Foundry environment given (tests give their own). Every variable is
+    /// a string; its shape is the setting's own type: where that is a list
+    /// the value is split on `,`, where it is a map into `KEY=VALUE` pairs
+    /// ([`environment`]).
+    pub fn load_from(
+        config_file: Option<&Path>,
+        variables: impl IntoIterator<Item = (String, String)>,
+        env: &dyn EnvSource,
+    ) -> Result<Settings, ConfigError> {
+        let mut variables = environment::AgentVariables::new(variables);
+        loop {
+            let mut builder = config::Config::builder()
+                .add_source(config::Config::try_from(&Settings::default())?);
+            if let Some(path) = config_file {
+                builder = builder.add_source(config::File::from(path).required(true));
+            }
+            let built = builder.add_source(variables.clone()).build()?;
+            match built.try_deserialize::<Settings>() {
+                Ok(mut settings) => {
+                    settings.apply_cloud_foundry(env)?;
+                    return Ok(settings);
+                }
+                // A list or a map given as one string: split it, try again
+                // (each setting once, so this ends).
+                Err(error) if variables.reshape(&error) => continue,
+                Err(error) => return Err(error.into()),
+            }
         }
-        // The one place `AGENT__…` variables are read. An empty one counts as
-        // unset (`AGENT__AUTH__APP_TID=` keeps the binding's tenant, not "").
-        builder = builder.add_source(
-            config::Environment::with_prefix("AGENT")
-                .prefix_separator("__")
-                .separator("__")
-                .ignore_empty(true)
-                .try_parsing(true)
-                .list_separator(",")
-                .with_list_parse_key("auth.domains")
-                .with_list_parse_key("auth.group_roles")
-                .with_list_parse_key("push.allowed_hosts")
-                .with_list_parse_key("push.joule_hosts")
-                .with_list_parse_key("backend.blocks.credit_blocked_statuses")
-                .with_list_parse_key("backend.blocks.credit_released_statuses")
-                .with_list_parse_key("backend.blocks.delivery_block_codes")
-                .with_list_parse_key("backend.blocks.price_dispute_billing_blocks")
-                .with_list_parse_key("backend.blocks.required_address_fields")
-                .with_list_parse_key("backend.blocks.checked_partner_functions"),
-        );
-        let mut settings: Settings = builder.build()?.try_deserialize()?;
-        settings.apply_cloud_foundry(&ProcessEnv)?;
-        Ok(settings)
     }
 
     /// Read the Cloud Foundry environment into `cloud_foundry`. `PORT` wins
@@ -135,6 +143,150 @@ pub fn normalize_public_url(text: &str) -> Result<String, ConfigError> {
         url.set_path(&path);
     }
     Ok(url.into())
+}
+
+/// The `AGENT__…` variables as one configuration source. `AGENT__A__B_C`
+/// is the setting `a.b_c`; an empty variable counts as unset. A value is a
+/// string until the setting's type asks for more, and then one rule holds
+/// for every setting: a list is the value split on `,` (items trimmed,
+/// empty ones dropped), a map is the value split on `,` into `KEY=VALUE`
+/// pairs (the keys keep their case; each value again takes the shape its
+/// entry asks for). Which settings are lists or maps is not written down
+/// anywhere here: deserializing says it (serde's "expected a sequence" /
+/// "expected a map" for the key), the string is reshaped and the settings
+/// are read again, each setting at most once.
+mod environment {
+    use config::{ConfigError, Map, Source, Value, ValueKind};
+    use std::collections::BTreeMap;
+
+    const PREFIX: &str = "agent__";
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Shape {
+        List,
+        Map,
+    }
+
+    #[derive(Debug, Clone)]
+    pub struct AgentVariables {
+        /// Setting path (`push.action_hook.allowed_hosts`) → (variable, value).
+        variables: BTreeMap<String, (String, String)>,
+        /// The settings whose type asked for a list or a map.
+        shapes: BTreeMap<String, Shape>,
+    }
+
+    impl AgentVariables {
+        pub fn new(variables: impl IntoIterator<Item = (String, String)>) -> Self {
+            let variables = variables
+                .into_iter()
+                .filter(|(_, value)| !value.is_empty())
+                .filter_map(|(name, value)| {
+                    let lower = name.to_lowercase();
+                    let rest = lower.strip_prefix(PREFIX)?;
+                    if rest.is_empty() {
+                        return None;
+                    }
+                    Some((
+                        rest.split("__").collect::<Vec<_>>().join("."),
+                        (name, value),
+                    ))
+                })
+                .collect();
+            AgentVariables {
+                variables,
+                shapes: BTreeMap::new(),
+            }
+        }
+
+        /// Whether `error` is a list or a map given as a string by one of
+        /// these variables (or by an entry of a map one of them gave); if so
+        /// that setting takes the shape from now on.
+        pub fn reshape(&mut self, error: &ConfigError) -> bool {
+            let ConfigError::At {
+                error: inner,
+                key: Some(key),
+                ..
+            } = error
+            else {
+                return false;
+            };
+            let message = inner.to_string();
+            if !message.starts_with("invalid type: string") {
+                return false;
+            }
+            let shape = if message.ends_with("expected a sequence") {
+                Shape::List
+            } else if message.ends_with("expected a map") {
+                Shape::Map
+            } else {
+                return false;
+            };
+            let ours = self.variables.contains_key(key)
+                || self.shapes.iter().any(|(path, shape)| {
+                    *shape == Shape::Map
+                        && key
+                            .strip_prefix(path.as_str())
+                            .is_some_and(|rest| rest.starts_with('.'))
+                });
+            if !ours || self.shapes.contains_key(key) {
+                return false;
+            }
+            self.shapes.insert(key.clone(), shape);
+            true
+        }
+
+        /// `raw` as the setting at `path` takes it.
+        fn value(&self, origin: &String, path: &str, raw: &str) -> Result<Value, ConfigError> {
+            let items = || {
+                raw.split(',')
+                    .map(str::trim)
+                    .filter(|item| !item.is_empty())
+            };
+            let kind = match self.shapes.get(path) {
+                None => ValueKind::String(raw.to_string()),
+                Some(Shape::List) => ValueKind::Array(
+                    items()
+                        .map(|item| Value::new(Some(origin), ValueKind::String(item.into())))
+                        .collect(),
+                ),
+                Some(Shape::Map) => {
+                    let mut map = Map::new();
+                    for item in items() {
+                        let Some((key, value)) = item.split_once('=') else {
+                            return Err(ConfigError::Message(format!(
+                                "{origin}: `{item}` is not KEY=VALUE (a map is KEY=VALUE,KEY=VALUE)"
+                            )));
+                        };
+                        let key = key.trim();
+                        if key.is_empty() {
+                            return Err(ConfigError::Message(format!(
+                                "{origin}: `{item}` has no key (a map is KEY=VALUE,KEY=VALUE)"
+                            )));
+                        }
+                        let entry = self.value(origin, &format!("{path}.{key}"), value.trim())?;
+                        map.insert(key.to_string(), entry);
+                    }
+                    ValueKind::Table(map)
+                }
+            };
+            Ok(Value::new(Some(origin), kind))
+        }
+    }
+
+    impl Source for AgentVariables {
+        fn clone_into_box(&self) -> Box<dyn Source + Send + Sync> {
+            Box::new(self.clone())
+        }
+
+        fn collect(&self) -> Result<Map<String, Value>, ConfigError> {
+            let mut map = Map::new();
+            for (path, (name, raw)) in &self.variables {
+                let origin = format!("environment variable {name}");
+                map.insert(path.clone(), self.value(&origin, path, raw)?);
+            }
+            Ok(map)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -279,5 +431,242 @@ mod tests {
             Settings::default().apply_cloud_foundry(&env),
             Err(ConfigError::PublicUrl { .. })
         ));
+    }
+
+    fn from_variables(variables: &[(&str, &str)]) -> Result<Settings, ConfigError> {
+        Settings::load_from(
+            None,
+            variables
+                .iter()
+                .map(|(name, value)| (name.to_string(), value.to_string())),
+            &FakeEnv(HashMap::new()),
+        )
+    }
+
+    #[test]
+    fn lists_and_maps_come_from_the_environment_by_one_rule() {
+        let settings = from_variables(&[
+            (
+                "AGENT__PUSH__ACTION_HOOK__ALLOWED_HOSTS",
+                "hooks.example.com, *.example.org,",
+            ),
+            (
+                "AGENT__BACKEND__BLOCKS__BLOCK_TEXTS",
+                "ZL=later, please=no,Z9 = other words",
+            ),
+            (
+                "AGENT__RULES__ROLES__AR_CLERK",
+                "open_dispute_case,request_credit_review",
+            ),
+            ("AGENT__RULES__DECISIONS", "release_credit_block=ar_clerk"),
+            ("AGENT__ACTIONS__NOTE_TEXT_ID", "0002"),
+            ("AGENT__SERVER__PORT", "9001"),
+            ("AGENT__TASKS__STRICT_TASK_IDS", "true"),
+        ])
+        .unwrap();
+        assert_eq!(
+            settings.push.action_hook.allowed_hosts,
+            ["hooks.example.com", "*.example.org"]
+        );
+        let texts = &settings.backend.blocks.block_texts;
+        assert_eq!(texts["Z9"], "other words", "{texts:?}");
+        assert_eq!(
+            texts["ZP"], "customer disputes the price",
+            "the defaults' other entries stay, as with a file"
+        );
+        assert_eq!(
+            settings.rules.roles["ar_clerk"],
+            ["open_dispute_case", "request_credit_review"]
+        );
+        assert_eq!(
+            settings.rules.decisions["release_credit_block"],
+            ["ar_clerk"]
+        );
+        assert_eq!(
+            settings.actions.note_text_id, "0002",
+            "a string stays a string"
+        );
+        assert_eq!(settings.server.port, 9001);
+        assert!(settings.tasks.strict_task_ids);
+        // `ZL=later, please=no` is two items: `ZL=later` and `please=no`.
+        assert_eq!(texts["ZL"], "later");
+        assert_eq!(texts["please"], "no");
+    }
+
+    #[test]
+    fn a_map_item_that_is_not_key_value_is_refused_with_its_variable() {
+        let error = from_variables(&[("AGENT__BACKEND__BLOCKS__BLOCK_TEXTS", "ZL")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("AGENT__BACKEND__BLOCKS__BLOCK_TEXTS") && error.contains("KEY=VALUE"),
+            "{error}"
+        );
+        let error = from_variables(&[("AGENT__SERVER__PORT", "eighty")])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("server.port"), "{error}");
+    }
+
+    /// The keys of one settings table (its first column), with the
+    /// shorthands the docs use expanded: `.uri` and `retry_base_ms` after a
+    /// full key, `a.{b,c}`, `<role>`; bare keys take `prefix`.
+    fn table_keys(text: &str, prefix: &str) -> Vec<(String, String)> {
+        let mut keys = Vec::new();
+        for row in text.lines().filter(|line| line.starts_with("| `")) {
+            let cell = row.split('|').nth(1).unwrap_or_default();
+            let mut previous: Option<String> = None;
+            for token in cell.split('`').skip(1).step_by(2) {
+                let token = token
+                    .replace("<role>", "docs_test")
+                    .replace("<skill>", "docs_test")
+                    .replace("<decision>", "docs_test");
+                let parent = |full: &Option<String>| {
+                    full.as_deref()
+                        .and_then(|key| key.rsplit_once('.'))
+                        .map(|(parent, _)| parent.to_string())
+                };
+                let expanded: Vec<String> = if let Some((head, rest)) = token.split_once('{') {
+                    rest.trim_end_matches('}')
+                        .split(',')
+                        .map(|leaf| format!("{head}{leaf}"))
+                        .collect()
+                } else if let Some(leaf) = token.strip_prefix('.') {
+                    vec![format!(
+                        "{}.{leaf}",
+                        parent(&previous).expect("a key before")
+                    )]
+                } else if !token.contains('.') {
+                    match parent(&previous) {
+                        Some(parent) => vec![format!("{parent}.{token}")],
+                        None => vec![format!("{prefix}{token}")],
+                    }
+                } else {
+                    vec![token.to_string()]
+                };
+                previous = expanded.last().cloned();
+                keys.extend(expanded.into_iter().map(|key| (key, row.to_string())));
+            }
+        }
+        keys
+    }
+
+    /// Every setting the tables of docs/configuration.md list, and of the
+    /// tables it sends the reader to (actions, S/4HANA).
+    fn documented_settings() -> Vec<(String, String)> {
+        let read = |file: &str| {
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file))
+                .expect("the docs are there")
+        };
+        let section = |text: &str, heading: &str| {
+            let start = text.find(heading).expect("the section is there");
+            let rest = &text[start + heading.len()..];
+            rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
+        };
+        let s4hana = read("docs/s4hana.md");
+        let mut keys = table_keys(&read("docs/configuration.md"), "");
+        keys.extend(table_keys(
+            &section(&read("docs/actions.md"), "## Settings"),
+            "",
+        ));
+        keys.extend(table_keys(
+            &section(&s4hana, "## What counts as which block"),
+            "backend.blocks.",
+        ));
+        keys.extend(table_keys(&section(&s4hana, "## All S/4HANA settings"), ""));
+        keys
+    }
+
+    /// Whether the setting holds `raw` as the environment rule reads it.
+    fn taken(raw: &str, got: &serde_json::Value) -> bool {
+        use serde_json::Value;
+        let items: Vec<&str> = raw
+            .split(',')
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+            .collect();
+        match got {
+            Value::String(text) => text == raw,
+            Value::Number(number) => number.to_string() == raw,
+            Value::Bool(flag) => raw.parse::<bool>().ok() == Some(*flag),
+            Value::Array(values) => {
+                values.len() == items.len()
+                    && items
+                        .iter()
+                        .zip(values)
+                        .all(|(item, value)| taken(item, value))
+            }
+            Value::Object(map) => items.iter().all(|item| {
+                item.split_once('=').is_some_and(|(key, value)| {
+                    map.get(key.trim())
+                        .is_some_and(|got| taken(value.trim(), got))
+                })
+            }),
+            Value::Null => false,
+        }
+    }
+
+    #[test]
+    fn every_documented_setting_is_taken_from_its_environment_variable() {
+        use serde_json::Value;
+        let documented = documented_settings();
+        assert!(
+            documented.len() > 80,
+            "the tables were read: {}",
+            documented.len()
+        );
+        let defaults = serde_json::to_value(Settings::default()).unwrap();
+        let at = |value: &Value, key: &str| {
+            key.split('.')
+                .try_fold(value, |value, segment| value.get(segment))
+                .cloned()
+                .unwrap_or(Value::Null)
+        };
+        let mut refused = Vec::new();
+        for (key, row) in &documented {
+            let variable = format!("AGENT__{}", key.to_uppercase().replace('.', "__"));
+            let default = at(&defaults, key);
+            let words: Vec<String> = row
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .filter(|word| Value::String(word.clone()) != default)
+                .collect();
+            let mut candidates: Vec<String> = match &default {
+                Value::Bool(flag) => vec![(!flag).to_string()],
+                Value::Number(number) => {
+                    vec![(number.as_f64().unwrap_or(0.0) as u64 + 1).to_string()]
+                }
+                Value::Array(_) => vec!["docs-a,docs-b".into()],
+                Value::Object(_) => vec!["DOCS_A=one,docs_b=two words".into()],
+                Value::String(_) | Value::Null => words,
+            };
+            candidates.extend(
+                ["7", "true", "https://docs-test.example.com/", "docs-test"].map(String::from),
+            );
+            let works = candidates.iter().find(|candidate| {
+                from_variables(&[(variable.as_str(), candidate.as_str())])
+                    .ok()
+                    .and_then(|settings| serde_json::to_value(settings).ok())
+                    .is_some_and(|loaded| {
+                        let got = at(&loaded, key);
+                        got != default && taken(candidate, &got)
+                    })
+            });
+            if works.is_none() {
+                refused.push(format!(
+                    "{key} ({variable}): {:?}",
+                    from_variables(&[(variable.as_str(), candidates[0].as_str())])
+                        .err()
+                        .map(|e| e.to_string())
+                ));
+            }
+        }
+        assert!(
+            refused.is_empty(),
+            "not taken from the environment:\n{}",
+            refused.join("\n")
+        );
     }
 }

@@ -42,6 +42,8 @@ pub enum StartupError {
     Rules(#[from] RuleBookError),
     #[error(transparent)]
     ActionHook(#[from] crate::push::action_hook::HookSetupError),
+    #[error(transparent)]
+    NoteTextId(#[from] crate::agent::execution::NoteTextIdError),
 }
 
 /// Exit code of `serve` (and `actions`) when the settings are at fault: the
@@ -61,7 +63,8 @@ impl StartupError {
             StartupError::Auth(_)
             | StartupError::Rules(_)
             | StartupError::PushTestSettingOnCloudFoundry
-            | StartupError::ConformanceAgentOnCloudFoundry => true,
+            | StartupError::ConformanceAgentOnCloudFoundry
+            | StartupError::NoteTextId(_) => true,
             StartupError::Backend(error) => error.is_bad_settings(),
             StartupError::Store(error) => error.is_bad_settings(),
             StartupError::ActionHook(error) => error.is_bad_settings(),
@@ -261,12 +264,16 @@ fn executions(
     s4: Option<Arc<crate::backend::s4hana::S4HanaSource>>,
 ) -> Result<Arc<Executions>, StartupError> {
     use crate::agent::execution::{ExecutorKind, s4::S4Executor};
+    // Judged at start whichever executor runs: a hook URL the guard refuses
+    // and a note text id that is the customer's stop the start (exit 2).
+    settings
+        .actions
+        .check_note_text_id(&settings.backend.blocks.customer_note_text_id)?;
+    let hook = action_hook(settings)?;
     let executions = match (settings.actions.executor, s4) {
         (ExecutorKind::S4hana, Some(source)) => Executions::new(
             Arc::clone(ledger),
-            Arc::new(
-                S4Executor::new(source, settings.actions.clone()).with_hook(action_hook(settings)?),
-            ),
+            Arc::new(S4Executor::new(source, settings.actions.clone()).with_hook(hook)),
             settings.actions.clone(),
         ),
         (ExecutorKind::S4hana, None) => {

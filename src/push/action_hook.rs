@@ -7,7 +7,8 @@
 //! URL is judged by the webhook guard's one parser and delivered exactly as
 //! parsed through its [`GuardedResolver`](super::guard::GuardedResolver)
 //! (no redirects, no private addresses unless a test allows them). A fixed
-//! `url` (judged once at start) is the local/dev alternative; with both set
+//! `url` (judged once at start: one the guard refuses stops the start) is
+//! the local/dev alternative; with both set
 //! the destination wins. Transient answers (timeouts, 429, 5xx) are retried
 //! with backoff within one delivery; the receiver's answer (status and at
 //! most 200 characters of its body) is returned for the ledger. The body
@@ -80,8 +81,23 @@ pub enum HookSetupError {
         "push.action_hook.destination `{0}` needs a Destination service (push.destination or a `destination` binding)"
     )]
     NoDestinationService(String),
+    /// `url` is judged once, at start: one the guard refuses stops it.
+    #[error("push.action_hook.url `{url}` is refused: {reason}")]
+    UrlRefused { url: String, reason: String },
     #[error("cannot build the action hook's HTTP client: {0}")]
     HttpClient(#[from] reqwest::Error),
+}
+
+/// `url` for a log line: without user information (it may be a secret).
+fn shown(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.into()
+        }
+        _ => url.to_string(),
+    }
 }
 
 impl HookSetupError {
@@ -92,8 +108,8 @@ impl HookSetupError {
 
 /// Where the hook delivers.
 enum Target {
-    /// `url`: the judged URL, or why the guard refused it.
-    Fixed(Result<Webhook, String>),
+    /// `url`, as the guard judged it at start.
+    Fixed(Webhook),
     /// `destination`: looked up (URL and auth headers) at each delivery.
     Destination(DestinationClient),
 }
@@ -131,28 +147,31 @@ impl ActionHook {
             allow_loopback_http: settings.allow_loopback_http,
             allow_private_addresses: settings.allow_private_addresses,
         };
-        let target = match (&settings.destination, &settings.url) {
-            (Some(name), url) => {
-                if url.is_some() {
-                    tracing::warn!(
-                        destination = %name,
-                        "push.action_hook.url is ignored: the destination gives the hook's URL"
-                    );
+        let target =
+            match (&settings.destination, &settings.url) {
+                (Some(name), url) => {
+                    if url.is_some() {
+                        tracing::warn!(
+                            destination = %name,
+                            "push.action_hook.url is ignored: the destination gives the hook's URL"
+                        );
+                    }
+                    let named = DestinationSettings {
+                        name: name.clone(),
+                        ..destination.clone()
+                    };
+                    let client = DestinationClient::from_settings(&named, binding)?
+                        .ok_or_else(|| HookSetupError::NoDestinationService(name.clone()))?;
+                    Target::Destination(client)
                 }
-                let named = DestinationSettings {
-                    name: name.clone(),
-                    ..destination.clone()
-                };
-                let client = DestinationClient::from_settings(&named, binding)?
-                    .ok_or_else(|| HookSetupError::NoDestinationService(name.clone()))?;
-                Target::Destination(client)
-            }
-            (None, Some(url)) => Target::Fixed(guard.check(url).map_err(|refused| {
-                tracing::warn!(%refused, "the action hook URL is refused by the webhook guard");
-                format!("the action hook URL is refused: {refused}")
-            })),
-            (None, None) => return Ok(None),
-        };
+                (None, Some(url)) => Target::Fixed(guard.check(url).map_err(|refused| {
+                    HookSetupError::UrlRefused {
+                        url: shown(url),
+                        reason: refused.to_string(),
+                    }
+                })?),
+                (None, None) => return Ok(None),
+            };
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
@@ -171,14 +190,11 @@ impl ActionHook {
     /// destination says as the approver, its URL judged by the guard.
     async fn resolve(&self, user_token: Option<&str>) -> Result<Resolved, HookError> {
         let destination = match &self.target {
-            Target::Fixed(target) => {
-                return target
-                    .clone()
-                    .map(|webhook| Resolved {
-                        webhook,
-                        headers: Vec::new(),
-                    })
-                    .map_err(HookError::Refused);
+            Target::Fixed(webhook) => {
+                return Ok(Resolved {
+                    webhook: webhook.clone(),
+                    headers: Vec::new(),
+                });
             }
             Target::Destination(destination) => destination,
         };

@@ -434,6 +434,99 @@ async fn a_credit_manager_files_a_review_note_and_releases_the_credit_block() {
     );
 }
 
+/// The agent's note goes into a text of its own (`Z001`), extended with
+/// `If-Match` when it exists; the customer's note (`0001`) is never written,
+/// and the next answer quotes the customer's words only. (With both ids
+/// `0001` the note was appended to the customer's text, without `If-Match`,
+/// and quoted back as the customer's.)
+#[tokio::test]
+async fn the_agents_note_has_a_text_of_its_own_and_the_customers_note_stays_the_customers() {
+    let world = world().await;
+    let customer_key = "SalesOrder='4725',Language='EN',LongTextID='0001'";
+    let agent_key = "SalesOrder='4725',Language='EN',LongTextID='Z001'";
+    let customer_before = world
+        .s4
+        .entity("A_SalesOrderText", customer_key)
+        .expect("4725 has the customer's note")["LongText"]
+        .clone();
+    let mut earlier = serde_json::Map::new();
+    for (name, value) in [
+        ("SalesOrder", "4725"),
+        ("Language", "EN"),
+        ("LongTextID", "Z001"),
+        (
+            "LongText",
+            "[agent request_master_data_change] noted earlier.",
+        ),
+    ] {
+        earlier.insert(name.into(), json!(value));
+    }
+    world.s4.insert_row("A_SalesOrderText", earlier);
+
+    let text = crate::actions_hook::approve_dispute(&world).await;
+    assert!(
+        text.ends_with(
+            "Done in S/4HANA: a note on sales order 4725 records the approved open_dispute_case."
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        world
+            .s4
+            .entity("A_SalesOrderText", customer_key)
+            .expect("still there")["LongText"],
+        customer_before,
+        "the customer's note is not written"
+    );
+    let agent = world
+        .s4
+        .entity("A_SalesOrderText", agent_key)
+        .expect("the agent's text");
+    let agent = agent["LongText"].as_str().unwrap_or_default();
+    assert!(
+        agent.starts_with(
+            "[agent request_master_data_change] noted earlier.\n[agent open_dispute_case] "
+        ),
+        "{agent}"
+    );
+    let merges: Vec<_> = world
+        .s4
+        .requests()
+        .into_iter()
+        .filter(|request| {
+            matches!(request.method.as_str(), "MERGE" | "PATCH" | "PUT")
+                || request.headers.contains_key("x-http-method")
+        })
+        .collect();
+    assert_eq!(merges.len(), 1, "{merges:?}");
+    assert!(
+        merges[0].target.contains("LongTextID='Z001'"),
+        "{}",
+        merges[0].target
+    );
+    assert!(
+        merges[0]
+            .headers
+            .get("if-match")
+            .is_some_and(|etag| !etag.is_empty() && etag != "*"),
+        "an update of an existing text carries the ETag it was read with: {:?}",
+        merges[0].headers
+    );
+
+    let again = send(
+        &world.app,
+        &clerk(),
+        crate::helpers::user_message("Order 4725: Pricing: customer disputes the price."),
+    )
+    .await;
+    let answer = status_text(&again);
+    assert!(answer.contains("Price agreed at 3500."), "{answer}");
+    assert!(
+        !answer.contains("[agent"),
+        "the agent's note is not the customer's: {answer}"
+    );
+}
+
 #[tokio::test]
 async fn a_credit_manager_without_release_credit_block_files_the_note_only() {
     let world = world_with(|s| {

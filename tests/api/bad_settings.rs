@@ -176,6 +176,88 @@ async fn every_bad_setting_exits_2_with_one_line_naming_it() {
 }
 
 #[tokio::test]
+async fn an_action_hook_url_the_guard_refuses_stops_the_start() {
+    // Plain http without push.action_hook.allow_loopback_http: it used to
+    // start, and every delivery failed.
+    serve_exit(
+        &[],
+        Some("[push.action_hook]\nurl = \"http://127.0.0.1:9/hook\"\nallowed_hosts = [\"127.0.0.1\"]\n"),
+    )
+    .await
+    .assert(2, "push.action_hook.url `http://127.0.0.1:9/hook` is refused");
+    // Not on the allowlist (the list from the environment, comma-separated).
+    serve_exit(
+        &[
+            (
+                "AGENT__PUSH__ACTION_HOOK__URL",
+                "https://hooks.example.com/approved",
+            ),
+            (
+                "AGENT__PUSH__ACTION_HOOK__ALLOWED_HOSTS",
+                "other.example.com,*.example.org",
+            ),
+        ],
+        None,
+    )
+    .await
+    .assert(
+        2,
+        "push.action_hook.url `https://hooks.example.com/approved` is refused",
+    );
+}
+
+#[tokio::test]
+async fn a_note_text_id_that_is_the_customers_note_stops_the_start() {
+    serve_exit(
+        &[("AGENT__BACKEND__BLOCKS__CUSTOMER_NOTE_TEXT_ID", "Z001")],
+        None,
+    )
+    .await
+    .assert(
+        2,
+        "actions.note_text_id `Z001` is also backend.blocks.customer_note_text_id",
+    );
+    serve_exit(&[], Some("[actions]\nnote_text_id = \"0001\"\n"))
+        .await
+        .assert(
+            2,
+            "actions.note_text_id `0001` is also backend.blocks.customer_note_text_id",
+        );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_action_hook_configured_from_the_environment_starts() {
+    // `expected a sequence for key push.action_hook.allowed_hosts` used to
+    // stop this start: on Cloud Foundry the hook could not be set up.
+    let running = start_binary(&[
+        (
+            "AGENT__PUSH__ACTION_HOOK__URL",
+            "https://hooks.example.com/approved",
+        ),
+        (
+            "AGENT__PUSH__ACTION_HOOK__ALLOWED_HOSTS",
+            "hooks.example.com",
+        ),
+        (
+            "AGENT__BACKEND__BLOCKS__BLOCK_TEXTS",
+            "ZL=customer asked for a later date",
+        ),
+        (
+            "AGENT__RULES__ROLES__AR_CLERK",
+            "open_dispute_case,request_credit_review",
+        ),
+    ])
+    .await;
+    let health = crate::helpers::http_client()
+        .get(format!("http://127.0.0.1:{}/health", running.port))
+        .send()
+        .await
+        .expect("the binary serves");
+    assert_eq!(health.status().as_u16(), 200);
+    running.terminate().await;
+}
+
+#[tokio::test]
 async fn a_port_in_use_is_not_a_settings_error_and_exits_1() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
     let port = taken.local_addr().expect("its address").port().to_string();

@@ -14,7 +14,7 @@ pub mod hook;
 pub mod s4;
 mod settings;
 
-pub use settings::{ActionSettings, ExecutorKind};
+pub use settings::{ActionSettings, ExecutorKind, NoteTextIdError};
 
 use super::ledger::{ActionLedger, Claim, ExecutionState, Finish, LedgerEntry};
 use crate::backend::UserToken;

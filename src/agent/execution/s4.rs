@@ -10,7 +10,8 @@
 //!   the order: when the block it was approved for is still there it writes
 //!   with the new ETag, else it stops ("the order changed").
 //! - `request_credit_review`: a note (a sales order text of
-//!   `actions.note_text_id`), and `ReleaseCreditBlock` when the approval
+//!   `actions.note_text_id`, never the customer's note text; an existing
+//!   one is extended with `If-Match`), and `ReleaseCreditBlock` when the approval
 //!   carried `releaseCreditBlock` (the rule book's `release_credit_block`).
 //! - `open_dispute_case`, `request_master_data_change`: the note (no
 //!   released API files them), then the outbound action hook when one is
@@ -215,14 +216,20 @@ impl S4Executor {
         }
     }
 
-    /// The note on the order, unless it is there already.
+    /// The note on the order, unless it is there already: a text of
+    /// `actions.note_text_id` of its own, created, or extended with
+    /// `If-Match` (a 412 reads the texts again, once). Never the text the
+    /// agent reads as the customer's note (the start refuses that id too).
     async fn note(&self, writer: &S4Writer, entry: &LedgerEntry) -> Result<(), WriteError> {
         let order = entry.sales_order.as_str();
-        let marker = marker(entry);
-        let texts = writer.texts(order).await?;
-        if texts.iter().any(|text| text.long_text.contains(&marker)) {
-            return Ok(());
+        let id = self.settings.note_text_id.clone();
+        let customer = &self.source.shared().rules.customer_note_text_id;
+        if id.trim().eq_ignore_ascii_case(customer.trim()) {
+            return Err(WriteError::Refused(format!(
+                "the agent's notes (text {id}) would go into the customer's note of sales order {order}; nothing is written"
+            )));
         }
+        let marker = marker(entry);
         let line = format!(
             "{marker} {} approved by {} ({}) on {}: {}. Task {}.",
             entry.action,
@@ -233,26 +240,37 @@ impl S4Executor {
             entry.task_id
         );
         let language = self.settings.note_language.clone();
-        let id = self.settings.note_text_id.clone();
-        match texts
-            .iter()
-            .find(|text| text.language.eq_ignore_ascii_case(&language) && text.long_text_id == id)
-        {
-            Some(existing) => {
-                let joined = format!("{}\n{line}", existing.long_text);
-                writer.append_text(order, existing, &joined).await
+        let mut reread = false;
+        loop {
+            let texts = writer.texts(order).await?;
+            if texts.iter().any(|text| text.long_text.contains(&marker)) {
+                return Ok(());
             }
-            None => {
-                writer
-                    .create_text(
-                        order,
-                        &OrderText {
-                            language,
-                            long_text_id: id,
-                            long_text: line,
-                        },
-                    )
-                    .await
+            let written = match texts.iter().find(|text| {
+                text.language.eq_ignore_ascii_case(&language) && text.long_text_id == id
+            }) {
+                Some(existing) => {
+                    let joined = format!("{}\n{line}", existing.long_text);
+                    writer.update_text(order, existing, &joined).await
+                }
+                None => {
+                    writer
+                        .create_text(
+                            order,
+                            &OrderText {
+                                language: language.clone(),
+                                long_text_id: id.clone(),
+                                long_text: line.clone(),
+                                etag: String::new(),
+                            },
+                        )
+                        .await
+                }
+            };
+            match written {
+                // Someone changed the agent's text since it was read.
+                Err(WriteError::Stale(_)) if !reread => reread = true,
+                other => return other,
             }
         }
     }

@@ -105,10 +105,14 @@ pub fn setting_exists(variable: &str) -> bool {
     let defaults = serde_json::to_value(Settings::default()).expect("settings serialize");
     let mut node = &defaults;
     for segment in path.split("__") {
-        match node
-            .as_object()
-            .and_then(|map| map.get(&segment.to_lowercase()))
-        {
+        let Some(map) = node.as_object() else {
+            return false;
+        };
+        // An empty object is a map (`rules.roles`): any entry may be named.
+        if map.is_empty() {
+            return true;
+        }
+        match map.get(&segment.to_lowercase()) {
             Some(next) => node = next,
             None => return false,
         }

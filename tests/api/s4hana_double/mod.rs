@@ -33,7 +33,7 @@
 //! POST/PUT/PATCH/MERGE/DELETE without both gets 403 `x-csrf-token: Required`.
 //! MERGE/PATCH/PUT on `A_SalesOrder` (If-Match against the ETag: 412 stale,
 //! 428 missing, `*` accepted and visible in the recording) and on
-//! `A_SalesOrderText`; POST `A_SalesOrder('…')/to_Text`; the credit-block
+//! `A_SalesOrderText` (the same, its ETag a digest of `LongText`); POST `A_SalesOrder('…')/to_Text`; the credit-block
 //! function imports. A successful write answers 204 and gives the order a new
 //! `LastChangeDateTime` and ETag (the ETag has 7 decimal places from a 100 ns
 //! clock, so it cannot be rebuilt from the millisecond body value).
@@ -285,6 +285,17 @@ impl S4Double {
         let index = inner.store.find_by_predicate(set, key).ok()?;
         let (_, definition) = inner.store.definition(set)?;
         Store::etag(definition, &inner.store.rows(set)[index])
+    }
+
+    /// Add one row behind the client's back (an order text someone wrote
+    /// earlier); panics on an unknown set.
+    pub fn insert_row(&self, set: &str, values: Map<String, Value>) {
+        let mut inner = self.inner();
+        assert!(inner.store.definition(set).is_some(), "no entity set {set}");
+        inner.store.rows_mut(set).push(store::Row {
+            values,
+            ticks: None,
+        });
     }
 
     /// Change one property of one entity behind the client's back (checked

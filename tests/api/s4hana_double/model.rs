@@ -399,6 +399,8 @@ fn sales_order_service() -> Service {
         UPDATE_ONLY,
         Some("SalesOrder"),
     );
+    // The text's ETag is its `LongText` (an update needs `If-Match`: 428
+    // without, 412 when the text changed since it was read).
     let text = set(
         "A_SalesOrderText",
         "A_SalesOrderTextType",
@@ -406,7 +408,7 @@ fn sales_order_service() -> Service {
             s("SalesOrder", 10).key().ro(),
             s("Language", 2).key(),
             s("LongTextID", 4).key(),
-            s("LongText", 0).no_filter(),
+            s("LongText", 0).no_filter().etag(),
         ],
         Vec::new(),
         UPDATE_ONLY,

@@ -4,7 +4,8 @@
 //! the types (a decimal with the wrong scale, a date that is not midnight, a
 //! missing property all stop the double from starting). ETags are kept per
 //! row: for `LastChangeDateTime` in 100 ns ticks (7 decimal places, finer
-//! than the milliseconds in the body, as S/4's are).
+//! than the milliseconds in the body, as S/4's are); for an order text a
+//! digest of its `LongText` (so every change of the text is a new ETag).
 
 use super::model::{self, EntitySet, Kind, Prop, Service, Unit};
 use super::query::{QueryError, Val, civil_from_days, parse_decimal, parse_key, wire_value};
@@ -269,6 +270,12 @@ impl Store {
         let prop = set.etag_prop()?;
         match prop.kind {
             Kind::Dto(_) => row.ticks.map(etag_from_ticks),
+            // A long text (no length): a digest of it, not the text itself
+            // (it may hold line breaks, which no header may).
+            Kind::Str(0) => Some(format!(
+                "W/\"'{}'\"",
+                digest(row_text(&row.values, prop.name))
+            )),
             _ => Some(format!("W/\"'{}'\"", row_text(&row.values, prop.name))),
         }
     }
@@ -285,6 +292,16 @@ fn check_row(set: &EntitySet, values: &Map<String, Value>) -> Result<(), String>
         return Err(format!("{extra} is not a property of {}", set.type_name));
     }
     Ok(())
+}
+
+/// The first 16 hex digits of the SHA-256 of `text`.
+fn digest(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .take(8)
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 /// 100 ns ticks of the row's `DateTimeOffset` ETag property.

@@ -273,7 +273,8 @@ async fn every_demo_order_reads_with_its_items_prices_texts_and_partners() {
                     "__metadata": {
                         "id": format!("{}/A_SalesOrderText(SalesOrder='4725',Language='EN',LongTextID='0001')", double.service_url(SALES)),
                         "uri": format!("{}/A_SalesOrderText(SalesOrder='4725',Language='EN',LongTextID='0001')", double.service_url(SALES)),
-                        "type": "API_SALES_ORDER_SRV.A_SalesOrderTextType"
+                        "type": "API_SALES_ORDER_SRV.A_SalesOrderTextType",
+                        "etag": double.etag("A_SalesOrderText", "SalesOrder='4725',Language='EN',LongTextID='0001'").expect("a text has an ETag")
                     },
                     "SalesOrder": "4725",
                     "Language": "EN",

@@ -434,18 +434,42 @@ async fn an_order_text_is_created_through_to_text() {
     )
     .await;
     assert_eq!(no_id.status, 400);
-    // An existing text can be updated (no ETag on texts).
-    let update = send(
-        client()
+    // An existing text is updated with the ETag of its read: 428 without,
+    // 412 with one from before a change.
+    let read = get(
+        &double,
+        SALES,
+        "A_SalesOrderText(SalesOrder='4711',Language='EN',LongTextID='Z001')",
+        &token,
+    )
+    .await;
+    let etag = read.header("etag").expect("a text has an ETag").to_string();
+    assert_eq!(read.json()["d"]["__metadata"]["etag"], etag.as_str());
+    let texts = get(&double, SALES, "A_SalesOrder('4711')/to_Text", &token).await;
+    assert_eq!(
+        texts.json()["d"]["results"][0]["__metadata"]["etag"],
+        etag.as_str(),
+        "the collection carries it too"
+    );
+    let patch = |if_match: Option<&str>, text: &str| {
+        let mut request = client()
             .patch(uri.clone())
             .bearer_auth(&token)
             .header("x-csrf-token", &csrf.0)
             .header("cookie", &csrf.1)
             .header("content-type", "application/json")
-            .body(json!({ "LongText": "Credit review requested (updated)" }).to_string()),
-    )
-    .await;
+            .body(json!({ "LongText": text }).to_string());
+        if let Some(etag) = if_match {
+            request = request.header("if-match", etag);
+        }
+        send(request)
+    };
+    let missing = patch(None, "Credit review requested (blind)").await;
+    assert_eq!(missing.status, 428, "{}", missing.text);
+    let update = patch(Some(&etag), "Credit review requested (updated)").await;
     assert_eq!(update.status, 204, "{}", update.text);
+    let stale = patch(Some(&etag), "Credit review requested (stale)").await;
+    assert_eq!(stale.status, 412, "the text changed: {}", stale.text);
     assert_eq!(
         double
             .entity(

@@ -2,7 +2,8 @@
 //! CSRF handshake (`x-csrf-token: Fetch` on a GET of the service root, the
 //! token kept with the session's cookies), a MERGE of changed fields with
 //! `If-Match` = the ETag of the order as it was read (204), a sales order
-//! text through `to_Text` (201), and the `ReleaseCreditBlock` function
+//! text through `to_Text` (201), a MERGE of an existing text with `If-Match`
+//! = the ETag its read gave (never without one), and the `ReleaseCreditBlock` function
 //! import. The reads an executor needs to tell "already done" (the order's
 //! date, block and credit status with its ETag; its texts) are here too.
 //! Statuses become [`WriteError`]s: 412 `Stale`, 403 `Forbidden`, 400 and
@@ -85,6 +86,8 @@ pub struct OrderText {
     pub language: String,
     pub long_text_id: String,
     pub long_text: String,
+    /// The ETag the read gave (`__metadata.etag`); empty for a new text.
+    pub etag: String,
 }
 
 /// One user's write session: the target, the CSRF token and its cookies.
@@ -195,6 +198,7 @@ impl S4Writer {
                 language: text_of(row, "Language"),
                 long_text_id: text_of(row, "LongTextID"),
                 long_text: text_of(row, "LongText"),
+                etag: text_of(&row["__metadata"], "etag"),
             })
             .collect())
     }
@@ -248,13 +252,22 @@ impl S4Writer {
         .map(|_| ())
     }
 
-    /// Replace the text of an existing sales order text (204; no ETag).
-    pub async fn append_text(
+    /// Replace the text of an existing sales order text: a MERGE with
+    /// `If-Match` = the ETag the text was read with (204; a 412 is
+    /// [`WriteError::Stale`]). A text read without an ETag is not written:
+    /// the agent never overwrites what it cannot match.
+    pub async fn update_text(
         &self,
         order: &str,
         text: &OrderText,
         long_text: &str,
     ) -> Result<(), WriteError> {
+        if text.etag.is_empty() {
+            return Err(WriteError::Refused(format!(
+                "text {} ({}) of sales order {order} was read without an ETag; it is not overwritten blindly",
+                text.long_text_id, text.language
+            )));
+        }
         let path = format!(
             "A_SalesOrderText(SalesOrder={},Language={},LongTextID={})",
             odata::literal(order),
@@ -268,7 +281,7 @@ impl S4Writer {
                 entity_set: "A_SalesOrderText",
                 path,
                 body: Some(json!({ "LongText": long_text }).to_string()),
-                if_match: None,
+                if_match: Some(&text.etag),
                 order,
             },
             &[204],

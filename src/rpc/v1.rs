@@ -180,10 +180,9 @@ pub(super) async fn run(context: &RpcContext<'_>, call: V1Call) -> Result<V1Resu
                 .map_err(engine_error)?,
         ),
         V1Call::Subscribe(request) => {
-            let stream = engine
-                .resubscribe(&request.id)
-                .await
-                .map_err(engine_error)?;
+            // Followed until terminal, through `input-required` and the
+            // turns that continue the task.
+            let stream = engine.follow(&request.id).await.map_err(engine_error)?;
             if let Some(task) = &stream.first
                 && task.status.state.is_terminal()
             {

@@ -251,3 +251,99 @@ async fn a_1_0_stream_that_cannot_start_answers_one_plain_1_0_error() {
         assert_eq!(error["code"], code, "{method}: {error}");
     }
 }
+
+/// Open a 1.0 `SubscribeToTask` stream: once the answer's headers are in,
+/// the subscription is registered; the response, to read to its end.
+async fn open_subscription(app: &TestApp, task_id: &Value) -> reqwest::Response {
+    let response = app
+        .client
+        .post(format!("{}/", app.address))
+        .header("A2A-Version", "1.0")
+        .json(&json!({"jsonrpc": "2.0", "id": "s-1", "method": "SubscribeToTask",
+            "params": {"id": task_id}}))
+        .send()
+        .await
+        .expect("request reaches the server");
+    assert_eq!(response.status().as_u16(), 200);
+    response
+}
+
+/// Every event of a stream read to its end (10 s at most).
+async fn events_of(response: reqwest::Response) -> Vec<Value> {
+    let text = tokio::time::timeout(std::time::Duration::from_secs(10), response.text())
+        .await
+        .expect("the stream ends within 10 s")
+        .expect("the stream ends");
+    text.split("\n\n")
+        .filter_map(|block| block.lines().find_map(|line| line.strip_prefix("data: ")))
+        .map(|data| serde_json::from_str::<Value>(data).expect("each event is JSON"))
+        .inspect(|event| assert_v1("StreamResponse", &event["result"]))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_subscription_to_a_waiting_task_stays_open_through_its_next_turn_to_the_end() {
+    let app = TestApp::builder()
+        .agent(
+            ScriptedAgent::answering_after(std::time::Duration::from_millis(100))
+                .asking_first()
+                .shared(),
+        )
+        .spawn()
+        .await;
+    let task = send(&app, message("which?")).await;
+    assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    // Two subscribers at once, as the conformance suite holds them.
+    let first = open_subscription(&app, &task["id"]).await;
+    let second = open_subscription(&app, &task["id"]).await;
+    // Another call continues the task and finishes it.
+    let mut follow_up = message("that one");
+    follow_up["taskId"] = task["id"].clone();
+    let done = send(&app, follow_up).await;
+    assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED");
+    for subscription in [first, second] {
+        let events = events_of(subscription).await;
+        assert_eq!(
+            shapes(&events),
+            [
+                "task:INPUT_REQUIRED",
+                "statusUpdate:WORKING",
+                "artifactUpdate",
+                "statusUpdate:COMPLETED"
+            ]
+        );
+        let last = &events[3]["result"]["statusUpdate"];
+        assert_eq!(last["taskId"], task["id"]);
+        assert_eq!(last["status"]["message"]["parts"][0]["text"], "done: that one");
+    }
+    // 0.3 `tasks/resubscribe` keeps closing at once for a waiting task.
+    let mut question = message("which again?");
+    question["messageId"] = json!(uuid::Uuid::new_v4().to_string());
+    let waiting = send(&app, question).await;
+    let events =
+        crate::streaming::stream(&app, "tasks/resubscribe", json!({"id": waiting["id"]})).await;
+    let last = events.last().expect("an event");
+    assert_eq!(last["final"], true, "{events:?}");
+    assert_eq!(last["status"]["state"], "input-required", "{events:?}");
+}
+
+#[tokio::test]
+async fn a_subscription_to_a_waiting_task_ends_when_the_task_is_canceled() {
+    let app = TestApp::builder()
+        .agent(
+            ScriptedAgent::answering_after(std::time::Duration::ZERO)
+                .asking_first()
+                .shared(),
+        )
+        .spawn()
+        .await;
+    let task = send(&app, message("which?")).await;
+    let subscription = open_subscription(&app, &task["id"]).await;
+    let canceled = v1_ok(&app, "CancelTask", json!({"id": task["id"]})).await;
+    assert_eq!(canceled["status"]["state"], "TASK_STATE_CANCELED");
+    let events = events_of(subscription).await;
+    assert_eq!(
+        shapes(&events),
+        ["task:INPUT_REQUIRED", "statusUpdate:CANCELED"]
+    );
+}

@@ -151,6 +151,11 @@ pub struct Reply {
     /// completes with the message as usual. Only the conformance agent
     /// sets it.
     pub message_only: bool,
+    /// A finished task also carries the answer as its first artifact
+    /// (`answer`, where Joule's functions read it). The conformance agent
+    /// turns it off: its scenarios name every artifact the task carries,
+    /// and clients read `artifacts[0]`.
+    pub answer_artifact: bool,
 }
 
 impl Reply {
@@ -165,6 +170,7 @@ impl Reply {
             artifact_chunks: Vec::new(),
             batch: None,
             message_only: false,
+            answer_artifact: true,
         }
     }
 }

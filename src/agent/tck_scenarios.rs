@@ -132,10 +132,19 @@ fn file(bytes: Option<&str>, uri: Option<&str>) -> Part {
 /// "Generated text content" as base64.
 const FILE_BYTES: &str = "R2VuZXJhdGVkIHRleHQgY29udGVudA==";
 
+/// A reply of this agent: the text is the status message only, so the task
+/// carries exactly the scenario's artifacts (clients read `artifacts[0]`).
+fn scripted(outcome: Outcome, text: &str) -> Reply {
+    Reply {
+        answer_artifact: false,
+        ..Reply::new(outcome, text)
+    }
+}
+
 fn completed(text: &str, artifacts: Vec<Artifact>) -> Reply {
     Reply {
         artifacts,
-        ..Reply::new(Outcome::Completed, text)
+        ..scripted(Outcome::Completed, text)
     }
 }
 
@@ -189,8 +198,8 @@ impl Agent for TckScenarioAgent {
                 message_only: true,
                 ..completed("Direct message response", Vec::new())
             },
-            Scenario::InputRequired => Reply::new(Outcome::InputRequired, "Input required"),
-            Scenario::RejectTask => Reply::new(Outcome::Rejected, "rejected"),
+            Scenario::InputRequired => scripted(Outcome::InputRequired, "Input required"),
+            Scenario::RejectTask => scripted(Outcome::Rejected, "rejected"),
             Scenario::Stream("") => completed("Stream complete", Vec::new()),
             Scenario::Stream("file") => completed(
                 "Done",
@@ -204,7 +213,7 @@ impl Agent for TckScenarioAgent {
                 };
                 Reply {
                     artifact_chunks: vec![first, last],
-                    ..Reply::new(Outcome::Completed, "Done")
+                    ..scripted(Outcome::Completed, "Done")
                 }
             }
             Scenario::Stream(text) => {

@@ -256,30 +256,22 @@ async fn handle_v1(context: &RpcContext<'_>, mut request: RpcRequest, method: Me
             method: Some(request.method),
             error_code: None,
         },
+        // Also for a streaming method: a call that cannot start its stream
+        // (bad params, unknown or finished task) answers one plain JSON-RPC
+        // error, as a2a-python does; the 1.0 clients read either, and the
+        // conformance suite counts an event stream as success. 0.3 streams
+        // keep sending it as one event.
         Err(error) => {
             let error = error.to_rpc_error();
             RpcReply {
-                body: Vec::new(),
+                body: error_bytes(&request.id, &error),
                 stream: None,
                 task_state: None,
                 error_code: Some(error.code),
                 id: request.id,
                 method: Some(request.method),
             }
-            .with_error(error, method.is_streaming())
         }
-    }
-}
-
-impl RpcReply {
-    /// An error as the body, or for a streaming method as a one-event stream.
-    fn with_error(mut self, error: RpcError, streaming: bool) -> RpcReply {
-        if streaming {
-            self.stream = Some(EventStream::failed(self.id.clone(), &error));
-        } else {
-            self.body = error_bytes(&self.id, &error);
-        }
-        self
     }
 }
 

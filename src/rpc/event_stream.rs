@@ -3,15 +3,16 @@
 //! ending after a `final: true` status. In 1.0 (`SendStreamingMessage`,
 //! `SubscribeToTask`) each `result` is a `StreamResponse` (`task`,
 //! `statusUpdate`, `artifactUpdate`), there is no `final`, and the stream
-//! ends after the status that ends or pauses the task. Knows no HTTP;
-//! `http/` frames it as SSE.
+//! ends after the status that ends or pauses the task; a `SubscribeToTask`
+//! stream only at a terminal one ([`StreamEnd`]). Knows no HTTP; `http/`
+//! frames it as SSE.
 
 use crate::a2a::jsonrpc::success_bytes;
 use crate::a2a::v1::{self, V03StreamEvent};
 use crate::a2a::{
     ArtifactUpdateKind, StatusUpdateKind, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent,
 };
-use crate::tasks::{EngineError, TaskEvent, TaskStream};
+use crate::tasks::{EngineError, StreamEnd, TaskEvent, TaskStream};
 use serde_json::Value;
 use std::collections::VecDeque;
 use tokio::sync::broadcast::error::RecvError;
@@ -28,14 +29,12 @@ pub struct EventStream {
     id: Value,
     first: Option<Task>,
     events: Option<tokio::sync::broadcast::Receiver<TaskEvent>>,
+    ends: StreamEnd,
     task_sent: bool,
     ready: VecDeque<Vec<u8>>,
     done: bool,
 }
 
-fn ends_stream(task: &Task) -> bool {
-    task.status.state.is_terminal() || task.status.state.is_interrupted()
-}
 
 impl EventStream {
     pub fn new(id: Value, stream: TaskStream) -> Self {
@@ -44,6 +43,7 @@ impl EventStream {
             id,
             first: stream.first,
             events: stream.events,
+            ends: stream.ends,
             task_sent: false,
             ready: VecDeque::new(),
             done: false,
@@ -59,6 +59,7 @@ impl EventStream {
             id,
             first: None,
             events: None,
+            ends: StreamEnd::Pause,
             task_sent: true,
             done: true,
         }
@@ -70,6 +71,12 @@ impl EventStream {
             encoding: Encoding::V1_0,
             ..EventStream::new(id, stream)
         }
+    }
+
+    /// Whether `task`'s status is the stream's last.
+    fn ends_stream(&self, task: &Task) -> bool {
+        let state = task.status.state;
+        state.is_terminal() || (self.ends == StreamEnd::Pause && state.is_interrupted())
     }
 
     /// The body of one event: the 0.3 object, or a 1.0 `StreamResponse`.
@@ -148,10 +155,10 @@ impl EventStream {
         self.task_sent = true;
         let body = self.event_bytes(V03StreamEvent::Task(task.clone()));
         self.ready.push_back(body);
-        if self.encoding == Encoding::V1_0 && (ends_stream(task) || self.events.is_none()) {
+        if self.encoding == Encoding::V1_0 && (self.ends_stream(task) || self.events.is_none()) {
             // 1.0: the Task says where it stands; no status event repeats it.
             self.done = true;
-        } else if ends_stream(task) {
+        } else if self.ends_stream(task) {
             self.send_status(task);
         } else if self.events.is_none() {
             // Nothing runs that could change it: say where it stands and end.
@@ -161,7 +168,7 @@ impl EventStream {
     }
 
     fn send_status(&mut self, task: &Task) {
-        let is_final = ends_stream(task);
+        let is_final = self.ends_stream(task);
         let event = TaskStatusUpdateEvent {
             kind: StatusUpdateKind::Value,
             task_id: task.id.clone(),
@@ -191,6 +198,7 @@ mod tests {
             TaskStream {
                 first: None,
                 events: Some(receiver),
+                ends: StreamEnd::Pause,
             },
         );
         let database_said = sqlx::Error::PoolClosed.to_string();

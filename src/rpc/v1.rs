@@ -180,8 +180,10 @@ pub(super) async fn run(context: &RpcContext<'_>, call: V1Call) -> Result<V1Resu
                 .map_err(engine_error)?,
         ),
         V1Call::Subscribe(request) => {
+            // Followed until terminal, through `input-required` and the
+            // turns that continue the task.
             let stream = engine
-                .resubscribe(&request.id, &rules)
+                .follow(&request.id, &rules)
                 .await
                 .map_err(engine_error)?;
             if let Some(task) = &stream.first

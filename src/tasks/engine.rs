@@ -35,6 +35,10 @@ pub(super) struct Inner {
     pub(super) settings: TaskSettings,
     pub(super) observer: Option<Arc<dyn TaskObserver>>,
     pub(super) turns: Mutex<HashMap<String, RunningTurn>>,
+    /// Per task between its turns: the channel its 1.0 subscribers listen
+    /// to, which the next turn sends on (`events.rs`). Locked after
+    /// `turns` where both are held.
+    pub(super) followers: Mutex<HashMap<String, broadcast::Sender<TaskEvent>>>,
 }
 
 /// `historyLength`: negative is an error; absent keeps everything.
@@ -122,6 +126,7 @@ impl TaskEngine {
                 settings,
                 observer,
                 turns: Mutex::new(HashMap::new()),
+                followers: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -500,11 +505,15 @@ impl TaskEngine {
             match store.update(&task, stored.version).await {
                 Ok(written) => {
                     self.inner.notify(&task, &written, call);
-                    if let Some(turn) = self.inner.turns().remove(task_id) {
-                        turn.cancel.notify_one();
-                        let _ = turn
-                            .events
-                            .send(TaskEvent::Status(Arc::new(task.clone()), None));
+                    let turn = self.inner.turns().remove(task_id);
+                    match turn {
+                        Some(turn) => {
+                            turn.cancel.notify_one();
+                            let _ = turn
+                                .events
+                                .send(TaskEvent::Status(Arc::new(task.clone()), None));
+                        }
+                        None => self.inner.tell_followers(&task),
                     }
                     return Ok(task);
                 }

@@ -102,6 +102,7 @@ impl TaskEngine {
                 Ok(written) => {
                     tracing::warn!(task.id = %task.id, "turn abandoned by a stopped instance: task failed");
                     self.inner.notify(&task, &written, &CallContext::default());
+                    self.inner.tell_followers(&task);
                     ended += 1;
                 }
                 // Another instance ended it first, or its owner came back.

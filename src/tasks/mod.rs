@@ -22,7 +22,7 @@ mod turn;
 
 pub use engine::TaskEngine;
 pub use error::{EngineError, STORE_CORRUPT, STORE_UNAVAILABLE};
-pub use events::{Answer, TaskEvent, TaskStream};
+pub use events::{Answer, StreamEnd, TaskEvent, TaskStream};
 pub use listing::{OwnerScope, PageCursor, TaskPage, TaskQuery};
 pub use maintenance::Maintenance;
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};

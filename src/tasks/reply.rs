@@ -1,6 +1,6 @@
 //! The mapping of an agent's reply onto its task: the status (with the
 //! answer as its message), the answer artifact (always `artifacts[0]`, where
-//! Joule's functions read it), the proposal artifact (or, for a batch of
+//! Joule's functions read it, unless the reply asks for none), the proposal artifact (or, for a batch of
 //! orders, the `orders` / `approvals` data artifact), and what the task
 //! waits on for an approval (`metadata.pendingApproval`: one proposal, or a
 //! batch's list). Also the status helpers every part of the engine writes
@@ -182,7 +182,7 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) {
         task.metadata = None;
     }
     let artifacts = task.artifacts.get_or_insert_with(Vec::new);
-    if state.is_terminal() {
+    if state.is_terminal() && reply.answer_artifact {
         // First, always: Joule's functions read the answer at
         // `artifacts[0].parts[0].text`, also when an approval question put
         // the proposal artifact there one turn earlier.

@@ -15,7 +15,7 @@ use super::events::{ArtifactPiece, TaskEvent};
 use super::observer::CallContext;
 use super::reply::{agent_message, apply_reply, chunk_events};
 use super::store::{StoreError, Written};
-use crate::a2a::Task;
+use crate::a2a::{Task, TaskState};
 use crate::agent::{Outcome, Reply, Turn};
 use futures_util::FutureExt;
 use std::future::Future;
@@ -126,10 +126,15 @@ impl TaskEngine {
         let pending = PendingTurn(Some(Box::pin(tracing::Instrument::instrument(
             async move {
                 let task_id = task.id.clone();
-                inner
+                let switch = Arc::clone(&cancel);
+                let left = inner
                     .finish_turn(task, version, turn, events, cancel, call)
                     .await;
-                inner.turns().remove(&task_id);
+                inner.end_turn(
+                    &task_id,
+                    &switch,
+                    left.is_some_and(|state| !state.is_terminal()),
+                );
             },
             span,
         ))));
@@ -142,11 +147,14 @@ impl TaskEngine {
         }
     }
 
-    /// Register a turn's event channel and cancel switch under the task id.
+    /// Register a turn's event channel and cancel switch under the task id;
+    /// the task's followers listen to it too.
     pub(super) fn open_turn(&self, task_id: &str) -> TurnChannel {
-        let (events, listener) = broadcast::channel(64);
+        let mut turns = self.inner.turns();
+        let events = self.inner.turn_channel(&mut turns, task_id);
+        let listener = events.subscribe();
         let cancel = Arc::new(Notify::new());
-        self.inner.turns().insert(
+        turns.insert(
             task_id.to_string(),
             RunningTurn {
                 events: events.clone(),
@@ -164,6 +172,7 @@ impl TaskEngine {
 impl Inner {
     /// Run the agent, store its reply, publish the artifacts and the final
     /// status. A cancel stops the agent and leaves the task as canceled.
+    /// The state the turn stored, if it stored one.
     pub(super) async fn finish_turn(
         &self,
         mut task: Task,
@@ -172,7 +181,7 @@ impl Inner {
         events: broadcast::Sender<TaskEvent>,
         cancel: Arc<Notify>,
         call: CallContext,
-    ) {
+    ) -> Option<TaskState> {
         let started = std::time::Instant::now();
         // A panicking turn fails this task, not the server.
         let responding = std::panic::AssertUnwindSafe(self.agent.respond(turn)).catch_unwind();
@@ -194,7 +203,7 @@ impl Inner {
             },
             _ = cancel.notified() => {
                 tracing::info!(task.id = %task.id, "turn stopped by tasks/cancel");
-                return;
+                return None;
             }
         };
         let artifacts_before: std::collections::HashSet<String> = task
@@ -228,7 +237,7 @@ impl Inner {
                 message.task_id = None;
                 span.record("a2a.task.state", "message");
                 let _ = events.send(TaskEvent::Message(Arc::new(message)));
-                return;
+                return None;
             }
         }
         let chunks = reply.artifact_chunks.clone();
@@ -277,13 +286,16 @@ impl Inner {
                     let _ = events.send(chunk);
                 }
                 self.notify(&task, &written, &call);
+                let state = task.status.state;
                 let _ = events.send(TaskEvent::Status(task, Some(written.json)));
+                Some(state)
             }
             // Canceled while the turn ran: the cancel stands.
-            Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}
+            Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => None,
             Err(error) => {
                 tracing::error!(task.id = %task.id, %error, "the turn's result could not be stored");
                 let _ = events.send(TaskEvent::StoreFailed(error));
+                None
             }
         }
     }

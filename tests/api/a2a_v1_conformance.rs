@@ -336,3 +336,41 @@ async fn the_chunked_artifact_streams_two_pieces_and_is_stored_joined() {
         json!([{"text": "chunk-1 "}, {"text": "chunk-2"}])
     );
 }
+
+#[tokio::test]
+async fn each_artifact_scenario_leaves_exactly_its_artifact_first() {
+    // Clients and the suite read `artifacts[0]`: the scenario's artifact,
+    // and no `answer` artifact before it (the answer is the status message).
+    let app = conformance_app().await;
+    for (prefix, _, part) in expectations()
+        .into_iter()
+        .filter(|(prefix, _, _)| prefix.starts_with("tck-artifact-"))
+    {
+        let task = send(&app, message(prefix)).await;
+        let stored = v1_ok(&app, "GetTask", json!({"id": task["id"]})).await;
+        let events = stream_v1(
+            &app,
+            "SendStreamingMessage",
+            json!({"message": message(prefix)}),
+        )
+        .await;
+        let streamed = events
+            .iter()
+            .find_map(|event| event["result"].get("statusUpdate"))
+            .map(|update| update["taskId"].clone())
+            .expect("a status update");
+        let streamed = v1_ok(&app, "GetTask", json!({"id": streamed})).await;
+        for task in [&task, &stored, &streamed] {
+            let artifacts = task["artifacts"].as_array().cloned().unwrap_or_default();
+            assert_eq!(artifacts.len(), 1, "{prefix}: {task}");
+            assert_eq!(artifacts[0]["parts"], json!([part]), "{prefix}: {task}");
+        }
+    }
+    // Neither does a scenario without artifacts get one.
+    let task = send(&app, message("tck-complete-task")).await;
+    assert!(task.get("artifacts").is_none(), "{task}");
+    assert_eq!(
+        task["status"]["message"]["parts"],
+        json!([{"text": "Hello from TCK"}])
+    );
+}

@@ -2,9 +2,11 @@
 //! `SubscribeToTask`): each SSE event a JSON-RPC response whose `result` is
 //! a `StreamResponse` valid against the 1.0 schema; the task first, then
 //! `statusUpdate` / `artifactUpdate` in order, no `final`, the stream closed
-//! at the status that ends or pauses the task.
+//! at the status that ends or pauses the task. A call that cannot start its
+//! stream answers one plain JSON-RPC error (`application/json`), as
+//! a2a-python does and the conformance suite expects.
 
-use crate::a2a_v1::{assert_v1_error, message};
+use crate::a2a_v1::{assert_v1_error, message, send, v1_ok};
 use crate::a2a_v1_schema::assert_v1;
 use crate::helpers::{ScriptedAgent, TestApp, user_message};
 use serde_json::{Value, json};
@@ -43,6 +45,34 @@ pub(crate) async fn stream_v1(app: &TestApp, method: &str, params: Value) -> Vec
             event
         })
         .collect()
+}
+
+/// POST a 1.0 streaming request that must be refused before its stream
+/// starts: one plain JSON-RPC error, no event stream; the error.
+pub(crate) async fn stream_v1_refused(app: &TestApp, method: &str, params: Value) -> Value {
+    let response = app
+        .client
+        .post(format!("{}/", app.address))
+        .header("A2A-Version", "1.0")
+        .header("Accept", "text/event-stream")
+        .json(&json!({"jsonrpc": "2.0", "id": "s-1", "method": method, "params": params}))
+        .send()
+        .await
+        .expect("request reaches the server");
+    assert_eq!(response.status().as_u16(), 200);
+    let content_type = response.headers()["content-type"]
+        .to_str()
+        .expect("text")
+        .to_string();
+    assert!(
+        content_type.starts_with("application/json"),
+        "{method}: {content_type}"
+    );
+    let body: Value = response.json().await.expect("JSON");
+    assert_eq!(body["id"], "s-1", "{body}");
+    assert!(body.get("result").is_none(), "{body}");
+    assert_v1_error(&body["error"]);
+    body["error"].clone()
 }
 
 /// `task:STATE`, `statusUpdate:STATE`, `artifactUpdate`, `error:CODE`.
@@ -166,22 +196,154 @@ async fn subscribing_mid_turn_gets_the_task_then_the_rest_and_a_finished_task_is
         shapes(&events),
         ["task:WORKING", "artifactUpdate", "statusUpdate:COMPLETED"]
     );
-    let events = stream_v1(&app, "SubscribeToTask", json!({"id": task["id"]})).await;
-    assert_eq!(shapes(&events), ["error:-32004"]);
-    assert_eq!(
-        events[0]["error"]["data"][0]["reason"],
-        "UNSUPPORTED_OPERATION"
-    );
+    let error = stream_v1_refused(&app, "SubscribeToTask", json!({"id": task["id"]})).await;
+    assert_eq!(error["code"], -32004, "{error}");
+    assert_eq!(error["data"][0]["reason"], "UNSUPPORTED_OPERATION");
 }
 
 #[tokio::test]
-async fn a_1_0_stream_that_cannot_start_sends_one_1_0_error_event() {
+async fn subscribing_to_a_finished_task_is_32004_and_resubscribing_over_0_3_its_final_state() {
+    let app = TestApp::builder()
+        .agent(ScriptedAgent::slow(400))
+        .spawn()
+        .await;
+    for outcome in ["completed", "canceled"] {
+        let task = if outcome == "completed" {
+            send(&app, message("slow")).await
+        } else {
+            let task = app
+                .rpc(
+                    "message/send",
+                    json!({"message": user_message("slow"), "configuration": {"blocking": false}}),
+                )
+                .await["result"]
+                .clone();
+            v1_ok(&app, "CancelTask", json!({"id": task["id"]})).await
+        };
+        let state = format!("TASK_STATE_{}", outcome.to_uppercase());
+        assert_eq!(task["status"]["state"], state.as_str(), "{task}");
+        let error = stream_v1_refused(&app, "SubscribeToTask", json!({"id": task["id"]})).await;
+        assert_eq!(error["code"], -32004, "{outcome}: {error}");
+        assert_eq!(error["data"][0]["reason"], "UNSUPPORTED_OPERATION");
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|text| text.contains(&state)),
+            "{error}"
+        );
+        // 0.3 keeps its behaviour: the final status, then the stream closes.
+        let events = crate::streaming::stream(&app, "tasks/resubscribe", json!({"id": task["id"]}))
+            .await;
+        let last = events.last().expect("an event");
+        assert_eq!(last["final"], true, "{events:?}");
+        assert_eq!(last["status"]["state"], outcome, "{events:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_1_0_stream_that_cannot_start_answers_one_plain_1_0_error() {
     let app = TestApp::spawn().await;
     for (method, params, code) in [
         ("SendStreamingMessage", json!({"message": 5}), -32602),
         ("SubscribeToTask", json!({"id": "no-such-task"}), -32001),
     ] {
-        let events = stream_v1(&app, method, params).await;
-        assert_eq!(shapes(&events), [format!("error:{code}")], "{method}");
+        let error = stream_v1_refused(&app, method, params).await;
+        assert_eq!(error["code"], code, "{method}: {error}");
     }
+}
+
+/// Open a 1.0 `SubscribeToTask` stream: once the answer's headers are in,
+/// the subscription is registered; the response, to read to its end.
+async fn open_subscription(app: &TestApp, task_id: &Value) -> reqwest::Response {
+    let response = app
+        .client
+        .post(format!("{}/", app.address))
+        .header("A2A-Version", "1.0")
+        .json(&json!({"jsonrpc": "2.0", "id": "s-1", "method": "SubscribeToTask",
+            "params": {"id": task_id}}))
+        .send()
+        .await
+        .expect("request reaches the server");
+    assert_eq!(response.status().as_u16(), 200);
+    response
+}
+
+/// Every event of a stream read to its end (10 s at most).
+async fn events_of(response: reqwest::Response) -> Vec<Value> {
+    let text = tokio::time::timeout(std::time::Duration::from_secs(10), response.text())
+        .await
+        .expect("the stream ends within 10 s")
+        .expect("the stream ends");
+    text.split("\n\n")
+        .filter_map(|block| block.lines().find_map(|line| line.strip_prefix("data: ")))
+        .map(|data| serde_json::from_str::<Value>(data).expect("each event is JSON"))
+        .inspect(|event| assert_v1("StreamResponse", &event["result"]))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_subscription_to_a_waiting_task_stays_open_through_its_next_turn_to_the_end() {
+    let app = TestApp::builder()
+        .agent(
+            ScriptedAgent::answering_after(std::time::Duration::from_millis(100))
+                .asking_first()
+                .shared(),
+        )
+        .spawn()
+        .await;
+    let task = send(&app, message("which?")).await;
+    assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    // Two subscribers at once, as the conformance suite holds them.
+    let first = open_subscription(&app, &task["id"]).await;
+    let second = open_subscription(&app, &task["id"]).await;
+    // Another call continues the task and finishes it.
+    let mut follow_up = message("that one");
+    follow_up["taskId"] = task["id"].clone();
+    let done = send(&app, follow_up).await;
+    assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED");
+    for subscription in [first, second] {
+        let events = events_of(subscription).await;
+        assert_eq!(
+            shapes(&events),
+            [
+                "task:INPUT_REQUIRED",
+                "statusUpdate:WORKING",
+                "artifactUpdate",
+                "statusUpdate:COMPLETED"
+            ]
+        );
+        let last = &events[3]["result"]["statusUpdate"];
+        assert_eq!(last["taskId"], task["id"]);
+        assert_eq!(last["status"]["message"]["parts"][0]["text"], "done: that one");
+    }
+    // 0.3 `tasks/resubscribe` keeps closing at once for a waiting task.
+    let mut question = message("which again?");
+    question["messageId"] = json!(uuid::Uuid::new_v4().to_string());
+    let waiting = send(&app, question).await;
+    let events =
+        crate::streaming::stream(&app, "tasks/resubscribe", json!({"id": waiting["id"]})).await;
+    let last = events.last().expect("an event");
+    assert_eq!(last["final"], true, "{events:?}");
+    assert_eq!(last["status"]["state"], "input-required", "{events:?}");
+}
+
+#[tokio::test]
+async fn a_subscription_to_a_waiting_task_ends_when_the_task_is_canceled() {
+    let app = TestApp::builder()
+        .agent(
+            ScriptedAgent::answering_after(std::time::Duration::ZERO)
+                .asking_first()
+                .shared(),
+        )
+        .spawn()
+        .await;
+    let task = send(&app, message("which?")).await;
+    let subscription = open_subscription(&app, &task["id"]).await;
+    let canceled = v1_ok(&app, "CancelTask", json!({"id": task["id"]})).await;
+    assert_eq!(canceled["status"]["state"], "TASK_STATE_CANCELED");
+    let events = events_of(subscription).await;
+    assert_eq!(
+        shapes(&events),
+        ["task:INPUT_REQUIRED", "statusUpdate:CANCELED"]
+    );
 }

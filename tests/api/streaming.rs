@@ -8,7 +8,7 @@ use std::time::Duration;
 
 /// POST a streaming request and collect every SSE event until the server
 /// closes the stream.
-async fn stream(app: &TestApp, method: &str, params: Value) -> Vec<Value> {
+pub(crate) async fn stream(app: &TestApp, method: &str, params: Value) -> Vec<Value> {
     let response = open(app, method, params).await;
     let text = response.text().await.expect("the stream ends");
     events(&text)

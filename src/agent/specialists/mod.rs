@@ -97,6 +97,7 @@ fn proposing(
         artifact_chunks: Vec::new(),
         batch: None,
         message_only: false,
+        answer_artifact: true,
     }
 }
 

@@ -35,7 +35,6 @@ pub struct EventStream {
     done: bool,
 }
 
-
 impl EventStream {
     pub fn new(id: Value, stream: TaskStream) -> Self {
         EventStream {

@@ -232,8 +232,8 @@ async fn subscribing_to_a_finished_task_is_32004_and_resubscribing_over_0_3_its_
             "{error}"
         );
         // 0.3 keeps its behaviour: the final status, then the stream closes.
-        let events = crate::streaming::stream(&app, "tasks/resubscribe", json!({"id": task["id"]}))
-            .await;
+        let events =
+            crate::streaming::stream(&app, "tasks/resubscribe", json!({"id": task["id"]})).await;
         let last = events.last().expect("an event");
         assert_eq!(last["final"], true, "{events:?}");
         assert_eq!(last["status"]["state"], outcome, "{events:?}");
@@ -259,8 +259,10 @@ async fn open_subscription(app: &TestApp, task_id: &Value) -> reqwest::Response 
         .client
         .post(format!("{}/", app.address))
         .header("A2A-Version", "1.0")
-        .json(&json!({"jsonrpc": "2.0", "id": "s-1", "method": "SubscribeToTask",
-            "params": {"id": task_id}}))
+        .json(
+            &json!({"jsonrpc": "2.0", "id": "s-1", "method": "SubscribeToTask",
+            "params": {"id": task_id}}),
+        )
         .send()
         .await
         .expect("request reaches the server");
@@ -314,7 +316,10 @@ async fn a_subscription_to_a_waiting_task_stays_open_through_its_next_turn_to_th
         );
         let last = &events[3]["result"]["statusUpdate"];
         assert_eq!(last["taskId"], task["id"]);
-        assert_eq!(last["status"]["message"]["parts"][0]["text"], "done: that one");
+        assert_eq!(
+            last["status"]["message"]["parts"][0]["text"],
+            "done: that one"
+        );
     }
     // 0.3 `tasks/resubscribe` keeps closing at once for a waiting task.
     let mut question = message("which again?");

@@ -67,10 +67,18 @@ pub fn stem_runs(text: &str) -> Vec<Vec<String>> {
     runs
 }
 
-/// The stem of a lower-case `token`; `None` for a number or a stopword.
-/// Numbers are not remembered (every request has its own).
+/// Longer than any word of any vocabulary (German compounds included), in
+/// bytes: such a token is no candidate for matching. The stemmer's cost
+/// grows with the square of a word's length (1 MiB of one letter took 42 s,
+/// issue 38); a token this long is skipped before it reaches the stemmer,
+/// so every pass over a request's text stays linear in its size.
+pub const LONGEST_WORD: usize = 64;
+
+/// The stem of a lower-case `token`; `None` for a number, a stopword or a
+/// token longer than [`LONGEST_WORD`]. Numbers are not remembered (every
+/// request has its own).
 fn meaningful_stem(token: &str) -> Option<String> {
-    if token.chars().all(|c| c.is_ascii_digit()) {
+    if token.len() > LONGEST_WORD || token.chars().all(|c| c.is_ascii_digit()) {
         return None;
     }
     STEMS.with(|remembered| {
@@ -167,6 +175,19 @@ mod tests {
             assert_eq!(stems(&word), [STEMMER.stem(&word).into_owned()]);
         }
         assert_eq!(stems("the blocked deliveries"), ["block", "deliveri"]);
+    }
+
+    /// A word longer than any vocabulary word is no feature, and it ends
+    /// the run it interrupts (it never reaches the stemmer).
+    #[test]
+    fn a_huge_word_is_no_stem() {
+        let huge = "a".repeat(LONGEST_WORD + 1);
+        assert_eq!(
+            stem_runs(&format!("credit {huge} limit")),
+            [vec!["credit"], vec!["limit"]]
+        );
+        let longest = "b".repeat(LONGEST_WORD);
+        assert_eq!(stems(&longest), [STEMMER.stem(&longest).into_owned()]);
     }
 
     #[test]

@@ -80,12 +80,13 @@ pub fn recognise(text: &str, kind_of: impl Fn(&str) -> Option<BlockKind>) -> Opt
             orders.push((index, word.clone()));
         }
     }
-    let mut distinct: Vec<String> = Vec::new();
-    for (_, order) in &orders {
-        if !distinct.contains(order) {
-            distinct.push(order.clone());
-        }
-    }
+    // In the order named, each once (a set: linear in the numbers named).
+    let mut seen = std::collections::HashSet::new();
+    let distinct: Vec<String> = orders
+        .iter()
+        .filter(|(_, order)| seen.insert(order.as_str()))
+        .map(|(_, order)| order.clone())
+        .collect();
     if distinct.len() >= 2 {
         // Numbers named as a list, or "orders" said: several orders.
         let listed = orders.windows(2).any(|pair| {

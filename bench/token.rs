@@ -45,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "iss": "https://tenant.accounts.test", "aud": "bench-client", "sub": "P000123",
             "azp": "joule-proxy-client", "app_tid": "bench-tenant", "exp": now + 7200, "iat": now,
             "sap_id_type": "user", "user_uuid": "bench-user", "ias_apis": ["order-exception-agent"],
-            "groups": ["ar_clerk"], "jti": format!("bench-{n}")
+            "groups": ["viewer"], "jti": format!("bench-{n}")
         });
         println!("{}", jsonwebtoken::encode(&header, &claims, &signing_key)?);
     }

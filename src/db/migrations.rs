@@ -30,6 +30,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "owner kinds and contexts by owner",
         include_str!("migrations/0006_owner_kinds.sql"),
     ),
+    (
+        8,
+        "open and waiting tasks",
+        include_str!("migrations/0008_open_and_waiting_tasks.sql"),
+    ),
 ];
 
 /// The migrations built into the binary, as sqlx's migrator takes them.

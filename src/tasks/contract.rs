@@ -346,3 +346,56 @@ pub(crate) async fn lists_like_a_task_store(store: &dyn TaskStore) {
     };
     assert_eq!(store.list(&elsewhere).await.unwrap().total, 0);
 }
+
+/// What the engine's bounds (issue 38) rely on, for any store: open tasks
+/// counted per owner and no further than asked, the tasks waiting for an
+/// answer since before a time, and no task written that could not be read
+/// back.
+pub(crate) async fn bounds_like_a_task_store(store: &dyn TaskStore) {
+    let alice = Some("user:alice");
+    for (id, state, owner) in [
+        ("b-a1", TaskState::InputRequired, alice),
+        ("b-a2", TaskState::InputRequired, alice),
+        ("b-a3", TaskState::Completed, alice),
+        ("b-b1", TaskState::Working, Some("client:batch")),
+        ("b-n1", TaskState::InputRequired, None),
+    ] {
+        store.create(&task(id, state), &[], owner).await.unwrap();
+    }
+    assert_eq!(store.open_tasks_of(alice, 100).await.unwrap(), 2);
+    assert_eq!(store.open_tasks_of(alice, 1).await.unwrap(), 1);
+    assert_eq!(
+        store
+            .open_tasks_of(Some("client:batch"), 100)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(store.open_tasks_of(None, 100).await.unwrap(), 1);
+    assert_eq!(store.open_tasks_of(Some("user:bob"), 100).await.unwrap(), 0);
+    store
+        .update(&task("b-a1", TaskState::Completed), 1)
+        .await
+        .unwrap();
+    assert_eq!(store.open_tasks_of(alice, 100).await.unwrap(), 1);
+
+    let later = now_ms() + 60_000;
+    let mut waiting = store.waiting_since(later, 100).await.unwrap();
+    waiting.sort();
+    assert_eq!(waiting, ["b-a2", "b-n1"]);
+    assert_eq!(store.waiting_since(later, 1).await.unwrap().len(), 1);
+    assert!(store.waiting_since(0, 100).await.unwrap().is_empty());
+
+    // A task larger than any store reads back is refused, and not written.
+    let mut huge = task("b-huge", TaskState::Working);
+    huge.metadata = Some(serde_json::Map::from_iter([(
+        "x".to_string(),
+        serde_json::Value::String("x".repeat(super::store::MAX_TASK_JSON_BYTES)),
+    )]));
+    assert!(matches!(
+        store.create(&huge, &[], alice).await,
+        Err(StoreError::TooLarge { .. })
+    ));
+    assert_eq!(store.get("b-huge").await.unwrap(), None);
+    assert_eq!(store.open_tasks_of(alice, 100).await.unwrap(), 1);
+}

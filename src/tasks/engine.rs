@@ -57,7 +57,26 @@ fn present(id: &Option<String>) -> Option<&str> {
     id.as_deref().filter(|id| !id.trim().is_empty())
 }
 
-fn check_message(message: &Message) -> Result<(), EngineError> {
+/// `value`'s size as the compact JSON a store keeps (one encoding, linear
+/// in its size; a value that does not encode counts as too large).
+fn json_bytes<T: serde::Serialize>(value: &T) -> usize {
+    super::store::task_json(value).map_or(usize::MAX, |json| json.len())
+}
+
+fn check_message(message: &Message, settings: &TaskSettings) -> Result<(), EngineError> {
+    let bytes = json_bytes(message);
+    if bytes > settings.max_message_bytes {
+        return Err(EngineError::InvalidParams(format!(
+            "params.message is {} bytes as JSON, more than the {} one message may have \
+             (tasks.max_message_bytes): ask about fewer orders at a time, in a shorter text",
+            if bytes == usize::MAX {
+                "too many".to_string()
+            } else {
+                bytes.to_string()
+            },
+            settings.max_message_bytes
+        )));
+    }
     if message.role != Role::User {
         return Err(EngineError::InvalidParams(
             "params.message.role must be \"user\"".into(),
@@ -191,7 +210,7 @@ impl TaskEngine {
             "params.configuration.historyLength",
         )?;
         let message = params.message;
-        check_message(&message)?;
+        check_message(&message, &self.inner.settings)?;
         // An inline push config is checked before anything is created.
         let push =
             match configuration.push_notification_config {
@@ -275,6 +294,7 @@ impl TaskEngine {
         call: &CallContext,
         defer_store: bool,
     ) -> Result<Started, EngineError> {
+        self.check_open_tasks(call).await?;
         let task_id = uuid::Uuid::now_v7().to_string();
         let context_id = context_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         message.task_id = Some(task_id.clone());
@@ -355,6 +375,7 @@ impl TaskEngine {
         push: Option<PushNotificationConfig>,
         call: &CallContext,
     ) -> Result<Started, EngineError> {
+        self.check_room(&stored.task, &message)?;
         self.inner.register_push(&stored.task.id, push).await?;
         let earlier = stored
             .task
@@ -385,6 +406,59 @@ impl TaskEngine {
         archive_status_message(&mut task);
         task.history.get_or_insert_with(Vec::new).push(message);
         self.claim_turn(task, stored.version, turn, call).await
+    }
+
+    /// Whether `task` has room for `message` and the answer to it: at most
+    /// `tasks.max_task_messages` messages and `tasks.max_task_bytes` bytes.
+    /// A full task is not continued (nothing in it is lost); the caller
+    /// starts a new conversation.
+    fn check_room(&self, task: &Task, message: &Message) -> Result<(), EngineError> {
+        let settings = &self.inner.settings;
+        let id = &task.id;
+        // The history as it will be: the status message archived, the
+        // follow-up added.
+        let messages = task.history.as_ref().map_or(0, Vec::len)
+            + usize::from(task.status.message.is_some())
+            + 1;
+        if messages > settings.max_task_messages {
+            return Err(EngineError::InvalidParams(format!(
+                "task {id} holds {} messages, as many as one task may (tasks.max_task_messages): \
+                 start a new conversation (send the message without taskId)",
+                messages - 1
+            )));
+        }
+        let bytes = json_bytes(task).saturating_add(json_bytes(message));
+        if bytes > settings.max_task_bytes {
+            return Err(EngineError::InvalidParams(format!(
+                "task {id} would hold more than the {} bytes one task may have \
+                 (tasks.max_task_bytes): start a new conversation (send the message without taskId)",
+                settings.max_task_bytes
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether the caller may open one more task: fewer than its bound of
+    /// open tasks (`tasks.max_open_per_caller`; with authentication off the
+    /// instance's, `tasks.max_open_without_authentication`).
+    async fn check_open_tasks(&self, call: &CallContext) -> Result<(), EngineError> {
+        let owner = call.owner();
+        let bound = self.inner.settings.max_open_of(owner);
+        let open = self.inner.store.open_tasks_of(owner, bound).await?;
+        if open >= bound {
+            tracing::warn!(open, bound, "a caller reached its bound of open tasks");
+            let (whose, setting) = match owner {
+                Some(_) => ("you have", "tasks.max_open_per_caller"),
+                None => ("this instance has", "tasks.max_open_without_authentication"),
+            };
+            return Err(EngineError::InvalidParams(format!(
+                "{whose} {open} open tasks (running or waiting for an answer), as many as may be \
+                 open at once ({setting}): answer or cancel (tasks/cancel) a waiting task first; \
+                 a waiting task ends by itself after {} hours",
+                self.inner.settings.waiting_expiry_secs / 3600
+            )));
+        }
+        Ok(())
     }
 
     /// Claim the task for a turn (`working`, compare-and-set on `version`)
@@ -424,7 +498,19 @@ impl TaskEngine {
         task_id: &str,
         call: &CallContext,
     ) -> Result<Option<StoredTask>, EngineError> {
-        let found = self.inner.store.get(task_id).await?;
+        let found = match self.inner.store.get(task_id).await {
+            Ok(found) => found,
+            // Its owner hears that it does not read back; anyone else, as
+            // for an id that does not exist.
+            Err(StoreError::UnreadableTask { id, owner, source }) => {
+                if !call.scope.admits(owner.as_deref()) {
+                    return Ok(None);
+                }
+                tracing::error!(task.id = %id, error = %source, "the caller's task does not read back");
+                return Err(EngineError::Unreadable(id));
+            }
+            Err(error) => return Err(error.into()),
+        };
         Ok(found.filter(|stored| call.scope.admits(stored.owner.as_deref())))
     }
 

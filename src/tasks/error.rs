@@ -27,6 +27,9 @@ pub enum EngineError {
     PushNotSupported,
     #[error("push notification config {config} not found for task {task}")]
     PushConfigNotFound { task: String, config: String },
+    /// The caller's own task is stored but does not read back.
+    #[error("task {0} is stored but does not read back")]
+    Unreadable(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -45,12 +48,31 @@ impl EngineError {
             EngineError::PushConfigNotFound { .. } => {
                 RpcError::new(jsonrpc::TASK_NOT_FOUND, self.to_string())
             }
+            EngineError::Unreadable(id) => RpcError::internal(format!(
+                "task {id} is stored but does not read back, so it cannot be shown or continued; \
+                 start a new conversation (the service's log has the cause)"
+            )),
             EngineError::Store(StoreError::NotFound(id)) => RpcError::task_not_found(id),
+            EngineError::Store(StoreError::TooLarge { id, limit, .. }) => {
+                RpcError::invalid_params(format!(
+                    "task {id} would hold more than the {limit} bytes a task may have; \
+                     start a new conversation (send the message without taskId)"
+                ))
+            }
+            EngineError::Store(error @ StoreError::Full(_)) => {
+                tracing::warn!(%error, "answered -32603: the in-memory store is full");
+                RpcError::internal(format!(
+                    "{error}: answer or cancel waiting tasks, or try again later \
+                     (tasks.max_open sizes the in-memory store)"
+                ))
+            }
             EngineError::Store(error @ StoreError::Unavailable(_)) => {
                 tracing::error!(%error, "answered -32603: the task store is unavailable");
                 RpcError::internal(STORE_UNAVAILABLE)
             }
-            EngineError::Store(error @ StoreError::Corrupt { .. }) => {
+            EngineError::Store(
+                error @ (StoreError::Corrupt { .. } | StoreError::UnreadableTask { .. }),
+            ) => {
                 tracing::error!(%error, "answered -32603: the task store holds an unreadable value");
                 RpcError::internal(STORE_CORRUPT)
             }

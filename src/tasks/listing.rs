@@ -178,13 +178,26 @@ pub(super) fn page_of<'a>(
     });
     let tasks = rest
         .iter()
-        .map(|listed| {
-            serde_json::from_str(listed.json).map_err(|error| {
-                super::store::StoreError::corrupt(format!("task {}", listed.id), error)
-            })
+        .filter_map(|listed| match serde_json::from_str::<Task>(listed.json) {
+            Ok(task) => Some(task),
+            Err(error) => {
+                let error = super::store::StoreError::corrupt(format!("task {}", listed.id), error);
+                skipped_unreadable(listed.id, &error);
+                None
+            }
         })
-        .collect::<Result<Vec<Task>, _>>()?;
+        .collect();
     Ok(TaskPage { tasks, next, total })
+}
+
+/// A listing met a task that does not read back: it leaves it out of the
+/// page (the rest of the page is still the caller's) and says so in the log.
+pub(super) fn skipped_unreadable(task_id: &str, error: &super::store::StoreError) {
+    tracing::error!(
+        task.id = %task_id,
+        %error,
+        "a listing skipped a task that does not read back"
+    );
 }
 
 impl TaskEngine {

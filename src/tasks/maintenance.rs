@@ -1,7 +1,8 @@
 //! Maintenance: keep this instance's leases on running turns alive, end
-//! `failed` the tasks whose instance died (their lease ran out), and delete
-//! finished tasks past the retention. One job per instance, until the
-//! runtime stops.
+//! `failed` the tasks whose instance died (their lease ran out), end
+//! `canceled` the tasks that waited too long for an answer (so that they,
+//! too, go with the retention), and delete finished tasks past the
+//! retention. One job per instance, until the runtime stops.
 
 use super::engine::TaskEngine;
 use super::observer::CallContext;
@@ -59,6 +60,9 @@ impl TaskEngine {
                         if let Err(error) = engine.end_abandoned_turns().await {
                             tracing::warn!(%error, "looking for abandoned turns failed");
                         }
+                        if let Err(error) = engine.end_expired_waits().await {
+                            tracing::warn!(%error, "looking for tasks that waited too long failed");
+                        }
                         let before = crate::db::now_ms()
                             - i64::try_from(every.retention.as_millis()).unwrap_or(i64::MAX);
                         match engine.inner.store.purge_finished(before).await {
@@ -78,6 +82,52 @@ impl TaskEngine {
             return Ok(());
         }
         self.inner.store.renew_leases(&running).await
+    }
+
+    /// Tasks that waited in `input-required` longer than
+    /// `tasks.waiting_expiry_secs` end `canceled`, with the reason; returns
+    /// how many. A few hundred a sweep, the oldest first.
+    pub async fn end_expired_waits(&self) -> Result<usize, StoreError> {
+        const PER_SWEEP: u64 = 500;
+        let store = &self.inner.store;
+        let expiry = self.inner.settings.waiting_expiry();
+        let before = crate::db::now_ms() - i64::try_from(expiry.as_millis()).unwrap_or(i64::MAX);
+        let hours = expiry.as_secs().div_ceil(3600).max(1);
+        let reason = format!(
+            "This request waited {hours} hour{} for an answer and was closed. Nothing was filed; \
+             please start a new conversation.",
+            if hours == 1 { "" } else { "s" }
+        );
+        let mut ended = 0;
+        for task_id in store.waiting_since(before, PER_SWEEP).await? {
+            let stored = match store.get(&task_id).await {
+                Ok(Some(stored)) => stored,
+                Ok(None) => continue,
+                Err(error @ StoreError::UnreadableTask { .. }) => {
+                    tracing::error!(task.id = %task_id, %error, "a waiting task does not read back: left as it is");
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
+            let mut task = stored.task;
+            if task.status.state != TaskState::InputRequired {
+                continue;
+            }
+            let message = agent_message(&task, &reason, None);
+            set_status(&mut task, TaskState::Canceled, Some(message));
+            match store.update(&task, stored.version).await {
+                Ok(written) => {
+                    tracing::info!(task.id = %task.id, "task waited too long for an answer: canceled");
+                    self.inner.notify(&task, &written, &CallContext::default());
+                    self.inner.tell_followers(&task);
+                    ended += 1;
+                }
+                // Its owner answered in the meantime.
+                Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(ended)
     }
 
     /// Tasks left `submitted` or `working` by an instance that stopped end

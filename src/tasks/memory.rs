@@ -1,6 +1,7 @@
 //! The in-memory task store. Bounded: terminal tasks go after a retention
 //! time or beyond a count cap, so memory stays flat under sustained load;
-//! open tasks stay, unless a hard cap forces out the oldest (logged).
+//! open tasks stay, and past a hard cap a new task is refused: one caller's
+//! load never drops another caller's open task (issue 38).
 
 use super::listing::{Listed, TaskPage, TaskQuery, page_of};
 use super::store::{StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task};
@@ -16,7 +17,7 @@ pub struct MemoryStoreLimits {
     pub retention: Duration,
     /// At most this many finished tasks are kept (oldest go first).
     pub max_terminal: usize,
-    /// Hard cap on open tasks; past it the oldest open task is dropped.
+    /// Hard cap on open tasks; past it a new open task is refused.
     pub max_open: usize,
 }
 
@@ -55,7 +56,23 @@ struct Tasks {
     finished: VecDeque<(Instant, String)>,
     /// Open tasks, oldest first.
     open_by_age: BTreeMap<u64, String>,
+    /// How many open tasks each owner has (`None`: authentication off).
+    open_by_owner: HashMap<Option<String>, u64>,
     next_sequence: u64,
+}
+
+impl Tasks {
+    /// One more open task of `owner`, or one fewer.
+    fn count_open(&mut self, owner: &Option<String>, opened: bool) {
+        if opened {
+            *self.open_by_owner.entry(owner.clone()).or_default() += 1;
+        } else if let Some(count) = self.open_by_owner.get_mut(owner) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.open_by_owner.remove(owner);
+            }
+        }
+    }
 }
 
 /// A thread panicked while it held the tasks.
@@ -113,17 +130,6 @@ impl InMemoryTaskStore {
                 tasks.by_id.remove(&id);
             }
         }
-        while tasks.open_by_age.len() > self.limits.max_open {
-            let Some((_, id)) = tasks.open_by_age.pop_first() else {
-                break;
-            };
-            tasks.by_id.remove(&id);
-            tracing::warn!(
-                task.id = %id,
-                max_open = self.limits.max_open,
-                "open-task cap reached: dropped the oldest open task"
-            );
-        }
     }
 }
 
@@ -143,8 +149,10 @@ impl TaskStore for InMemoryTaskStore {
         let Some((json, version, owner)) = found else {
             return Ok(None);
         };
-        let task = serde_json::from_str(&json)
-            .map_err(|error| StoreError::corrupt(format!("task {task_id}"), error))?;
+        let task = match serde_json::from_str(&json) {
+            Ok(task) => task,
+            Err(error) => return Err(super::store::unreadable_task(task_id, owner, error)),
+        };
         Ok(Some(StoredTask {
             task,
             version,
@@ -164,13 +172,18 @@ impl TaskStore for InMemoryTaskStore {
             return Err(StoreError::AlreadyExists(task.id.clone()));
         }
         let now = Instant::now();
+        let terminal = task.status.state.is_terminal();
+        if !terminal && tasks.open_by_age.len() >= self.limits.max_open {
+            return Err(StoreError::Full(self.limits.max_open));
+        }
         let sequence = tasks.next_sequence;
         tasks.next_sequence += 1;
-        let terminal = task.status.state.is_terminal();
+        let owner = owner.map(str::to_string);
         if terminal {
             tasks.finished.push_back((now, task.id.clone()));
         } else {
             tasks.open_by_age.insert(sequence, task.id.clone());
+            tasks.count_open(&owner, true);
         }
         tasks.by_id.insert(
             task.id.clone(),
@@ -181,7 +194,7 @@ impl TaskStore for InMemoryTaskStore {
                 sequence,
                 finished_at: terminal.then_some(now),
                 push_configs: push_configs.to_vec(),
-                owner: owner.map(str::to_string),
+                owner,
                 changed_ms: crate::db::now_ms(),
                 context_id: task.context_id.clone(),
                 state: task.status.state,
@@ -221,7 +234,9 @@ impl TaskStore for InMemoryTaskStore {
         let push_configs = entry.push_configs.clone();
         if finishing {
             entry.finished_at = Some(now);
+            let owner = entry.owner.clone();
             tasks.open_by_age.remove(&sequence);
+            tasks.count_open(&owner, false);
             tasks.finished.push_back((now, id));
         }
         self.evict(&mut tasks, now);
@@ -254,6 +269,36 @@ impl TaskStore for InMemoryTaskStore {
                     )
                 }),
         )
+    }
+
+    async fn open_tasks_of(&self, owner: Option<&str>, at_most: u64) -> Result<u64, StoreError> {
+        let tasks = self.lock()?;
+        let key = owner.map(str::to_string);
+        Ok(tasks
+            .open_by_owner
+            .get(&key)
+            .copied()
+            .unwrap_or(0)
+            .min(at_most))
+    }
+
+    async fn waiting_since(&self, before_ms: i64, at_most: u64) -> Result<Vec<String>, StoreError> {
+        let tasks = self.lock()?;
+        let mut waiting: Vec<(i64, &String)> = tasks
+            .open_by_age
+            .values()
+            .filter_map(|id| tasks.by_id.get(id).map(|entry| (id, entry)))
+            .filter(|(_, entry)| {
+                entry.state == TaskState::InputRequired && entry.changed_ms < before_ms
+            })
+            .map(|(id, entry)| (entry.changed_ms, id))
+            .collect();
+        waiting.sort();
+        Ok(waiting
+            .into_iter()
+            .take(usize::try_from(at_most).unwrap_or(usize::MAX))
+            .map(|(_, id)| id.clone())
+            .collect())
     }
 
     async fn context_held_by_another(
@@ -317,7 +362,7 @@ mod tests {
     use super::*;
     use crate::a2a::TaskState;
     use crate::tasks::contract::{
-        Expect, behaves_like_a_task_store, lists_like_a_task_store, task,
+        Expect, behaves_like_a_task_store, bounds_like_a_task_store, lists_like_a_task_store, task,
     };
 
     #[tokio::test]
@@ -325,6 +370,7 @@ mod tests {
         let store = InMemoryTaskStore::new(MemoryStoreLimits::default());
         behaves_like_a_task_store(&store, Expect::in_process()).await;
         lists_like_a_task_store(&store).await;
+        bounds_like_a_task_store(&InMemoryTaskStore::new(MemoryStoreLimits::default())).await;
     }
 
     #[tokio::test]
@@ -365,20 +411,46 @@ mod tests {
         assert!(store.get("done").await.unwrap().is_none());
     }
 
+    /// At the hard cap a new open task is refused; no open task (another
+    /// caller's waiting approval) is dropped for it, and finished ones are
+    /// still taken.
     #[tokio::test]
-    async fn the_hard_cap_drops_the_oldest_open_task() {
+    async fn the_hard_cap_refuses_a_new_open_task_and_drops_none() {
         let limits = MemoryStoreLimits {
             max_open: 2,
             ..MemoryStoreLimits::default()
         };
         let store = InMemoryTaskStore::new(limits);
-        for id in ["a", "b", "c"] {
-            store
-                .create(&task(id, TaskState::InputRequired), &[], None)
-                .await
-                .unwrap();
-        }
-        assert!(store.get("a").await.unwrap().is_none());
-        assert!(store.get("c").await.unwrap().is_some());
+        store
+            .create(
+                &task("hers", TaskState::InputRequired),
+                &[],
+                Some("user:alice"),
+            )
+            .await
+            .unwrap();
+        store
+            .create(
+                &task("his", TaskState::InputRequired),
+                &[],
+                Some("user:bob"),
+            )
+            .await
+            .unwrap();
+        let refused = store
+            .create(
+                &task("more", TaskState::InputRequired),
+                &[],
+                Some("user:bob"),
+            )
+            .await
+            .expect_err("the store is full");
+        assert_eq!(refused, StoreError::Full(2));
+        assert!(store.get("hers").await.unwrap().is_some());
+        assert!(store.get("more").await.unwrap().is_none());
+        store
+            .create(&task("done", TaskState::Completed), &[], Some("user:bob"))
+            .await
+            .expect("a finished task is not open");
     }
 }

@@ -1,6 +1,7 @@
 //! The engine's settings (`tasks.*`, `AGENT__TASKS__…`): task ids, the
-//! budget of a blocking `message/send`, the in-memory store's bounds; and
-//! what they mean at run time.
+//! budget of a blocking `message/send`, what one caller may make the
+//! instance hold (issue 38), the in-memory store's bounds; and what they
+//! mean at run time.
 
 use super::memory::MemoryStoreLimits;
 use serde::{Deserialize, Serialize};
@@ -15,11 +16,28 @@ pub struct TaskSettings {
     pub retention_secs: u64,
     /// Finished tasks kept at most (in-memory store).
     pub max_finished: usize,
-    /// Open tasks kept at most; past it the oldest is dropped (in-memory store).
+    /// Open tasks kept at most (in-memory store); past it a new task is
+    /// refused, no open task is dropped.
     pub max_open: usize,
     /// Milliseconds a blocking `message/send` waits before it answers the
     /// task as `working` and the turn goes on (Joule waits about 60 s).
     pub budget_ms: u64,
+    /// Bytes one message may have as JSON (its parts, ids and metadata):
+    /// a request needs a sentence and order numbers.
+    pub max_message_bytes: usize,
+    /// Messages one task's history may hold (the user's and the agent's).
+    pub max_task_messages: usize,
+    /// Bytes one task may hold as JSON before a follow-up is taken.
+    pub max_task_bytes: usize,
+    /// Open (not yet finished) tasks one caller (a user, or a technical
+    /// client) may have at once.
+    pub max_open_per_caller: u64,
+    /// Open tasks the instance may have with authentication off (one
+    /// local caller: tests, fuzzing, benchmarks).
+    pub max_open_without_authentication: u64,
+    /// Seconds a task waits in `input-required` before it ends `canceled`
+    /// (and goes with the retention like any finished task).
+    pub waiting_expiry_secs: u64,
 }
 
 impl Default for TaskSettings {
@@ -30,6 +48,12 @@ impl Default for TaskSettings {
             max_finished: 2_000,
             max_open: 10_000,
             budget_ms: 55_000,
+            max_message_bytes: 16 * 1024,
+            max_task_messages: 100,
+            max_task_bytes: 1024 * 1024,
+            max_open_per_caller: 100,
+            max_open_without_authentication: 10_000,
+            waiting_expiry_secs: 24 * 3600,
         }
     }
 }
@@ -38,6 +62,20 @@ impl TaskSettings {
     /// How long a blocking `message/send` waits before it answers `working`.
     pub fn budget(&self) -> Duration {
         Duration::from_millis(self.budget_ms)
+    }
+
+    /// How long a task waits in `input-required` before it is canceled.
+    pub fn waiting_expiry(&self) -> Duration {
+        Duration::from_secs(self.waiting_expiry_secs)
+    }
+
+    /// Open tasks a caller may have: `owner` is the caller's key, `None`
+    /// with authentication off (then the bound is the instance's).
+    pub fn max_open_of(&self, owner: Option<&str>) -> u64 {
+        match owner {
+            Some(_) => self.max_open_per_caller,
+            None => self.max_open_without_authentication,
+        }
     }
 
     /// The bounds of the in-memory task store.

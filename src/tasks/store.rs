@@ -58,6 +58,25 @@ pub enum StoreError {
         what: String,
         source: std::sync::Arc<serde_json::Error>,
     },
+    /// A stored task whose body does not read back; its owner (a column of
+    /// its own) is known, so only the owner is told it exists.
+    #[error("task store: task {id} is unreadable: {source}")]
+    UnreadableTask {
+        id: String,
+        owner: Option<String>,
+        source: std::sync::Arc<serde_json::Error>,
+    },
+    /// A task larger than any store reads back: it is not written.
+    #[error("task {id} would be {bytes} bytes as JSON, more than the {limit} a task may have")]
+    TooLarge {
+        id: String,
+        bytes: usize,
+        limit: usize,
+    },
+    /// The store holds as many open tasks as it may (in-memory store): a
+    /// new one is refused rather than another task dropped.
+    #[error("the task store holds {0} open tasks, as many as it may")]
+    Full(usize),
 }
 
 impl StoreError {
@@ -91,9 +110,11 @@ impl PartialEq for StoreError {
             | (NotFound(a), NotFound(b))
             | (Conflict(a), Conflict(b))
             | (Terminal(a), Terminal(b)) => a == b,
-            (Unavailable(_), Unavailable(_)) | (Corrupt { .. }, Corrupt { .. }) => {
-                self.to_string() == other.to_string()
-            }
+            (Unavailable(_), Unavailable(_))
+            | (Corrupt { .. }, Corrupt { .. })
+            | (UnreadableTask { .. }, UnreadableTask { .. })
+            | (TooLarge { .. }, TooLarge { .. })
+            | (Full(_), Full(_)) => self.to_string() == other.to_string(),
             _ => false,
         }
     }
@@ -123,6 +144,14 @@ pub trait TaskStore: Send + Sync {
         context_id: &str,
         owner: &str,
     ) -> Result<bool, StoreError>;
+
+    /// How many open (not terminal) tasks `owner` has (`None`: the tasks
+    /// created with authentication off), counted up to `at_most`.
+    async fn open_tasks_of(&self, owner: Option<&str>, at_most: u64) -> Result<u64, StoreError>;
+
+    /// Open tasks that have waited in `input-required` since before
+    /// `before_ms` (Unix ms), oldest first, at most `at_most` of them.
+    async fn waiting_since(&self, before_ms: i64, at_most: u64) -> Result<Vec<String>, StoreError>;
 
     /// One page of tasks, newest status change first, as `query` filters
     /// and scopes them.
@@ -168,11 +197,39 @@ pub trait TaskStore: Send + Sync {
 /// (about ten reallocations and copies otherwise; see bench/README.md).
 const TASK_JSON_CAPACITY: usize = 8 * 1024;
 
-/// `task` as [`TaskJson`]; a task that does not encode is corrupt.
+/// The largest task any store writes, and reads back, as JSON (16 MiB):
+/// a store never writes what it cannot read. Far above what the engine
+/// lets a task grow to (`tasks.max_task_bytes`, 1 MiB by default), so a
+/// task that got here is refused, not cut.
+pub const MAX_TASK_JSON_BYTES: usize = 16 * 1024 * 1024;
+
+/// `task` as [`TaskJson`]; a task that does not encode is corrupt, one
+/// larger than [`MAX_TASK_JSON_BYTES`] is refused before it is written.
 pub(crate) fn encode_task(task: &Task) -> Result<TaskJson, StoreError> {
-    task_json(task)
-        .map(TaskJson::from)
-        .map_err(|error| StoreError::corrupt(format!("task {}", task.id), error))
+    let json =
+        task_json(task).map_err(|error| StoreError::corrupt(format!("task {}", task.id), error))?;
+    if json.len() > MAX_TASK_JSON_BYTES {
+        return Err(StoreError::TooLarge {
+            id: task.id.clone(),
+            bytes: json.len(),
+            limit: MAX_TASK_JSON_BYTES,
+        });
+    }
+    Ok(TaskJson::from(json))
+}
+
+/// A stored task's body did not decode: what `get` answers, with the owner
+/// the row names.
+pub(crate) fn unreadable_task(
+    id: &str,
+    owner: Option<String>,
+    source: serde_json::Error,
+) -> StoreError {
+    StoreError::UnreadableTask {
+        id: id.to_string(),
+        owner,
+        source: std::sync::Arc::new(source),
+    }
 }
 
 /// `value` as compact JSON, the form every store keeps a task in.

@@ -15,6 +15,7 @@ mod auth;
 mod bad_settings;
 mod batch;
 mod blocked_orders;
+mod bounds;
 mod budget;
 mod card;
 mod cli;

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 const DISPUTE_4725: &str = "Order 4725: Pricing: customer disputes the price.";
 
 /// A person's token: `id` as user id, in these IAS groups.
-fn user(id: &str, groups: &[&str]) -> String {
+pub(crate) fn user(id: &str, groups: &[&str]) -> String {
     let claims = with(user_claims(), "user_uuid", json!(id));
     let claims = with(claims, "sub", json!(id));
     token(&with(claims, "groups", json!(groups)))
@@ -35,7 +35,13 @@ async fn spawn(keys: &KeyServer) -> TestApp {
 
 /// One JSON-RPC call as `token` (over 1.0 when `v1`); the HTTP status and
 /// the body as sent (a JSON answer, or a stream's SSE text).
-async fn raw(app: &TestApp, token: &str, v1: bool, method: &str, params: Value) -> (u16, String) {
+pub(crate) async fn raw(
+    app: &TestApp,
+    token: &str,
+    v1: bool,
+    method: &str,
+    params: Value,
+) -> (u16, String) {
     let mut request = app
         .client
         .post(format!("{}/", app.address))
@@ -53,7 +59,7 @@ async fn raw(app: &TestApp, token: &str, v1: bool, method: &str, params: Value) 
 }
 
 /// A call that must answer a result; the result.
-async fn ok(app: &TestApp, token: &str, v1: bool, method: &str, params: Value) -> Value {
+pub(crate) async fn ok(app: &TestApp, token: &str, v1: bool, method: &str, params: Value) -> Value {
     let (status, body) = raw(app, token, v1, method, params).await;
     assert_eq!(status, 200, "{body}");
     let body: Value = serde_json::from_str(&body).expect("JSON");

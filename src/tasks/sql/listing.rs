@@ -102,10 +102,14 @@ impl SqlTaskStore {
             let id: String = row.try_get(0).map_err(unavailable)?;
             let changed_ms: i64 = row.try_get(1).map_err(unavailable)?;
             let what = format!("task {id}");
-            tasks.push(decode(
-                &super::packed_body::body_json(row, 2, &what)?,
-                &what,
-            )?);
+            // A row that does not read back is skipped (and logged), not
+            // the page failed: one broken task must not take listing away
+            // from its owner, or from anyone else.
+            match super::packed_body::body_json(row, 2, &what).and_then(|body| decode(&body, &what))
+            {
+                Ok(task) => tasks.push(task),
+                Err(error) => super::super::listing::skipped_unreadable(&id, &error),
+            }
             last = Some(PageCursor { changed_ms, id });
         }
         Ok(TaskPage {

@@ -233,14 +233,69 @@ impl TaskStore for SqlTaskStore {
             return Ok(None);
         };
         let what = format!("task {task_id}");
-        let body = packed_body::body_json(&row, 0, &what)?;
         let stored_version: i64 = row.try_get(1).map_err(unavailable)?;
         let owner: Option<String> = row.try_get(2).map_err(unavailable)?;
+        let task =
+            match packed_body::body_json(&row, 0, &what).and_then(|body| decode(&body, &what)) {
+                Ok(task) => task,
+                Err(StoreError::Corrupt { source, .. }) => {
+                    return Err(StoreError::UnreadableTask {
+                        id: task_id.to_string(),
+                        owner,
+                        source,
+                    });
+                }
+                Err(error) => return Err(error),
+            };
         Ok(Some(StoredTask {
-            task: decode(&body, &what)?,
+            task,
             version: version(stored_version),
             owner,
         }))
+    }
+
+    async fn open_tasks_of(&self, owner: Option<&str>, at_most: u64) -> Result<u64, StoreError> {
+        // Counted in `tasks_open_by_owner` (open rows only), and no further
+        // than the bound: the cost does not grow with what a caller holds.
+        let limit = i64::try_from(at_most).unwrap_or(i64::MAX);
+        let row = crate::db::once_more(|| {
+            let query = match owner {
+                Some(owner) => sqlx::query(
+                    "SELECT COUNT(*) FROM (SELECT 1 FROM tasks \
+                     WHERE owner = $1 AND terminal = 0 LIMIT $2) AS open_tasks",
+                )
+                .bind(owner)
+                .bind(limit),
+                None => sqlx::query(
+                    "SELECT COUNT(*) FROM (SELECT 1 FROM tasks \
+                     WHERE owner IS NULL AND terminal = 0 LIMIT $1) AS open_tasks",
+                )
+                .bind(limit),
+            };
+            query.fetch_one(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
+        let count: i64 = row.try_get(0).map_err(unavailable)?;
+        Ok(count.max(0).unsigned_abs())
+    }
+
+    async fn waiting_since(&self, before_ms: i64, at_most: u64) -> Result<Vec<String>, StoreError> {
+        let limit = i64::try_from(at_most).unwrap_or(i64::MAX);
+        let rows = crate::db::once_more(|| {
+            sqlx::query(
+                "SELECT id FROM tasks WHERE state = 'input-required' AND updated_ms < $1 \
+                 ORDER BY updated_ms LIMIT $2",
+            )
+            .bind(before_ms)
+            .bind(limit)
+            .fetch_all(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
+        rows.iter()
+            .map(|row| row.try_get::<String, _>(0).map_err(unavailable))
+            .collect()
     }
 
     async fn context_held_by_another(
@@ -421,16 +476,16 @@ mod tests {
     use super::*;
     use crate::db::test_support;
     use crate::tasks::contract::{
-        Expect, behaves_like_a_task_store, lists_like_a_task_store, task,
+        Expect, behaves_like_a_task_store, bounds_like_a_task_store, lists_like_a_task_store, task,
     };
 
     const LEASE: Duration = Duration::from_secs(1);
 
-    /// `error` says that the row `what` does not decode, and is not worth
-    /// trying again.
+    /// `error` says that task `expected` does not read back (with the owner
+    /// its row names), and is not worth trying again.
     fn assert_corrupt(error: &StoreError, expected: &str) {
         assert!(
-            matches!(error, StoreError::Corrupt { what, .. } if what == expected),
+            matches!(error, StoreError::UnreadableTask { id, .. } if format!("task {id}") == expected),
             "{error:?}"
         );
         assert!(!error.is_transient());
@@ -520,6 +575,47 @@ mod tests {
             .unwrap();
         let corrupt = store.get("packed").await.expect_err("does not unpack");
         assert_corrupt(&corrupt, "task packed");
+        // The listing leaves the unreadable task out; the page still comes.
+        let listed = store.list(&TaskQuery::everything(10)).await.unwrap();
+        let ids: Vec<&str> = listed.tasks.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["old"]);
+    }
+
+    /// An unreadable task's row still names its owner, so the engine can
+    /// tell the owner (and only the owner) that it does not read back.
+    #[tokio::test]
+    async fn an_unreadable_task_names_its_owner() {
+        let db = test_support::sqlite().await;
+        let store = store(db.clone());
+        store
+            .create(
+                &task("t", TaskState::InputRequired),
+                &[],
+                Some("user:alice"),
+            )
+            .await
+            .unwrap();
+        sqlx::query("UPDATE tasks SET body = '{' WHERE id = 't'")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+        let error = store.get("t").await.expect_err("does not decode");
+        assert!(
+            matches!(&error, StoreError::UnreadableTask { id, owner, .. }
+                if id == "t" && owner.as_deref() == Some("user:alice")),
+            "{error:?}"
+        );
+    }
+
+    /// The bounds' part of the contract, each on a store of its own.
+    #[tokio::test]
+    async fn sql_stores_bound_like_a_task_store() {
+        bounds_like_a_task_store(&store(test_support::sqlite().await)).await;
+        let dir = test_support::TempDir::new();
+        bounds_like_a_task_store(&store(test_support::sqlite_file(&dir).await)).await;
+        if let Some(db) = test_support::postgres("sql_stores_bound_like_a_task_store").await {
+            bounds_like_a_task_store(&store(db)).await;
+        }
     }
 
     #[tokio::test]

@@ -20,9 +20,9 @@ use sqlx::any::{AnyRow, AnyTypeInfoKind};
 use sqlx::{Row, ValueRef as _};
 
 /// A packed body never unpacks to more than this: a corrupt length prefix
-/// must not make the reader allocate gigabytes. Far above any task (a
-/// request body is at most `server.max_body_bytes`, 1 MiB by default).
-const MAX_UNPACKED_BYTES: usize = 64 * 1024 * 1024;
+/// must not make the reader allocate gigabytes. The same bound as on write
+/// (`encode_task` refuses a larger task), so what is written reads back.
+const MAX_UNPACKED_BYTES: usize = crate::tasks::store::MAX_TASK_JSON_BYTES;
 
 /// `json` packed for a SQLite file's body column.
 pub(super) fn pack(json: &str) -> Vec<u8> {

@@ -44,6 +44,13 @@ pub enum StartupError {
     ActionHook(#[from] crate::push::action_hook::HookSetupError),
     #[error(transparent)]
     NoteTextId(#[from] crate::agent::execution::NoteTextIdError),
+    #[error(
+        "actions.executor = s4hana carries approved actions out in S/4HANA, and on Cloud Foundry \
+         that needs a durable store: bind a postgresql-db instance (docs/deploy-btp.md). With \
+         SQLite on the container's ephemeral disk a restart forgets which approved actions were \
+         carried out, and one could be carried out again"
+    )]
+    RealWritesWithoutDurableStore,
 }
 
 /// Exit code of `serve` (and `actions`) when the settings are at fault: the
@@ -64,7 +71,8 @@ impl StartupError {
             | StartupError::Rules(_)
             | StartupError::PushTestSettingOnCloudFoundry
             | StartupError::ConformanceAgentOnCloudFoundry
-            | StartupError::NoteTextId(_) => true,
+            | StartupError::NoteTextId(_)
+            | StartupError::RealWritesWithoutDurableStore => true,
             StartupError::Backend(error) => error.is_bad_settings(),
             StartupError::Store(error) => error.is_bad_settings(),
             StartupError::ActionHook(error) => error.is_bad_settings(),
@@ -108,17 +116,64 @@ pub struct Stores {
     pub ledger: Arc<dyn ActionLedger>,
     /// For the start-up log: `memory`, `SQLite var/…`, `PostgreSQL host/db`.
     pub location: String,
+    /// What `/health` says of the store: its kind and whether tasks and
+    /// the ledger survive a restart where the app runs.
+    pub health: StoreHealth,
+}
+
+/// The store as `/health` shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StoreHealth {
+    pub backend: &'static str,
+    /// Tasks and the ledger survive a restart, restage or crash of the
+    /// instance: PostgreSQL; a SQLite file off Cloud Foundry (its disk
+    /// stays); never the memory store, nor SQLite on a container's disk.
+    pub durable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<&'static str>,
+}
+
+const NOT_DURABLE: &str = "tasks and the action ledger do not survive a restart: bind a \
+                           postgresql-db instance (docs/deploy-btp.md)";
+
+impl StoreHealth {
+    /// The health of `backend` where the app runs.
+    fn of(backend: crate::db::StoreBackend, on_cloud_foundry: bool) -> StoreHealth {
+        use crate::db::StoreBackend::*;
+        let (name, durable) = match backend {
+            Postgres => ("postgresql", true),
+            Sqlite => ("sqlite", !on_cloud_foundry),
+            Memory => ("memory", false),
+        };
+        StoreHealth {
+            backend: name,
+            durable,
+            warning: (!durable).then_some(NOT_DURABLE),
+        }
+    }
 }
 
 /// Open the stores the settings name: SQLite by default, PostgreSQL with a
 /// URL or a `postgresql-db` binding, or memory. The schema is migrated here.
 pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
-    let Some(database) = Database::open(&settings.store, &settings.cloud_foundry.services).await?
-    else {
+    let cloud_foundry = &settings.cloud_foundry;
+    let health = StoreHealth::of(
+        crate::db::backend(&settings.store, &cloud_foundry.services),
+        cloud_foundry.on_cloud_foundry(),
+    );
+    if !health.durable && cloud_foundry.on_cloud_foundry() {
+        tracing::warn!(
+            store = health.backend,
+            "TASKS AND THE LEDGER DO NOT SURVIVE A RESTART: the store is on the container's \
+             ephemeral disk (or in memory); bind a postgresql-db instance (docs/deploy-btp.md)"
+        );
+    }
+    let Some(database) = Database::open(&settings.store, &cloud_foundry.services).await? else {
         return Ok(Stores {
             tasks: Arc::new(InMemoryTaskStore::from_settings(&settings.tasks)),
             ledger: Arc::new(MemoryLedger::default()),
             location: "memory (nothing survives a restart)".into(),
+            health,
         });
     };
     // Leases name the process that holds them; a restarted instance is a
@@ -140,6 +195,7 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
             &settings.store,
         )?),
         ledger: Arc::new(SqlLedger::new(database)),
+        health,
     })
 }
 
@@ -303,6 +359,14 @@ impl Application {
             let agent = Arc::new(TckScenarioAgent::new(settings.conformance.clone()));
             return Self::build_with_agent(settings, agent).await;
         }
+        let cloud_foundry = &settings.cloud_foundry;
+        if cloud_foundry.on_cloud_foundry()
+            && settings.actions.executor == crate::agent::execution::ExecutorKind::S4hana
+            && crate::db::backend(&settings.store, &cloud_foundry.services)
+                != crate::db::StoreBackend::Postgres
+        {
+            return Err(StartupError::RealWritesWithoutDurableStore);
+        }
         let stores = open_stores(&settings).await?;
         let (orders, s4) = order_source_and_s4(&settings)?;
         let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;
@@ -383,6 +447,7 @@ impl Application {
             ),
             sse_keep_alive: server.sse_keep_alive(),
             metrics_endpoint: settings.telemetry.metrics_endpoint,
+            store: stores.health.clone(),
             orders,
         };
         let port = bound.local.port();

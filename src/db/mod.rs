@@ -101,7 +101,7 @@ impl DbError {
 }
 
 /// Which store the settings and the bindings ask for.
-fn backend(settings: &StoreSettings, services: &VcapServices) -> StoreBackend {
+pub fn backend(settings: &StoreSettings, services: &VcapServices) -> StoreBackend {
     settings.backend.unwrap_or_else(|| {
         let bound = binding::postgres_binding(services).is_some();
         settings.default_backend(bound)

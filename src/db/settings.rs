@@ -34,6 +34,11 @@ pub struct StoreSettings {
     pub lease_secs: u64,
     /// How often the expired-lease and retention job runs.
     pub sweep_interval_secs: u64,
+    /// The SQLite file's write-ahead log stays near this many MB (it is
+    /// copied into the file and started over in time, and cut back to it
+    /// after): the WAL and the file together must fit the disk (256 MB on
+    /// Cloud Foundry by default).
+    pub sqlite_wal_limit_mb: u64,
 }
 
 impl std::fmt::Debug for StoreSettings {
@@ -54,6 +59,7 @@ impl std::fmt::Debug for StoreSettings {
             .field("retention_days", &self.retention_days)
             .field("lease_secs", &self.lease_secs)
             .field("sweep_interval_secs", &self.sweep_interval_secs)
+            .field("sqlite_wal_limit_mb", &self.sqlite_wal_limit_mb)
             .finish()
     }
 }
@@ -78,6 +84,7 @@ impl Default for StoreSettings {
             retention_days: 30,
             lease_secs: 30,
             sweep_interval_secs: 10,
+            sqlite_wal_limit_mb: 64,
         }
     }
 }
@@ -107,6 +114,11 @@ impl StoreSettings {
     /// How long a finished task is kept.
     pub fn retention(&self) -> Duration {
         Duration::from_secs(self.retention_days.saturating_mul(86_400))
+    }
+
+    /// [`StoreSettings::sqlite_wal_limit_mb`] in bytes; at least 4 MB.
+    pub fn sqlite_wal_limit_bytes(&self) -> u64 {
+        self.sqlite_wal_limit_mb.max(4).saturating_mul(1024 * 1024)
     }
 
     /// The PostgreSQL pool size per instance; at least one.

@@ -23,6 +23,8 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
         }
         body["backend"] = json!(info);
     }
+    // Shown, never failing the check: a restart would lose a SQLite file.
+    body["store"] = json!(state.store);
     HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(body)

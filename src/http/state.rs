@@ -31,4 +31,6 @@ pub struct AppState {
     /// The order source, for what `GET /health` says of it (`None`: an
     /// agent of its own, as tests plug in).
     pub orders: Option<Arc<dyn crate::backend::OrderSource>>,
+    /// What `GET /health` says of the task store and the ledger.
+    pub store: crate::startup::StoreHealth,
 }

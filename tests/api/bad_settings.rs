@@ -206,6 +206,27 @@ async fn an_action_hook_url_the_guard_refuses_stops_the_start() {
     );
 }
 
+/// Real S/4HANA writes on Cloud Foundry need the durable store: with
+/// SQLite on the container's disk a restart forgets what was carried out.
+#[tokio::test]
+async fn real_writes_on_cloud_foundry_without_postgresql_stop_the_start() {
+    serve_exit(
+        &[
+            ("AGENT__ACTIONS__EXECUTOR", "s4hana"),
+            (
+                "VCAP_APPLICATION",
+                r#"{"application_uris": ["agent.example.com"]}"#,
+            ),
+        ],
+        None,
+    )
+    .await
+    .assert(
+        2,
+        "actions.executor = s4hana carries approved actions out in S/4HANA, and on Cloud Foundry that needs a durable store",
+    );
+}
+
 #[tokio::test]
 async fn a_note_text_id_that_is_the_customers_note_stops_the_start() {
     serve_exit(

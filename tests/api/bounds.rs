@@ -245,3 +245,25 @@ async fn an_unreadable_task_is_its_owners_and_skipped_by_listings() {
     drop(app);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `/health` says which store holds tasks and the ledger, and whether they
+/// survive a restart where the app runs (a SQLite file off Cloud Foundry
+/// does; the memory store never), without failing the check.
+#[tokio::test]
+async fn health_shows_the_store_and_whether_it_is_durable() {
+    let app = TestApp::spawn().await;
+    let health = app.get_json("/health").await;
+    assert_eq!(health["status"], "UP", "{health}");
+    assert_eq!(health["store"]["backend"], "sqlite", "{health}");
+    assert_eq!(health["store"]["durable"], true, "{health}");
+    let app = TestApp::builder().store(Store::Memory).spawn().await;
+    let health = app.get_json("/health").await;
+    assert_eq!(health["status"], "UP", "{health}");
+    assert_eq!(health["store"]["durable"], false, "{health}");
+    assert!(
+        health["store"]["warning"]
+            .as_str()
+            .is_some_and(|w| w.contains("do not survive a restart")),
+        "{health}"
+    );
+}

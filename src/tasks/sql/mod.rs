@@ -86,11 +86,12 @@ impl SqlTaskStore {
         instance: String,
         settings: &StoreSettings,
     ) -> Result<Self, DbError> {
-        Self::new(
+        Self::with_wal_limit(
             db,
             instance,
             settings.lease(),
             settings.postgres_async_task_commit,
+            settings.sqlite_wal_limit_bytes(),
         )
     }
 
@@ -104,16 +105,30 @@ impl SqlTaskStore {
         lease: Duration,
         postgres_async_commit: bool,
     ) -> Result<Self, DbError> {
+        let wal_limit = StoreSettings::default().sqlite_wal_limit_bytes();
+        Self::with_wal_limit(db, instance, lease, postgres_async_commit, wal_limit)
+    }
+
+    /// [`SqlTaskStore::new`], a SQLite file's WAL kept near `wal_limit_bytes`.
+    pub fn with_wal_limit(
+        db: Database,
+        instance: String,
+        lease: Duration,
+        postgres_async_commit: bool,
+        wal_limit_bytes: u64,
+    ) -> Result<Self, DbError> {
         let writer = match &db.sqlite_file {
             Some(file) => {
                 let writer = crate::db::sqlite_writer_connection(file)?;
                 let copier = crate::db::sqlite_writer_connection(file)?;
-                Writer::SqliteThread(sqlite_writer::start(writer, copier, file).map_err(
-                    |source| DbError::WriterThread {
-                        location: db.location.clone(),
-                        source,
-                    },
-                )?)
+                Writer::SqliteThread(
+                    sqlite_writer::start(writer, copier, file, wal_limit_bytes).map_err(
+                        |source| DbError::WriterThread {
+                            location: db.location.clone(),
+                            source,
+                        },
+                    )?,
+                )
             }
             None => {
                 let shared = group_commit::start(&db, postgres_async_commit);

@@ -449,7 +449,15 @@ fn the_deploy_guide_names_the_ias_application_as_the_admin_console_lists_it() {
 
 #[tokio::test]
 async fn the_deploy_guides_health_sample_is_what_the_deployed_service_answers() {
-    // As deployed by the guide: authentication on, the embedded demo data.
+    // As deployed by the guide: authentication on, the embedded demo data,
+    // the bound PostgreSQL.
+    let Some(url) = crate::helpers::postgres_url(
+        "the_deploy_guides_health_sample_is_what_the_deployed_service_answers",
+    )
+    .await
+    else {
+        return;
+    };
     let guide = read(DEPLOY_GUIDE);
     let line = guide
         .lines()
@@ -462,7 +470,11 @@ async fn the_deploy_guides_health_sample_is_what_the_deployed_service_answers() 
     let sample: serde_json::Value =
         serde_json::from_str(sample).unwrap_or_else(|error| panic!("{sample}: {error}"));
     let keys = crate::helpers::key_server::KeyServer::start().await;
-    let app = crate::helpers::TestApp::builder().auth(&keys).spawn().await;
+    let app = crate::helpers::TestApp::builder()
+        .auth(&keys)
+        .store(crate::helpers::Store::Postgres(url))
+        .spawn()
+        .await;
     let health = app.get_json("/health").await;
     assert_eq!(sample, health, "{DEPLOY_GUIDE}'s /health sample");
 }

@@ -91,10 +91,17 @@ fn manifest_binds_the_instances_the_deploy_guide_creates() {
     let deploy = read(DEPLOY_GUIDE);
     let identity = &bound[0];
     let destination = &bound[1];
+    let database = &bound[2];
     assert_eq!(
         bound.len(),
-        2,
-        "identity and destination; the rest are optional"
+        3,
+        "identity, destination and the durable store; the rest are optional"
+    );
+    assert!(
+        deploy.contains(&format!(
+            "cf create-service postgresql-db <PG_PLAN> {database}"
+        )),
+        "{DEPLOY_GUIDE} creates the PostgreSQL instance `{database}`"
     );
     assert!(
         deploy.contains(&format!(
@@ -108,11 +115,7 @@ fn manifest_binds_the_instances_the_deploy_guide_creates() {
     );
     // The optional instances are in the manifest as comments and in the guide.
     let manifest = read("manifest.yml");
-    for optional in [
-        "order-exception-agent-db",
-        "order-exception-agent-logs",
-        "order-exception-agent-xsuaa",
-    ] {
+    for optional in ["order-exception-agent-logs", "order-exception-agent-xsuaa"] {
         assert!(
             manifest.contains(&format!("# - {optional}")),
             "{optional} in manifest.yml"

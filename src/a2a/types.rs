@@ -379,7 +379,8 @@ impl PushPayload {
 }
 
 /// Where a push config arrives in a request; errors about it name its
-/// fields below this path, the same way for both.
+/// fields below this path, the same way for both. These are the 0.3 paths;
+/// 1.0 names the same places its own way (`a2a::v1::push_config_url_field`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PushConfigPlace {
     /// Inline, `configuration.pushNotificationConfig` of `message/send` or

@@ -64,7 +64,13 @@ fn params_error(error: crate::a2a::RpcError) -> A2aError {
 }
 
 fn engine_error(error: EngineError) -> A2aError {
-    A2aError::from_rpc_error(&error.to_rpc_error())
+    match error {
+        // Named by its 1.0 field, not the 0.3 one the engine's message has.
+        EngineError::PushConfigRefused { place, reason } => {
+            A2aError::invalid_field(v1::push_config_url_field(place), &reason)
+        }
+        error => A2aError::from_rpc_error(&error.to_rpc_error()),
+    }
 }
 
 /// The params of `method` (−32602 naming the field).

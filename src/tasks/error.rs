@@ -3,8 +3,8 @@
 //! generic message; what the database said goes to the log only.
 
 use super::store::StoreError;
-use crate::a2a::RpcError;
 use crate::a2a::jsonrpc;
+use crate::a2a::{PushConfigPlace, RpcError};
 
 /// The caller's words for a store that did not answer.
 pub const STORE_UNAVAILABLE: &str = "task store unavailable: please try again shortly";
@@ -15,6 +15,14 @@ pub const STORE_CORRUPT: &str = "task store error: a stored task could not be re
 pub enum EngineError {
     #[error("{0}")]
     InvalidParams(String),
+    /// The push room refused a webhook URL: −32602 naming the `url` field
+    /// where the request carried the config (each wire version names it
+    /// its own way).
+    #[error("{}", place.refused_url(reason))]
+    PushConfigRefused {
+        place: PushConfigPlace,
+        reason: String,
+    },
     #[error("{0}")]
     ContentTypeNotSupported(String),
     #[error("task {0} not found")]
@@ -38,6 +46,7 @@ impl EngineError {
     pub fn to_rpc_error(&self) -> RpcError {
         match self {
             EngineError::InvalidParams(detail) => RpcError::invalid_params(detail.clone()),
+            EngineError::PushConfigRefused { .. } => RpcError::invalid_params(self.to_string()),
             EngineError::ContentTypeNotSupported(detail) => {
                 RpcError::content_type_not_supported(detail.clone())
             }

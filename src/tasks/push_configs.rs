@@ -12,9 +12,10 @@ use crate::a2a::{PushConfigPlace, TaskPushNotificationConfig};
 /// A push room error as the engine answers it.
 pub(super) fn push_config_error(error: PushConfigError, place: PushConfigPlace) -> EngineError {
     match error {
-        PushConfigError::Refused(reason) => {
-            EngineError::InvalidParams(place.refused_url(&reason.to_string()))
-        }
+        PushConfigError::Refused(reason) => EngineError::PushConfigRefused {
+            place,
+            reason: reason.to_string(),
+        },
         PushConfigError::NotFound { task, config } => {
             EngineError::PushConfigNotFound { task, config }
         }

@@ -574,3 +574,69 @@ async fn push_configs_deliver_the_payload_of_the_version_they_were_set_with() {
     .await;
     assert_eq!(listed["configs"][0]["url"], format!("{}/v1", receiver.url));
 }
+
+/// A refused webhook URL is named by its 1.0 path (found by the 1.0
+/// conformance suite: the 0.3 `pushNotificationConfig` is not a 1.0 field).
+#[tokio::test]
+async fn a_refused_webhook_url_is_named_by_its_1_0_field() {
+    let app = TestApp::builder()
+        .agent(
+            ScriptedAgent::answering_after(Duration::ZERO)
+                .asking_first()
+                .shared(),
+        )
+        .spawn()
+        .await;
+    let refused = "https://hooks.attacker.example/x";
+    let task = send(&app, message("wait")).await;
+    let error = v1_error(
+        &app,
+        "CreateTaskPushNotificationConfig",
+        json!({"taskId": task["id"], "id": "hook-1", "url": refused}),
+    )
+    .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    assert_eq!(
+        error["message"],
+        "params.url: host `hooks.attacker.example` is not on the webhook allowlist (push.allowed_hosts)",
+        "{error}"
+    );
+    assert_eq!(error["data"][0]["reason"], "INVALID_PARAMS", "{error}");
+    assert_eq!(
+        error["data"][1]["fieldViolations"][0]["field"], "url",
+        "{error}"
+    );
+
+    let error = v1_error(
+        &app,
+        "SendMessage",
+        json!({"message": message("hook"), "configuration": {
+            "taskPushNotificationConfig": {"url": refused}}}),
+    )
+    .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    assert_eq!(
+        error["message"],
+        "params.configuration.taskPushNotificationConfig.url: host `hooks.attacker.example` is not on the webhook allowlist (push.allowed_hosts)",
+        "{error}"
+    );
+    assert_eq!(
+        error["data"][1]["fieldViolations"][0]["field"],
+        "configuration.taskPushNotificationConfig.url",
+        "{error}"
+    );
+
+    // 0.3 keeps its own field names.
+    let error = app
+        .rpc_error(
+            "tasks/pushNotificationConfig/set",
+            json!({"taskId": task["id"], "pushNotificationConfig": {"url": refused}}),
+        )
+        .await;
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("params.pushNotificationConfig.url: host")),
+        "{error}"
+    );
+}

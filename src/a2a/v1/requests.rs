@@ -6,7 +6,20 @@
 
 use super::protojson::{Struct, Timestamp, int32, nullable, protojson_message};
 use super::types::{Message, Task, TaskPushNotificationConfig, TaskState};
+use crate::a2a::PushConfigPlace;
 use serde::{Deserialize, Serialize};
+
+/// The webhook URL's field below `params` in a 1.0 request, for errors
+/// about it: the inline config of `SendMessage` is
+/// `configuration.taskPushNotificationConfig`, and
+/// `CreateTaskPushNotificationConfig` takes the config flat as its params
+/// (0.3 nests both under `pushNotificationConfig`).
+pub fn push_config_url_field(place: PushConfigPlace) -> &'static str {
+    match place {
+        PushConfigPlace::SendConfiguration => "configuration.taskPushNotificationConfig.url",
+        PushConfigPlace::SetParams => "url",
+    }
+}
 
 /// `SendMessageConfiguration`. `returnImmediately` replaces 0.3's
 /// `blocking`, inverted: absent or `false` means wait until the task is

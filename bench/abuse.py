@@ -84,8 +84,10 @@ def worker():
             if state == "input-required":
                 waiting = answer["result"]["id"]
             outcome = state
-        else:
+        elif isinstance(answer.get("error"), dict):
             outcome = "error %s" % answer["error"]["code"]
+        else:
+            outcome = "HTTP %d %s" % (response.status, answer.get("error"))
             if kind == "follow-up":
                 waiting = None
         with lock:

@@ -25,6 +25,12 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
     }
     // Shown, never failing the check: a restart would lose a SQLite file.
     body["store"] = json!(state.store);
+    if state.engine.store_out_of_space() {
+        body["store"]["state"] = json!(
+            "no space left: new tasks and changes are refused (-32603) until space returns; \
+             nothing acknowledged is lost"
+        );
+    }
     HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(body)

@@ -489,6 +489,11 @@ impl TaskEngine {
         self.inner.current(task_id).await
     }
 
+    /// Whether the task store's last write failed for want of space.
+    pub fn store_out_of_space(&self) -> bool {
+        self.inner.store.out_of_space()
+    }
+
     /// The one lookup of a task on a caller's behalf: the task if `call`
     /// may see it, else `None`, exactly as for an id that does not exist
     /// (the same read either way, so neither the answer nor its time tells

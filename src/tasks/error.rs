@@ -75,6 +75,10 @@ impl EngineError {
                      (tasks.max_open sizes the in-memory store)"
                 ))
             }
+            EngineError::Store(error @ StoreError::DiskFull(_)) => {
+                tracing::error!(%error, "answered -32603: the task store has no space left");
+                RpcError::internal(STORE_UNAVAILABLE)
+            }
             EngineError::Store(error @ StoreError::Unavailable(_)) => {
                 tracing::error!(%error, "answered -32603: the task store is unavailable");
                 RpcError::internal(STORE_UNAVAILABLE)

@@ -73,6 +73,11 @@ pub enum StoreError {
         bytes: usize,
         limit: usize,
     },
+    /// The disk (or the database) is full: nothing is written until space
+    /// returns. Not worth the turn's retries (seconds every caller would
+    /// wait); the store takes writes again by itself once there is room.
+    #[error("task store: no space left: {0}")]
+    DiskFull(#[source] StoreFault),
     /// The store holds as many open tasks as it may (in-memory store): a
     /// new one is refused rather than another task dropped.
     #[error("the task store holds {0} open tasks, as many as it may")]
@@ -111,6 +116,7 @@ impl PartialEq for StoreError {
             | (Conflict(a), Conflict(b))
             | (Terminal(a), Terminal(b)) => a == b,
             (Unavailable(_), Unavailable(_))
+            | (DiskFull(_), DiskFull(_))
             | (Corrupt { .. }, Corrupt { .. })
             | (UnreadableTask { .. }, UnreadableTask { .. })
             | (TooLarge { .. }, TooLarge { .. })
@@ -174,6 +180,12 @@ pub trait TaskStore: Send + Sync {
 
     /// Remove one push config; `false` when there was none with that id.
     async fn delete_push_config(&self, task_id: &str, config_id: &str) -> Result<bool, StoreError>;
+
+    /// Whether the last write failed for want of space (and none has
+    /// succeeded since): what `/health` shows, without failing the check.
+    fn out_of_space(&self) -> bool {
+        false
+    }
 
     /// Extend this instance's lease on tasks whose turns still run here.
     async fn renew_leases(&self, _task_ids: &[String]) -> Result<(), StoreError> {

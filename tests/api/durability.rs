@@ -376,3 +376,108 @@ async fn finished_tasks_go_after_the_retention_and_the_ledger_stays() {
     assert_eq!(state(&still["result"]), "input-required", "{still}");
     assert_eq!(app.actions().await.len(), 1);
 }
+
+/// A small disk of its own (tmpfs), unmounted when dropped; `None` where
+/// this machine cannot mount one (not root).
+struct SmallDisk(std::path::PathBuf);
+
+impl SmallDisk {
+    fn mount(megabytes: u32) -> Option<SmallDisk> {
+        let dir = std::env::temp_dir().join(format!("oea-disk-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).ok()?;
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m"), "tmpfs"])
+            .arg(&dir)
+            .status()
+            .is_ok_and(|status| status.success());
+        if !mounted {
+            let _ = std::fs::remove_dir(&dir);
+            return None;
+        }
+        Some(SmallDisk(dir))
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A full disk: the request that cannot be stored gets the clear -32603
+/// at once (no retries that only make every caller wait), `/health` says
+/// so and stays UP, and once space returns the service takes writes again
+/// with every acknowledged task still there.
+#[tokio::test]
+async fn a_full_disk_fails_fast_shows_in_health_and_heals() {
+    let Some(disk) = SmallDisk::mount(4) else {
+        eprintln!("SKIPPED a_full_disk_fails_fast_shows_in_health_and_heals: cannot mount a tmpfs");
+        return;
+    };
+    let app = TestApp::builder()
+        .store(Store::SqliteFile {
+            dir: disk.0.clone(),
+            file: "agent.sqlite3".into(),
+        })
+        .spawn()
+        .await;
+    let first = app.send_text("why is order 4711 blocked").await;
+    // Most of the room taken by something else.
+    let filler = disk.0.join("filler");
+    let mut size = 4 * 1024 * 1024;
+    while size > 0 && std::fs::write(&filler, vec![0u8; size]).is_err() {
+        size -= 64 * 1024;
+    }
+    let text = format!("why is order 4711 blocked {}", "lorem ipsum ".repeat(1_200));
+    let mut refused = None;
+    for _ in 0..200 {
+        let started = std::time::Instant::now();
+        let body = app
+            .rpc("message/send", json!({"message": user_message(&text)}))
+            .await;
+        if body.get("error").is_some() {
+            refused = Some((body, started.elapsed()));
+            break;
+        }
+    }
+    let (body, took) = refused.expect("the disk filled up");
+    assert_eq!(body["error"]["code"], -32603, "{body}");
+    assert_eq!(
+        body["error"]["message"],
+        "task store unavailable: please try again shortly"
+    );
+    // The turn's retries for a store that is briefly down take 4.2 s; a
+    // full disk gets none.
+    assert!(took < Duration::from_secs(4), "answered after {took:?}");
+    let health = app.get_json("/health").await;
+    assert_eq!(health["status"], "UP", "{health}");
+    assert!(
+        health["store"]["state"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("no space left")),
+        "{health}"
+    );
+
+    std::fs::remove_file(&filler).expect("space returns");
+    let mut healed = Value::Null;
+    let recovered = wait_until(Duration::from_secs(10), async || {
+        healed = app
+            .rpc(
+                "message/send",
+                json!({"message": user_message("why is order 4711 blocked")}),
+            )
+            .await;
+        healed.get("result").is_some()
+    })
+    .await;
+    assert!(recovered, "{healed}");
+    let health = app.get_json("/health").await;
+    assert!(health["store"].get("state").is_none(), "{health}");
+    let kept = app.rpc("tasks/get", json!({"id": first["id"]})).await;
+    assert_eq!(kept["result"]["id"], first["id"], "{kept}");
+    drop(app);
+}

@@ -33,6 +33,8 @@ pub struct SqlTaskStore {
     instance: String,
     lease: Duration,
     writer: Writer,
+    /// The last task write failed for want of space (for `/health`).
+    out_of_space: std::sync::atomic::AtomicBool,
 }
 
 /// Where task writes go.
@@ -58,6 +60,18 @@ impl Writer {
 }
 
 /// A database error: the store did not answer.
+/// Whether a write failed for want of space: SQLite's `SQLITE_FULL` (the
+/// task writer's rusqlite, or sqlx), PostgreSQL's `disk_full` (53100).
+fn no_space_left(fault: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
+    if let Some(error) = fault.downcast_ref::<rusqlite::Error>() {
+        return error.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull);
+    }
+    if let Some(sqlx::Error::Database(error)) = fault.downcast_ref::<sqlx::Error>() {
+        return matches!(error.code().as_deref(), Some("13" | "53100"));
+    }
+    false
+}
+
 fn unavailable(error: sqlx::Error) -> StoreError {
     StoreError::unavailable(error)
 }
@@ -147,6 +161,7 @@ impl SqlTaskStore {
             instance,
             lease,
             writer,
+            out_of_space: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -156,10 +171,21 @@ impl SqlTaskStore {
             .send(write, reply)
             .await
             .map_err(StoreError::unavailable)?;
-        answer
+        let written = answer
             .await
-            .map_err(|_| StoreError::unavailable(WriterStopped))?
-            .map_err(StoreError::Unavailable)
+            .map_err(|_| StoreError::unavailable(WriterStopped))?;
+        let out_of_space = written
+            .as_ref()
+            .is_err_and(|fault| no_space_left(fault.as_ref()));
+        self.out_of_space
+            .store(out_of_space, std::sync::atomic::Ordering::Relaxed);
+        written.map_err(|fault| {
+            if out_of_space {
+                StoreError::DiskFull(fault)
+            } else {
+                StoreError::Unavailable(fault)
+            }
+        })
     }
 
     /// The lease columns for a task in `state`, written with it.
@@ -434,6 +460,10 @@ impl TaskStore for SqlTaskStore {
             })
             .await?;
         Ok(removed.unwrap_or(false))
+    }
+
+    fn out_of_space(&self) -> bool {
+        self.out_of_space.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     async fn renew_leases(&self, task_ids: &[String]) -> Result<(), StoreError> {

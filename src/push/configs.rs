@@ -6,7 +6,7 @@
 use super::guard::WebhookRefused;
 use super::{PushService, TaskPush, lock};
 use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
-use crate::tasks::{CallContext, PushConfigError, TaskObserver};
+use crate::tasks::{CallContext, PushConfigError, PushConfigSet, TaskObserver};
 use async_trait::async_trait;
 use std::sync::Arc;
 
@@ -22,7 +22,13 @@ impl PushService {
             .judged(config)
             .map_err(|refused| PushConfigError::Refused(Box::new(refused)))?;
         let config = config.named_after(task_id);
-        self.store.set_push_config(task_id, &config).await?;
+        let most = self.settings.configs_per_task();
+        if self.store.set_push_config(task_id, &config, most).await? == PushConfigSet::Full {
+            return Err(PushConfigError::TooMany {
+                task: task_id.to_string(),
+                most,
+            });
+        }
         // A task already being delivered for picks it up at once.
         if let Some(push) = lock(&self.tasks).get_mut(task_id) {
             push.configs.retain(|c| c.id != config.id);

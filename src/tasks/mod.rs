@@ -30,4 +30,4 @@ pub use observer::{CallContext, CallRules, PushConfigError, TaskObserver};
 pub use reply::{STILL_WORKING, working_note};
 pub use settings::TaskSettings;
 pub use sql::SqlTaskStore;
-pub use store::{StoreError, StoredTask, TaskJson, TaskStore, Written};
+pub use store::{PushConfigSet, StoreError, StoredTask, TaskJson, TaskStore, Written};

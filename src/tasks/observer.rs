@@ -49,6 +49,9 @@ pub struct CallRules {
     /// when the budget runs out the task is stored (so it can be read and
     /// listed) and the wait goes on.
     pub wait_past_budget: bool,
+    /// Errors name fields as A2A 1.0 spells them (a 1.0 push config is
+    /// flat in its params, and inline under `taskPushNotificationConfig`).
+    pub v1_field_names: bool,
 }
 
 /// Why the push room did not do what a push config method asked.
@@ -60,6 +63,12 @@ pub enum PushConfigError {
     Refused(Box<dyn std::error::Error + Send + Sync>),
     #[error("push notification config {config} not found for task {task}")]
     NotFound { task: String, config: String },
+    /// A config with a new id for a task that has as many as it may
+    /// (`push.max_configs_per_task`); nothing was stored.
+    #[error(
+        "task {task} already has {most} push notification configs, the most one task may have (push.max_configs_per_task): delete one first, or set the id of an existing config to replace it"
+    )]
+    TooMany { task: String, most: usize },
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -413,6 +413,14 @@ impl PushConfigPlace {
         }
     }
 
+    /// Whether the place is a 1.0 request's.
+    pub fn is_v1(self) -> bool {
+        matches!(
+            self,
+            PushConfigPlace::V1SendConfiguration | PushConfigPlace::V1CreateParams
+        )
+    }
+
     pub fn path(self) -> &'static str {
         match self {
             PushConfigPlace::SendConfiguration => "params.configuration.pushNotificationConfig",

@@ -26,7 +26,7 @@ pub use events::{Answer, StreamEnd, TaskEvent, TaskStream};
 pub use listing::{OwnerScope, PageCursor, TaskPage, TaskQuery};
 pub use maintenance::Maintenance;
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
-pub use observer::{CallContext, CallRules, PushConfigError, TaskObserver};
+pub use observer::{CallContext, CallRules, HeaderField, PushConfigError, TaskObserver};
 pub use reply::{STILL_WORKING, working_note};
 pub use settings::TaskSettings;
 pub use sql::SqlTaskStore;

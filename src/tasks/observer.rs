@@ -61,6 +61,11 @@ pub enum PushConfigError {
     /// the caller (the engine puts the field in front of it).
     #[error(transparent)]
     Refused(Box<dyn std::error::Error + Send + Sync>),
+    /// A value the config would send as a header (its token, an
+    /// authentication scheme, the credentials) holds a control character
+    /// (CR, LF, …) that no header can carry.
+    #[error("contains a control character (such as CR or LF), which an HTTP header cannot carry")]
+    BadHeaderValue { field: HeaderField },
     #[error("push notification config {config} not found for task {task}")]
     NotFound { task: String, config: String },
     /// A config with a new id for a task that has as many as it may
@@ -71,6 +76,30 @@ pub enum PushConfigError {
     TooMany { task: String, most: usize },
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// A field of a push config whose value becomes a header value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderField {
+    /// `token` (`X-A2A-Notification-Token`).
+    Token,
+    /// `authentication.schemes[i]` (0.3); `authentication.scheme` in 1.0,
+    /// which has one.
+    Scheme(usize),
+    /// `authentication.credentials`.
+    Credentials,
+}
+
+impl HeaderField {
+    /// The field below the config, as the caller's version spells it.
+    pub fn name(self, v1: bool) -> String {
+        match self {
+            HeaderField::Token => "token".into(),
+            HeaderField::Scheme(_) if v1 => "authentication.scheme".into(),
+            HeaderField::Scheme(index) => format!("authentication.schemes[{index}]"),
+            HeaderField::Credentials => "authentication.credentials".into(),
+        }
+    }
 }
 
 #[async_trait]

@@ -15,6 +15,11 @@ pub(super) fn push_config_error(error: PushConfigError, place: PushConfigPlace) 
         PushConfigError::Refused(reason) => {
             EngineError::InvalidParams(place.refused_url(&reason.to_string()))
         }
+        // Named as the caller sent it; the value (a secret) is not repeated.
+        error @ PushConfigError::BadHeaderValue { field } => EngineError::InvalidParams(format!(
+            "{}: {error}",
+            place.field(&field.name(place.is_v1()))
+        )),
         PushConfigError::NotFound { task, config } => {
             EngineError::PushConfigNotFound { task, config }
         }

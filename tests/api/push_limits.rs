@@ -6,8 +6,9 @@
 //! failed.
 
 use crate::a2a_v1::{message as v1_message, send as v1_send, v1_error, v1_ok};
+use crate::helpers::binary::start_binary;
 use crate::helpers::webhook::WebhookReceiver as Receiver;
-use crate::helpers::{ScriptedAgent, TestApp, TestAppBuilder, state, user_message};
+use crate::helpers::{ScriptedAgent, TestApp, TestAppBuilder, state, user_message, wait_until};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -184,4 +185,180 @@ async fn a_1_0_create_past_the_bound_is_32602_naming_params() {
     )
     .await;
     assert_eq!(listed["configs"].as_array().map(Vec::len), Some(2));
+}
+
+/// A header value no header can carry: a secret with CR/LF in it.
+const CRLF_SECRET: &str = "crlf-secret\r\nX-Injected: 1";
+
+#[tokio::test]
+async fn header_values_with_control_characters_are_32602_naming_the_field_as_sent() {
+    let app = app_with_bound(10).spawn().await;
+    let task = waiting_task(&app).await;
+    let id = &task["id"];
+    let hook = "http://127.0.0.1:9/hook";
+    let cases = [
+        (
+            json!({ "url": hook, "token": CRLF_SECRET }),
+            "params.pushNotificationConfig.token",
+        ),
+        (
+            json!({ "url": hook, "authentication": { "schemes": ["Bearer"], "credentials": CRLF_SECRET } }),
+            "params.pushNotificationConfig.authentication.credentials",
+        ),
+        (
+            json!({ "url": hook, "authentication": { "schemes": ["Bearer", "Basic\u{7f}"], "credentials": "c" } }),
+            "params.pushNotificationConfig.authentication.schemes[1]",
+        ),
+        (
+            json!({ "url": hook, "token": "tab\tinside" }),
+            "params.pushNotificationConfig.token",
+        ),
+    ];
+    for (config, field) in cases {
+        let error = app
+            .rpc_error(
+                "tasks/pushNotificationConfig/set",
+                json!({ "taskId": id, "pushNotificationConfig": config }),
+            )
+            .await;
+        assert_eq!(error["code"], -32602, "{error}");
+        let text = error["message"].as_str().unwrap_or_default();
+        assert!(text.starts_with(&format!("{field}: ")), "{field}: {text}");
+        assert!(text.contains("control character"), "{text}");
+        assert!(!error.to_string().contains("crlf-secret"), "{error}");
+    }
+    assert!(listed(&app, id).await.is_empty(), "nothing stored");
+
+    // Inline, starting a task and continuing one.
+    let inline = |message: Value| {
+        json!({ "message": message, "configuration": { "pushNotificationConfig": {
+            "url": hook, "authentication": { "schemes": ["Bearer"], "credentials": CRLF_SECRET } } } })
+    };
+    let mut follow_up = user_message("that one");
+    follow_up["taskId"] = id.clone();
+    for message in [user_message("new"), follow_up] {
+        let error = app.rpc_error("message/send", inline(message)).await;
+        assert_eq!(error["code"], -32602, "{error}");
+        let text = error["message"].as_str().unwrap_or_default();
+        assert!(
+            text.starts_with(
+                "params.configuration.pushNotificationConfig.authentication.credentials: "
+            ),
+            "{text}"
+        );
+    }
+    assert!(listed(&app, id).await.is_empty(), "nothing stored");
+}
+
+#[tokio::test]
+async fn over_1_0_header_values_are_named_as_1_0_spells_them() {
+    let app = app_with_bound(10).spawn().await;
+    let task = v1_send(&app, v1_message("wait")).await;
+    let id = task["id"].as_str().unwrap_or_default();
+    let hook = "http://127.0.0.1:9/hook";
+    let cases = [
+        (
+            json!({"taskId": id, "url": hook, "token": CRLF_SECRET}),
+            "params.token",
+        ),
+        (
+            json!({"taskId": id, "url": hook, "authentication": {"scheme": "Bearer", "credentials": CRLF_SECRET}}),
+            "params.authentication.credentials",
+        ),
+        (
+            json!({"taskId": id, "url": hook, "authentication": {"scheme": "Bea\nrer", "credentials": "c"}}),
+            "params.authentication.scheme",
+        ),
+    ];
+    for (params, field) in cases {
+        let error = v1_error(&app, "CreateTaskPushNotificationConfig", params).await;
+        assert_eq!(error["code"], -32602, "{error}");
+        let text = error["message"].as_str().unwrap_or_default();
+        assert!(text.starts_with(&format!("{field}: ")), "{field}: {text}");
+        assert!(!error.to_string().contains("crlf-secret"), "{error}");
+    }
+    let error = v1_error(
+        &app,
+        "SendMessage",
+        json!({"message": v1_message("new"), "configuration": {"taskPushNotificationConfig": {
+            "url": hook, "token": CRLF_SECRET}}}),
+    )
+    .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    let text = error["message"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("params.configuration.taskPushNotificationConfig.token: "),
+        "{text}"
+    );
+    let listed = v1_ok(
+        &app,
+        "ListTaskPushNotificationConfigs",
+        json!({"taskId": id}),
+    )
+    .await;
+    assert_eq!(
+        listed["configs"].as_array().map(Vec::len),
+        Some(0),
+        "{listed}"
+    );
+}
+
+/// The real binary with JSON logs, webhooks on loopback, two quick tries.
+async fn binary_with_loopback_webhooks() -> crate::helpers::binary::Running {
+    start_binary(&[
+        ("AGENT__TELEMETRY__LOG_FORMAT", "json"),
+        ("AGENT__AUTH__MODE", "off"),
+        ("AGENT__PUSH__ALLOWED_HOSTS", "127.0.0.1"),
+        ("AGENT__PUSH__ALLOW_LOOPBACK_HTTP", "true"),
+        ("AGENT__PUSH__ALLOW_PRIVATE_ADDRESSES", "true"),
+        ("AGENT__PUSH__MAX_ATTEMPTS", "2"),
+        ("AGENT__PUSH__RETRY_BASE_MS", "20"),
+        ("RUST_LOG", "info"),
+    ])
+    .await
+}
+
+/// `message/send` (blocking) with an inline webhook `url`.
+async fn send_with_hook(app: &TestApp, url: &str) -> Value {
+    app.rpc(
+        "message/send",
+        json!({ "message": user_message("why is order 4711 blocked by credit"),
+            "configuration": { "blocking": true, "pushNotificationConfig": { "url": url } } }),
+    )
+    .await
+}
+
+/// The log lines that are JSON records with `msg`.
+fn records<'a>(log: &'a [String], msg: &str) -> Vec<&'a String> {
+    log.iter()
+        .filter(|line| serde_json::from_str::<Value>(line).is_ok_and(|record| record["msg"] == msg))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_failed_delivery_is_logged_with_its_reason() {
+    let webhook = Receiver::start().await;
+    webhook.fail("/hook", 2);
+    let running = binary_with_loopback_webhooks().await;
+    let app = running.app();
+    let answered = send_with_hook(&app, &format!("{}/hook", webhook.url)).await;
+    assert_eq!(state(&answered["result"]), "completed", "{answered}");
+    wait_until(Duration::from_secs(10), async || {
+        webhook.at("/hook").len() >= 2
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let log = running.terminate().await;
+    let failed = records(&log, "push delivery failed");
+    assert_eq!(failed.len(), 2, "{log:#?}");
+    for line in &failed {
+        assert!(line.contains("the webhook answered HTTP 500"), "{line}");
+    }
+    let given_up = records(&log, "push delivery given up");
+    assert_eq!(given_up.len(), 1, "{log:#?}");
+    assert!(
+        given_up[0].contains("the webhook answered HTTP 500"),
+        "{}",
+        given_up[0]
+    );
 }

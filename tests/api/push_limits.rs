@@ -362,3 +362,43 @@ async fn a_failed_delivery_is_logged_with_its_reason() {
         given_up[0]
     );
 }
+
+#[tokio::test]
+async fn logs_name_a_webhook_by_scheme_host_and_path_never_its_query_or_user_info() {
+    let webhook = Receiver::start().await;
+    webhook.fail("/hook", 2);
+    let running = binary_with_loopback_webhooks().await;
+    let app = running.app();
+    let named = format!("{}/hook", webhook.url);
+    // Delivered to (and failing), with a secret in its query.
+    let answered = send_with_hook(&app, &format!("{named}?sig=q-secret&x=1")).await;
+    assert_eq!(state(&answered["result"]), "completed", "{answered}");
+    // With user information: refused at set time, without repeating it.
+    let with_user = named.replacen("http://", "http://hook-user:pw-secret@", 1);
+    let refused = send_with_hook(&app, &format!("{with_user}?sig=q-secret")).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(!refused.to_string().contains("secret"), "{refused}");
+    wait_until(Duration::from_secs(10), async || {
+        webhook.at("/hook").len() >= 2
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let log = running.terminate().await;
+    let delivery: Vec<&String> = ["push delivery failed", "push delivery given up"]
+        .iter()
+        .flat_map(|msg| records(&log, msg))
+        .collect();
+    assert_eq!(delivery.len(), 3, "two tries and the give-up: {log:#?}");
+    for line in delivery {
+        let record: Value = serde_json::from_str(line).unwrap_or_default();
+        assert_eq!(record["push.webhook"], json!(named), "{line}");
+    }
+    for line in &log {
+        assert!(
+            !line.contains("q-secret")
+                && !line.contains("pw-secret")
+                && !line.contains("hook-user"),
+            "a secret in the log: {line}"
+        );
+    }
+}

@@ -118,46 +118,14 @@ pub struct Stores {
     pub location: String,
     /// What `/health` says of the store: its kind and whether tasks and
     /// the ledger survive a restart where the app runs.
-    pub health: StoreHealth,
-}
-
-/// The store as `/health` shows it.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct StoreHealth {
-    pub backend: &'static str,
-    /// Tasks and the ledger survive a restart, restage or crash of the
-    /// instance: PostgreSQL; a SQLite file off Cloud Foundry (its disk
-    /// stays); never the memory store, nor SQLite on a container's disk.
-    pub durable: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub warning: Option<&'static str>,
-}
-
-const NOT_DURABLE: &str = "tasks and the action ledger do not survive a restart: bind a \
-                           postgresql-db instance (docs/deploy-btp.md)";
-
-impl StoreHealth {
-    /// The health of `backend` where the app runs.
-    fn of(backend: crate::db::StoreBackend, on_cloud_foundry: bool) -> StoreHealth {
-        use crate::db::StoreBackend::*;
-        let (name, durable) = match backend {
-            Postgres => ("postgresql", true),
-            Sqlite => ("sqlite", !on_cloud_foundry),
-            Memory => ("memory", false),
-        };
-        StoreHealth {
-            backend: name,
-            durable,
-            warning: (!durable).then_some(NOT_DURABLE),
-        }
-    }
+    pub health: crate::tasks::StoreHealth,
 }
 
 /// Open the stores the settings name: SQLite by default, PostgreSQL with a
 /// URL or a `postgresql-db` binding, or memory. The schema is migrated here.
 pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
     let cloud_foundry = &settings.cloud_foundry;
-    let health = StoreHealth::of(
+    let health = crate::tasks::StoreHealth::of(
         crate::db::backend(&settings.store, &cloud_foundry.services),
         cloud_foundry.on_cloud_foundry(),
     );

@@ -388,14 +388,55 @@ pub enum PushConfigPlace {
     SendConfiguration,
     /// `pushNotificationConfig` of `tasks/pushNotificationConfig/set`.
     SetParams,
+    /// 1.0: inline, `configuration.taskPushNotificationConfig` of
+    /// `SendMessage` or `SendStreamingMessage`.
+    V1SendConfiguration,
+    /// 1.0: the params of `CreateTaskPushNotificationConfig` (flat).
+    V1CreateParams,
 }
 
 impl PushConfigPlace {
+    /// An inline config of a send, as the caller's version names it.
+    pub fn send(v1: bool) -> Self {
+        if v1 {
+            PushConfigPlace::V1SendConfiguration
+        } else {
+            PushConfigPlace::SendConfiguration
+        }
+    }
+
+    /// The config of a set (0.3) or create (1.0) method.
+    pub fn set(v1: bool) -> Self {
+        if v1 {
+            PushConfigPlace::V1CreateParams
+        } else {
+            PushConfigPlace::SetParams
+        }
+    }
+
+    /// Whether the place is a 1.0 request's.
+    pub fn is_v1(self) -> bool {
+        matches!(
+            self,
+            PushConfigPlace::V1SendConfiguration | PushConfigPlace::V1CreateParams
+        )
+    }
+
     pub fn path(self) -> &'static str {
         match self {
             PushConfigPlace::SendConfiguration => "params.configuration.pushNotificationConfig",
             PushConfigPlace::SetParams => "params.pushNotificationConfig",
+            PushConfigPlace::V1SendConfiguration => {
+                "params.configuration.taskPushNotificationConfig"
+            }
+            PushConfigPlace::V1CreateParams => "params",
         }
+    }
+
+    /// The path of `field` (`token`, `authentication.credentials`) of the
+    /// config here.
+    pub fn field(self, field: &str) -> String {
+        format!("{}.{field}", self.path())
     }
 
     /// The message for a webhook URL the guard refused: the field, then why.

@@ -32,5 +32,5 @@ pub struct AppState {
     /// agent of its own, as tests plug in).
     pub orders: Option<Arc<dyn crate::backend::OrderSource>>,
     /// What `GET /health` says of the task store and the ledger.
-    pub store: crate::startup::StoreHealth,
+    pub store: crate::tasks::StoreHealth,
 }

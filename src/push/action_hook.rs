@@ -88,18 +88,6 @@ pub enum HookSetupError {
     HttpClient(#[from] reqwest::Error),
 }
 
-/// `url` for a log line: without user information (it may be a secret).
-fn shown(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
-            let _ = parsed.set_username("");
-            let _ = parsed.set_password(None);
-            parsed.into()
-        }
-        _ => url.to_string(),
-    }
-}
-
 impl HookSetupError {
     pub fn is_bad_settings(&self) -> bool {
         !matches!(self, HookSetupError::HttpClient(_))
@@ -147,31 +135,32 @@ impl ActionHook {
             allow_loopback_http: settings.allow_loopback_http,
             allow_private_addresses: settings.allow_private_addresses,
         };
-        let target =
-            match (&settings.destination, &settings.url) {
-                (Some(name), url) => {
-                    if url.is_some() {
-                        tracing::warn!(
-                            destination = %name,
-                            "push.action_hook.url is ignored: the destination gives the hook's URL"
-                        );
-                    }
-                    let named = DestinationSettings {
-                        name: name.clone(),
-                        ..destination.clone()
-                    };
-                    let client = DestinationClient::from_settings(&named, binding)?
-                        .ok_or_else(|| HookSetupError::NoDestinationService(name.clone()))?;
-                    Target::Destination(client)
+        let target = match (&settings.destination, &settings.url) {
+            (Some(name), url) => {
+                if url.is_some() {
+                    tracing::warn!(
+                        destination = %name,
+                        "push.action_hook.url is ignored: the destination gives the hook's URL"
+                    );
                 }
-                (None, Some(url)) => Target::Fixed(guard.check(url).map_err(|refused| {
-                    HookSetupError::UrlRefused {
-                        url: shown(url),
-                        reason: refused.to_string(),
-                    }
-                })?),
-                (None, None) => return Ok(None),
-            };
+                let named = DestinationSettings {
+                    name: name.clone(),
+                    ..destination.clone()
+                };
+                let client = DestinationClient::from_settings(&named, binding)?
+                    .ok_or_else(|| HookSetupError::NoDestinationService(name.clone()))?;
+                Target::Destination(client)
+            }
+            (None, Some(url)) => Target::Fixed(guard.check(url).map_err(|refused| {
+                HookSetupError::UrlRefused {
+                    // Scheme, host, path: user information and query
+                    // may hold a secret.
+                    url: guard::shown_text(url),
+                    reason: refused.to_string(),
+                }
+            })?),
+            (None, None) => return Ok(None),
+        };
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()

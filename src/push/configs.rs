@@ -3,10 +3,9 @@
 //! engine (which checks the task first); and the engine's view of the push
 //! room ([`PushObserver`]), which also hears every task change.
 
-use super::guard::WebhookRefused;
 use super::{PushService, TaskPush, lock};
 use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
-use crate::tasks::{CallContext, PushConfigError, TaskObserver};
+use crate::tasks::{CallContext, HeaderField, PushConfigError, PushConfigSet, TaskObserver};
 use async_trait::async_trait;
 use std::sync::Arc;
 
@@ -18,11 +17,14 @@ impl PushService {
         config: PushNotificationConfig,
         call: &CallContext,
     ) -> Result<TaskPushNotificationConfig, PushConfigError> {
-        let config = self
-            .judged(config)
-            .map_err(|refused| PushConfigError::Refused(Box::new(refused)))?;
-        let config = config.named_after(task_id);
-        self.store.set_push_config(task_id, &config).await?;
+        let config = self.judged(config)?.named_after(task_id);
+        let most = self.settings.configs_per_task();
+        if self.store.set_push_config(task_id, &config, most).await? == PushConfigSet::Full {
+            return Err(PushConfigError::TooMany {
+                task: task_id.to_string(),
+                most,
+            });
+        }
         // A task already being delivered for picks it up at once.
         if let Some(push) = lock(&self.tasks).get_mut(task_id) {
             push.configs.retain(|c| c.id != config.id);
@@ -38,12 +40,18 @@ impl PushService {
     }
 
     /// The config with its URL as the guard parsed and judged it: what is
-    /// stored is what deliveries go to.
+    /// stored is what deliveries go to. The values it puts into headers
+    /// (token, authentication scheme and credentials) are judged too: one
+    /// that no header can carry would make every delivery fail.
     pub(super) fn judged(
         &self,
         config: PushNotificationConfig,
-    ) -> Result<PushNotificationConfig, WebhookRefused> {
-        let webhook = self.guard.check(&config.url)?;
+    ) -> Result<PushNotificationConfig, PushConfigError> {
+        let webhook = self
+            .guard
+            .check(&config.url)
+            .map_err(|refused| PushConfigError::Refused(Box::new(refused)))?;
+        header_values_fit(&config)?;
         Ok(PushNotificationConfig {
             url: webhook.url.into(),
             ..config
@@ -102,6 +110,27 @@ impl PushService {
     }
 }
 
+/// Every value of `config` that a delivery sends as a header value is one a
+/// header can carry: no control character (CR and LF would end the header;
+/// the HTTP client refuses them, and every delivery would fail). The error
+/// names the field, never its value (a token or a credential).
+fn header_values_fit(config: &PushNotificationConfig) -> Result<(), PushConfigError> {
+    let fits = |value: &str| !value.chars().any(char::is_control);
+    let refused = |field| Err(PushConfigError::BadHeaderValue { field });
+    if config.token.as_deref().is_some_and(|token| !fits(token)) {
+        return refused(HeaderField::Token);
+    }
+    if let Some(auth) = &config.authentication {
+        if let Some(index) = auth.schemes.iter().position(|scheme| !fits(scheme)) {
+            return refused(HeaderField::Scheme(index));
+        }
+        if auth.credentials.as_deref().is_some_and(|c| !fits(c)) {
+            return refused(HeaderField::Credentials);
+        }
+    }
+    Ok(())
+}
+
 /// The engine's view: judge inline configs, keep configs, hear changes.
 pub struct PushObserver(pub Arc<PushService>);
 
@@ -111,9 +140,7 @@ impl TaskObserver for PushObserver {
         &self,
         config: &PushNotificationConfig,
     ) -> Result<PushNotificationConfig, PushConfigError> {
-        self.0
-            .judged(config.clone())
-            .map_err(|refused| PushConfigError::Refused(Box::new(refused)))
+        self.0.judged(config.clone())
     }
 
     async fn set_config(

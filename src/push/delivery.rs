@@ -54,6 +54,9 @@ impl PushService {
         } else {
             None
         };
+        // The webhook as logs name it: scheme, host, port, path.
+        let shown = guard::shown(&webhook.url);
+        let mut last_failure = String::new();
         for attempt in 1..=self.settings.attempts() {
             let span = tracing::info_span!(
                 parent: cause,
@@ -109,19 +112,37 @@ impl PushService {
             }
             let delivered = status.is_some_and(|s| (200..300).contains(&s));
             crate::telemetry::metrics::push(if delivered { "delivered" } else { "failed" });
+            let failure = match (&outcome, status) {
+                _ if delivered => String::new(),
+                (_, Some(status)) => format!("the webhook answered HTTP {status}"),
+                (Err(error), None) => failure_of(error),
+                (Ok(_), None) => "no answer".into(),
+            };
             let _entered = span.enter();
-            tracing::info!(
+            if delivered {
+                tracing::info!(
+                    task.id = %task.id,
+                    a2a.task.state = task.status.state.as_str(),
+                    push.attempt = i64::from(attempt),
+                    push.status = i64::from(status.unwrap_or(0)),
+                    push.format = if joule { "joule" } else { "a2a" },
+                    push.webhook = %shown,
+                    "push delivery"
+                );
+                return;
+            }
+            tracing::warn!(
                 task.id = %task.id,
                 a2a.task.state = task.status.state.as_str(),
                 push.attempt = i64::from(attempt),
                 push.status = i64::from(status.unwrap_or(0)),
                 push.format = if joule { "joule" } else { "a2a" },
-                "push delivery"
+                push.webhook = %shown,
+                push.failure = %failure,
+                "push delivery failed"
             );
             drop(_entered);
-            if delivered {
-                return;
-            }
+            last_failure = failure;
             if attempt < self.settings.attempts() {
                 let backoff = self.settings.retry_base() * 2u32.saturating_pow(attempt - 1);
                 // Jitter: up to half the backoff, from the clock's low bits.
@@ -133,6 +154,46 @@ impl PushService {
                 tokio::time::sleep(backoff + jitter).await;
             }
         }
-        tracing::warn!(task.id = %task.id, url = %config.url, "push delivery given up");
+        tracing::warn!(
+            task.id = %task.id,
+            push.webhook = %shown,
+            push.attempts = i64::from(self.settings.attempts()),
+            push.failure = %last_failure,
+            "push delivery given up"
+        );
+    }
+}
+
+/// Why a request got no answer, in words for the log: without the URL
+/// (its query may hold a secret), and saying when the request could not
+/// even be built (a header value no header can carry, in a config stored
+/// before header values were judged).
+fn failure_of(error: &reqwest::Error) -> String {
+    let reason = crate::btp::oauth::without_url(error);
+    if error.is_builder() {
+        format!("the request could not be built ({reason})")
+    } else {
+        reason
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::failure_of;
+
+    #[test]
+    fn a_request_that_cannot_be_built_is_told_without_its_url() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let error = reqwest::Client::new()
+            .post("https://hooks.example.com/cb?sig=q-secret")
+            .header("X-A2A-Notification-Token", "bad\r\nvalue")
+            .build()
+            .expect_err("no header carries CR/LF");
+        let reason = failure_of(&error);
+        assert!(
+            reason.starts_with("the request could not be built"),
+            "{reason}"
+        );
+        assert!(!reason.contains("q-secret"), "{reason}");
     }
 }

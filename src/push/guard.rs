@@ -63,6 +63,28 @@ pub enum WebhookRefused {
     PrivateAddress(IpAddr),
 }
 
+/// A webhook (or action hook) URL as logs, spans and error texts name it:
+/// scheme, host, port and path; never its user information, query or
+/// fragment, which may carry a secret.
+pub fn shown(url: &Url) -> String {
+    let host = match url.host() {
+        Some(Host::Ipv6(ip)) => format!("[{ip}]"),
+        Some(host) => host.to_string(),
+        None => String::new(),
+    };
+    match url.port() {
+        Some(port) => format!("{}://{host}:{port}{}", url.scheme(), url.path()),
+        None => format!("{}://{host}{}", url.scheme(), url.path()),
+    }
+}
+
+/// [`shown`] of a URL as text; one that does not parse is not repeated.
+pub fn shown_text(text: &str) -> String {
+    Url::parse(text)
+        .map(|url| shown(&url))
+        .unwrap_or_else(|_| "(a URL that does not parse)".into())
+}
+
 /// `*.example.com` matches any subdomain; anything else the host itself.
 /// `host` is a [`Webhook::host`]; patterns compare without case.
 pub fn host_matches(pattern: &str, host: &str) -> bool {
@@ -232,6 +254,27 @@ pub fn delivery_client(settings: &GuardSettings) -> Result<reqwest::Client, reqw
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shown_url_has_no_user_information_query_or_fragment() {
+        for (url, shown) in [
+            (
+                "https://user:pw-secret@hooks.example.com:8443/a/b?sig=q-secret#f-secret",
+                "https://hooks.example.com:8443/a/b",
+            ),
+            (
+                "https://hooks.example.com?token=q-secret",
+                "https://hooks.example.com/",
+            ),
+            ("http://[::1]:9/x?k=v", "http://[::1]:9/x"),
+        ] {
+            assert_eq!(shown_text(url), shown, "{url}");
+        }
+        assert_eq!(
+            shown_text("not a url secret"),
+            "(a URL that does not parse)"
+        );
+    }
 
     fn guard() -> GuardSettings {
         GuardSettings {

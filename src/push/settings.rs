@@ -21,6 +21,10 @@ pub struct PushSettings {
     pub timeout_ms: u64,
     /// A `working` notification this often while a task works (0 = none).
     pub heartbeat_ms: u64,
+    /// Push configs one task may have (a set with a new id past it is
+    /// refused; replacing a config by its id is not a new one). Bounds what
+    /// one caller can make one state change send.
+    pub max_configs_per_task: usize,
     /// Callback hosts that get Joule's format (envelope, correlation headers,
     /// Destination-service token); comma-separated in the environment.
     pub joule_hosts: Vec<String>,
@@ -41,6 +45,7 @@ impl Default for PushSettings {
             retry_base_ms: 500,
             timeout_ms: 10_000,
             heartbeat_ms: 30_000,
+            max_configs_per_task: 10,
             joule_hosts: vec!["*.sapdas.cloud.sap".into()],
             destination: DestinationSettings::default(),
             action_hook: Default::default(),
@@ -83,6 +88,12 @@ impl PushSettings {
         Duration::from_millis(self.heartbeat_ms)
     }
 
+    /// Push configs one task may have; at least one (a task with push on
+    /// can always be given a webhook).
+    pub fn configs_per_task(&self) -> usize {
+        self.max_configs_per_task.max(1)
+    }
+
     /// Whether callbacks to `host` (a judged webhook host) get Joule's format.
     pub fn is_joule_host(&self, host: &str) -> bool {
         self.joule_hosts
@@ -101,8 +112,10 @@ mod tests {
             max_attempts: 0,
             retry_base_ms: 50,
             heartbeat_ms: 0,
+            max_configs_per_task: 0,
             ..PushSettings::default()
         };
+        assert_eq!(settings.configs_per_task(), 1, "at least one config");
         assert_eq!(settings.attempts(), 1, "at least one try");
         assert_eq!(settings.retry_base(), Duration::from_millis(50));
         assert!(settings.heartbeat().is_zero());

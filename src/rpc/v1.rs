@@ -34,6 +34,7 @@ pub const MAX_PAGE_SIZE: i32 = 100;
 const V1_RULES: CallRules = CallRules {
     strict_task_ids: true,
     wait_past_budget: true,
+    v1_field_names: true,
 };
 
 /// A 1.0 method with its decoded params.

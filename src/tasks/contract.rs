@@ -91,7 +91,7 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
         authentication: None,
         payload_version: crate::a2a::PushPayload::V0_3,
     };
-    store.set_push_config("t", &config).await.unwrap();
+    store.set_push_config("t", &config, 10).await.unwrap();
     let working = store
         .update(&task("t", TaskState::Working), created)
         .await
@@ -107,7 +107,7 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
         payload_version: crate::a2a::PushPayload::V1_0,
         ..config.clone()
     };
-    store.set_push_config("t", &v1_config).await.unwrap();
+    store.set_push_config("t", &v1_config, 10).await.unwrap();
     assert_eq!(
         store.push_configs("t").await.unwrap(),
         vec![config.clone(), v1_config]
@@ -139,9 +139,11 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
     assert!(store.delete_push_config("t", "p1").await.unwrap());
     assert!(!store.delete_push_config("t", "p1").await.unwrap());
     assert_eq!(
-        store.set_push_config("nope", &config).await,
+        store.set_push_config("nope", &config, 10).await,
         Err(StoreError::NotFound("nope".into()))
     );
+
+    push_configs_are_bounded_per_task(store).await;
 
     // A working task whose lease runs out is reported; renewals keep it.
     store
@@ -202,6 +204,69 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
         assert!(store.get("t").await.unwrap().is_some());
     }
     assert!(store.get("w").await.unwrap().is_some());
+}
+
+/// A push config with id `id`.
+fn hook(id: &str) -> PushNotificationConfig {
+    PushNotificationConfig {
+        id: Some(id.into()),
+        url: format!("https://hook.example/{id}"),
+        token: None,
+        authentication: None,
+        payload_version: crate::a2a::PushPayload::V0_3,
+    }
+}
+
+/// `set_push_config` keeps a task at `most` configs, in one step: a new id
+/// past the bound is not stored, a replacement by id is, two sets racing
+/// for the last place do not both get it, and a lower bound later removes
+/// nothing already stored.
+async fn push_configs_are_bounded_per_task(store: &dyn TaskStore) {
+    use super::store::PushConfigSet::{Full, Stored};
+    store
+        .create(&task("bounded", TaskState::InputRequired), &[], None)
+        .await
+        .unwrap();
+    for id in ["b1", "b2"] {
+        assert_eq!(
+            store.set_push_config("bounded", &hook(id), 3).await,
+            Ok(Stored)
+        );
+    }
+    let (racer_a, racer_b) = (hook("racer-a"), hook("racer-b"));
+    let (a, b) = tokio::join!(
+        store.set_push_config("bounded", &racer_a, 3),
+        store.set_push_config("bounded", &racer_b, 3),
+    );
+    let mut outcomes = [a.unwrap(), b.unwrap()];
+    outcomes.sort_by_key(|outcome| *outcome == Full);
+    assert_eq!(outcomes, [Stored, Full], "one racer takes the last place");
+    assert_eq!(store.push_configs("bounded").await.unwrap().len(), 3);
+    assert_eq!(
+        store.set_push_config("bounded", &hook("b4"), 3).await,
+        Ok(Full)
+    );
+    let replacement = PushNotificationConfig {
+        url: "https://hook.example/b1-moved".into(),
+        ..hook("b1")
+    };
+    assert_eq!(
+        store.set_push_config("bounded", &replacement, 3).await,
+        Ok(Stored),
+        "replacing by id is not a new config"
+    );
+    assert_eq!(
+        store.set_push_config("bounded", &hook("b2"), 1).await,
+        Ok(Stored),
+        "a lower bound still lets a stored config be replaced"
+    );
+    assert_eq!(
+        store.set_push_config("bounded", &hook("b5"), 1).await,
+        Ok(Full)
+    );
+    let kept = store.push_configs("bounded").await.unwrap();
+    assert_eq!(kept.len(), 3, "nothing stored is lost: {kept:?}");
+    assert!(kept.contains(&replacement));
 }
 
 /// A task of `owner` in `context`, for the list contract.

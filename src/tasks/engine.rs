@@ -212,13 +212,12 @@ impl TaskEngine {
         let message = params.message;
         check_message(&message, &self.inner.settings)?;
         // An inline push config is checked before anything is created.
-        let push =
-            match configuration.push_notification_config {
-                Some(config) => Some(self.push_room()?.check(&config).map_err(|error| {
-                    push_config_error(error, PushConfigPlace::SendConfiguration)
-                })?),
-                None => None,
-            };
+        let push = match configuration.push_notification_config {
+            Some(config) => Some(self.push_room()?.check(&config).map_err(|error| {
+                push_config_error(error, PushConfigPlace::send(call.rules.v1_field_names))
+            })?),
+            None => None,
+        };
         let context_id = present(&message.context_id).map(str::to_string);
         let started = match present(&message.task_id) {
             None => {
@@ -376,7 +375,9 @@ impl TaskEngine {
         call: &CallContext,
     ) -> Result<Started, EngineError> {
         self.check_room(&stored.task, &message)?;
-        self.inner.register_push(&stored.task.id, push).await?;
+        self.inner
+            .register_push(&stored.task.id, push, call)
+            .await?;
         let earlier = stored
             .task
             .history
@@ -625,16 +626,22 @@ impl Inner {
         }
     }
 
-    /// Store a `message/send`'s inline push config with its task, before
-    /// the turn runs, so no notification is missed.
+    /// Store a `message/send`'s inline push config with the task it
+    /// continues, before the turn runs, so no notification is missed; as
+    /// the push room sets any config (its bound per task included).
     pub(super) async fn register_push(
         &self,
         task_id: &str,
         push: Option<PushNotificationConfig>,
+        call: &CallContext,
     ) -> Result<(), EngineError> {
-        if let Some(config) = push {
-            let config = config.named_after(task_id);
-            self.store.set_push_config(task_id, &config).await?;
+        if let (Some(config), Some(observer)) = (push, &self.observer) {
+            observer
+                .set_config(task_id, config, call)
+                .await
+                .map_err(|error| {
+                    push_config_error(error, PushConfigPlace::send(call.rules.v1_field_names))
+                })?;
         }
         Ok(())
     }

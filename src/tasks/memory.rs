@@ -320,7 +320,8 @@ impl TaskStore for InMemoryTaskStore {
         &self,
         task_id: &str,
         config: &PushNotificationConfig,
-    ) -> Result<(), StoreError> {
+        most: usize,
+    ) -> Result<super::store::PushConfigSet, StoreError> {
         let mut tasks = self.lock()?;
         let now = Instant::now();
         let entry = tasks
@@ -328,9 +329,11 @@ impl TaskStore for InMemoryTaskStore {
             .get_mut(task_id)
             .filter(|entry| !self.expired(entry, now))
             .ok_or_else(|| StoreError::NotFound(task_id.to_string()))?;
-        entry.push_configs.retain(|c| c.id != config.id);
-        entry.push_configs.push(config.clone());
-        Ok(())
+        Ok(super::store::add_push_config(
+            &mut entry.push_configs,
+            config,
+            most,
+        ))
     }
 
     async fn push_configs(&self, task_id: &str) -> Result<Vec<PushNotificationConfig>, StoreError> {

@@ -49,6 +49,9 @@ pub struct CallRules {
     /// when the budget runs out the task is stored (so it can be read and
     /// listed) and the wait goes on.
     pub wait_past_budget: bool,
+    /// Errors name fields as A2A 1.0 spells them (a 1.0 push config is
+    /// flat in its params, and inline under `taskPushNotificationConfig`).
+    pub v1_field_names: bool,
 }
 
 /// Why the push room did not do what a push config method asked.
@@ -58,10 +61,45 @@ pub enum PushConfigError {
     /// the caller (the engine puts the field in front of it).
     #[error(transparent)]
     Refused(Box<dyn std::error::Error + Send + Sync>),
+    /// A value the config would send as a header (its token, an
+    /// authentication scheme, the credentials) holds a control character
+    /// (CR, LF, …) that no header can carry.
+    #[error("contains a control character (such as CR or LF), which an HTTP header cannot carry")]
+    BadHeaderValue { field: HeaderField },
     #[error("push notification config {config} not found for task {task}")]
     NotFound { task: String, config: String },
+    /// A config with a new id for a task that has as many as it may
+    /// (`push.max_configs_per_task`); nothing was stored.
+    #[error(
+        "task {task} already has {most} push notification configs, the most one task may have (push.max_configs_per_task): delete one first, or set the id of an existing config to replace it"
+    )]
+    TooMany { task: String, most: usize },
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// A field of a push config whose value becomes a header value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderField {
+    /// `token` (`X-A2A-Notification-Token`).
+    Token,
+    /// `authentication.schemes[i]` (0.3); `authentication.scheme` in 1.0,
+    /// which has one.
+    Scheme(usize),
+    /// `authentication.credentials`.
+    Credentials,
+}
+
+impl HeaderField {
+    /// The field below the config, as the caller's version spells it.
+    pub fn name(self, v1: bool) -> String {
+        match self {
+            HeaderField::Token => "token".into(),
+            HeaderField::Scheme(_) if v1 => "authentication.scheme".into(),
+            HeaderField::Scheme(index) => format!("authentication.schemes[{index}]"),
+            HeaderField::Credentials => "authentication.credentials".into(),
+        }
+    }
 }
 
 #[async_trait]

@@ -16,8 +16,19 @@ pub(super) fn push_config_error(error: PushConfigError, place: PushConfigPlace) 
             place,
             reason: reason.to_string(),
         },
+        // Named as the caller sent it; the value (a secret) is not repeated.
+        error @ PushConfigError::BadHeaderValue { field } => EngineError::InvalidParams(format!(
+            "{}: {error}",
+            place.field(&field.name(place.is_v1()))
+        )),
         PushConfigError::NotFound { task, config } => {
             EngineError::PushConfigNotFound { task, config }
+        }
+        // The caller's params ask for more than a task may hold: −32602
+        // (the request is what cannot be taken; nothing failed inside),
+        // naming the config and the bound, and saying what to do instead.
+        error @ PushConfigError::TooMany { .. } => {
+            EngineError::InvalidParams(format!("{}: {error}", place.path()))
         }
         PushConfigError::Store(error) => EngineError::Store(error),
     }
@@ -53,7 +64,9 @@ impl TaskEngine {
         let push = self.push_room_for(&params.task_id, call).await?;
         push.set_config(&params.task_id, params.push_notification_config, call)
             .await
-            .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
+            .map_err(|error| {
+                push_config_error(error, PushConfigPlace::set(call.rules.v1_field_names))
+            })
     }
 
     /// `tasks/pushNotificationConfig/get`.

@@ -33,6 +33,15 @@ pub struct Written {
     pub json: TaskJson,
 }
 
+/// What [`TaskStore::set_push_config`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PushConfigSet {
+    /// The config is stored (added, or replacing the one with its id).
+    Stored,
+    /// Not stored: the task already has as many configs as it may.
+    Full,
+}
+
 /// A store fault's cause, kept for the log (never for the caller); shared,
 /// since one failed group commit fails every write in it.
 pub type StoreFault = std::sync::Arc<dyn std::error::Error + Send + Sync>;
@@ -168,12 +177,17 @@ pub trait TaskStore: Send + Sync {
     /// instance (see [`TaskStore::expired_leases`]).
     async fn update(&self, task: &Task, expected_version: u64) -> Result<Written, StoreError>;
 
-    /// Add or replace (by id) one push config of an existing task.
+    /// Add or replace (by id) one push config of an existing task, in one
+    /// step with the bound: a config with a new id is not added when the
+    /// task already has `most` configs ([`PushConfigSet::Full`]), so two
+    /// sets racing for the last place cannot both take it. Replacing a
+    /// config by its id is always allowed; nothing stored is removed.
     async fn set_push_config(
         &self,
         task_id: &str,
         config: &PushNotificationConfig,
-    ) -> Result<(), StoreError>;
+        most: usize,
+    ) -> Result<PushConfigSet, StoreError>;
 
     /// The task's push configs (empty for an unknown task).
     async fn push_configs(&self, task_id: &str) -> Result<Vec<PushNotificationConfig>, StoreError>;
@@ -202,6 +216,23 @@ pub trait TaskStore: Send + Sync {
     async fn purge_finished(&self, _before_ms: i64) -> Result<u64, StoreError> {
         Ok(0)
     }
+}
+
+/// Add `config` to a task's `configs`, replacing the one with its id, unless
+/// it is new and the task already has `most`: the one rule every store
+/// applies inside its own atomic step.
+pub(crate) fn add_push_config(
+    configs: &mut Vec<PushNotificationConfig>,
+    config: &PushNotificationConfig,
+    most: usize,
+) -> PushConfigSet {
+    let replaces = configs.iter().any(|c| c.id == config.id);
+    if !replaces && configs.len() >= most {
+        return PushConfigSet::Full;
+    }
+    configs.retain(|c| c.id != config.id);
+    configs.push(config.clone());
+    PushConfigSet::Stored
 }
 
 /// Room for a typical task's JSON (3–6 kB with its answer and proposal):

@@ -204,6 +204,31 @@ async fn an_action_hook_url_the_guard_refuses_stops_the_start() {
         2,
         "push.action_hook.url `https://hooks.example.com/approved` is refused",
     );
+    // Named by scheme, host and path: user information and query may be
+    // secrets.
+    let exit = serve_exit(
+        &[
+            (
+                "AGENT__PUSH__ACTION_HOOK__URL",
+                "https://hook-user:pw-secret@hooks.example.com/approved?sig=q-secret",
+            ),
+            (
+                "AGENT__PUSH__ACTION_HOOK__ALLOWED_HOSTS",
+                "hooks.example.com",
+            ),
+        ],
+        None,
+    )
+    .await;
+    exit.assert(
+        2,
+        "push.action_hook.url `https://hooks.example.com/approved` is refused",
+    );
+    assert!(
+        !exit.stderr.contains("secret") && !exit.stderr.contains("hook-user"),
+        "{}",
+        exit.stderr
+    );
 }
 
 /// Real S/4HANA writes on Cloud Foundry need the durable store: with

@@ -35,6 +35,7 @@ mod otlp;
 mod ownership;
 mod process;
 mod push;
+mod push_limits;
 mod routing;
 mod s4hana_double;
 mod s4hana_double_contract;

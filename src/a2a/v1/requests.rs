@@ -16,8 +16,10 @@ use serde::{Deserialize, Serialize};
 /// (0.3 nests both under `pushNotificationConfig`).
 pub fn push_config_url_field(place: PushConfigPlace) -> &'static str {
     match place {
-        PushConfigPlace::SendConfiguration => "configuration.taskPushNotificationConfig.url",
-        PushConfigPlace::SetParams => "url",
+        PushConfigPlace::SendConfiguration | PushConfigPlace::V1SendConfiguration => {
+            "configuration.taskPushNotificationConfig.url"
+        }
+        PushConfigPlace::SetParams | PushConfigPlace::V1CreateParams => "url",
     }
 }
 

@@ -13,7 +13,9 @@ mod sqlite_writer;
 mod worker_writers;
 
 use super::listing::{TaskPage, TaskQuery};
-use super::store::{StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task};
+use super::store::{
+    PushConfigSet, StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task,
+};
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
 use crate::db::{Database, DbError, Dialect, StoreSettings, now_ms};
 use async_trait::async_trait;
@@ -425,10 +427,11 @@ impl TaskStore for SqlTaskStore {
         &self,
         task_id: &str,
         config: &PushNotificationConfig,
-    ) -> Result<(), StoreError> {
+        most: usize,
+    ) -> Result<PushConfigSet, StoreError> {
+        // The bound is judged on the configs the compare-and-set read.
         self.edit_push_configs(task_id, |configs| {
-            configs.retain(|c| c.id != config.id);
-            configs.push(config.clone());
+            super::store::add_push_config(configs, config, most)
         })
         .await?
         .ok_or_else(|| StoreError::NotFound(task_id.to_string()))

@@ -231,12 +231,15 @@ impl OrderExceptionAgent {
                 });
             };
             if order.block_note.is_empty() {
+                let text = match specialists::unconfigured_blocks(&order) {
+                    Some(unconfigured) => format!("Sales order {number}: {unconfigured}"),
+                    None => {
+                        format!("Sales order {number} is not blocked; nothing needs to be done.")
+                    }
+                };
                 return Ok(Reply {
                     routing: Some(decision),
-                    ..Reply::new(
-                        Outcome::Completed,
-                        format!("Sales order {number} is not blocked; nothing needs to be done."),
-                    )
+                    ..Reply::new(Outcome::Completed, text)
                 });
             }
             // The words did not decide; the order's own block note does.

@@ -350,13 +350,11 @@ pub struct PushNotificationConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authentication: Option<PushNotificationAuthenticationInfo>,
     /// The protocol version the config was set with, whose payloads its
-    /// notifications carry. Not a 0.3 field: absent (0.3) on every config a
-    /// 0.3 client sets, so 0.3 answers are as before; the stores keep it.
-    #[serde(
-        default,
-        rename = "payloadVersion",
-        skip_serializing_if = "PushPayload::is_v0_3"
-    )]
+    /// notifications carry. Not a 0.3 field, so never on the 0.3 wire: a
+    /// 0.3 answer does not show it and a 0.3 request's `payloadVersion` is
+    /// an unknown member like any other (ignored); every config a 0.3 client
+    /// sets is 0.3. The 1.0 conversion sets it; the stores keep it.
+    #[serde(skip)]
     pub payload_version: PushPayload,
 }
 

@@ -91,6 +91,23 @@ impl OrderExceptionAgent {
         )
     }
 
+    /// The short answer to an ask for orders beyond blocked ones ("list all
+    /// sales orders from last week"): what this agent does, and how to ask.
+    fn what_i_do(&self) -> String {
+        let kinds: Vec<String> = self
+            .specialists
+            .iter()
+            .map(|s| s.skill().name.to_lowercase())
+            .collect();
+        let kinds: Vec<&str> = kinds.iter().map(String::as_str).collect();
+        format!(
+            "I explain blocked sales orders ({}); I do not list other orders. Ask \"show me all \
+             blocked orders\", \"credit blocks of customer 10023\", or about one order: \"why is \
+             4711 blocked?\"",
+            join_or(&kinds)
+        )
+    }
+
     /// The kind of block the words are about, when the router is sure.
     fn kind_of(&self, text: &str) -> Option<BlockKind> {
         let decision = self.router.route(text);
@@ -231,12 +248,15 @@ impl OrderExceptionAgent {
                 });
             };
             if order.block_note.is_empty() {
+                let text = match specialists::unconfigured_blocks(&order) {
+                    Some(unconfigured) => format!("Sales order {number}: {unconfigured}"),
+                    None => {
+                        format!("Sales order {number} is not blocked; nothing needs to be done.")
+                    }
+                };
                 return Ok(Reply {
                     routing: Some(decision),
-                    ..Reply::new(
-                        Outcome::Completed,
-                        format!("Sales order {number} is not blocked; nothing needs to be done."),
-                    )
+                    ..Reply::new(Outcome::Completed, text)
                 });
             }
             // The words did not decide; the order's own block note does.
@@ -331,6 +351,9 @@ impl Agent for OrderExceptionAgent {
         }
         if let Some(request) = batches::recognise(&turn.text, |text| self.kind_of(text)) {
             return self.batch(request, &turn).await;
+        }
+        if batches::beyond_reach(&turn.text, |text| self.kind_of(text)) {
+            return Reply::new(Outcome::InputRequired, self.what_i_do());
         }
         match tokio::time::timeout(self.backend_timeout, self.answer(&turn))
             .await

@@ -50,6 +50,63 @@ pub struct SalesOrder {
     /// write's `If-Match`; empty for the embedded data.
     #[serde(skip)]
     pub etag: String,
+    /// Block codes the order carries that no configured rule counts as a
+    /// block (set by [`BlockRules::classify`]): the answer names them rather
+    /// than claim the order has no block.
+    #[serde(skip)]
+    pub unconfigured_blocks: Vec<UnconfiguredBlock>,
+}
+
+/// A block code on an order that the `backend.blocks` settings do not
+/// count as any kind of block the specialists explain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnconfiguredBlock {
+    pub field: BlockField,
+    /// The code as S/4HANA sends it (`Q1`).
+    pub code: String,
+}
+
+/// Which block field of the order carries an unconfigured code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockField {
+    /// `HeaderBillingBlockReason`.
+    Billing,
+    /// `DeliveryBlockReason` (only when `delivery_block_codes` is a list).
+    Delivery,
+}
+
+impl BlockField {
+    /// How an answer names the field's block.
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockField::Billing => "billing block",
+            BlockField::Delivery => "delivery block",
+        }
+    }
+
+    /// The setting that lists the codes this agent explains for the field.
+    pub fn setting(self) -> &'static str {
+        match self {
+            BlockField::Billing => "backend.blocks.price_dispute_billing_blocks",
+            BlockField::Delivery => "backend.blocks.delivery_block_codes",
+        }
+    }
+
+    /// What a code in that setting means to this agent.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            BlockField::Billing => "a price dispute",
+            BlockField::Delivery => "a delivery block to explain",
+        }
+    }
+
+    /// That setting's environment variable.
+    pub fn env(self) -> &'static str {
+        match self {
+            BlockField::Billing => "AGENT__BACKEND__BLOCKS__PRICE_DISPUTE_BILLING_BLOCKS",
+            BlockField::Delivery => "AGENT__BACKEND__BLOCKS__DELIVERY_BLOCK_CODES",
+        }
+    }
 }
 
 /// The kinds of block an order has, by the configured rules.

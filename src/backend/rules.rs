@@ -3,7 +3,7 @@
 //! (`backend.blocks`) with the defaults of `reference/s4hana.md` §2 and the
 //! demo data, never constants in the specialists.
 
-use super::{Blocks, SalesOrder};
+use super::{BlockField, Blocks, SalesOrder, UnconfiguredBlock};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -80,6 +80,21 @@ impl BlockRules {
                         .iter()
                         .any(|code| code == delivery)),
         };
+        let mut unconfigured = Vec::new();
+        let billing = order.header_billing_block_reason.trim();
+        if !billing.is_empty() && !order.blocks.price_dispute {
+            unconfigured.push(UnconfiguredBlock {
+                field: BlockField::Billing,
+                code: billing.to_string(),
+            });
+        }
+        if !delivery.trim().is_empty() && !order.blocks.delivery {
+            unconfigured.push(UnconfiguredBlock {
+                field: BlockField::Delivery,
+                code: delivery.trim().to_string(),
+            });
+        }
+        order.unconfigured_blocks = unconfigured;
     }
 
     /// The clerk-readable sentence S/4HANA has no field for, built from the
@@ -131,6 +146,7 @@ mod tests {
             items: Vec::new(),
             blocks: Blocks::default(),
             etag: String::new(),
+            unconfigured_blocks: Vec::new(),
         }
     }
 
@@ -172,5 +188,36 @@ mod tests {
         rules.classify(&mut o);
         assert!(!o.blocks.credit && !o.blocks.price_dispute && o.blocks.delivery);
         assert_eq!(rules.block_note(&o, None), "Delivery block: reason 07.");
+    }
+
+    #[test]
+    fn codes_no_rule_counts_are_kept_as_unconfigured() {
+        let rules = BlockRules::default();
+        let mut o = order("A", "", "Q1");
+        rules.classify(&mut o);
+        assert_eq!(o.blocks, Blocks::default());
+        assert_eq!(
+            o.unconfigured_blocks,
+            vec![UnconfiguredBlock {
+                field: BlockField::Billing,
+                code: "Q1".into()
+            }]
+        );
+        // Any delivery code counts while the list is empty; not once it names others.
+        let mut o = order("A", "07", "ZP");
+        rules.classify(&mut o);
+        assert!(o.unconfigured_blocks.is_empty());
+        let rules = BlockRules {
+            delivery_block_codes: vec!["ZL".into()],
+            ..BlockRules::default()
+        };
+        rules.classify(&mut o);
+        assert_eq!(
+            o.unconfigured_blocks,
+            vec![UnconfiguredBlock {
+                field: BlockField::Delivery,
+                code: "07".into()
+            }]
+        );
     }
 }

@@ -640,3 +640,94 @@ async fn a_refused_webhook_url_is_named_by_its_1_0_field() {
         "{error}"
     );
 }
+
+/// `payloadVersion` is no 0.3 field, so the 0.3 wire neither shows it nor
+/// reads it: a config set over 1.0 reads back over 0.3 without it, and a
+/// 0.3 client's `payloadVersion` (inline or set) is an unknown member like
+/// any other — ignored, its config a 0.3 one whose webhook gets 0.3 Tasks.
+#[tokio::test]
+async fn payload_version_stays_off_the_0_3_wire() {
+    use crate::helpers::webhook::WebhookReceiver;
+    let receiver = WebhookReceiver::start().await;
+    let app = TestApp::builder()
+        .loopback_webhooks(&["127.0.0.1"])
+        .settings(|settings| settings.push.retry_base_ms = 50)
+        .agent(
+            ScriptedAgent::answering_after(Duration::ZERO)
+                .asking_first()
+                .shared(),
+        )
+        .spawn()
+        .await;
+
+    // Set over 1.0, read over 0.3.
+    let v1_task = v1_ok(
+        &app,
+        "SendMessage",
+        json!({"message": message("over 1.0"), "configuration": {
+            "taskPushNotificationConfig": {"id": "v1-hook", "url": format!("{}/v1", receiver.url)}}}),
+    )
+    .await["task"]
+        .clone();
+    let listed = app
+        .rpc(
+            "tasks/pushNotificationConfig/list",
+            json!({"id": v1_task["id"]}),
+        )
+        .await;
+    let config = &listed["result"][0]["pushNotificationConfig"];
+    assert_eq!(config["url"], format!("{}/v1", receiver.url), "{listed}");
+    assert!(config.get("payloadVersion").is_none(), "{listed}");
+    let got = app
+        .rpc(
+            "tasks/pushNotificationConfig/get",
+            json!({"id": v1_task["id"], "pushNotificationConfigId": "v1-hook"}),
+        )
+        .await;
+    assert!(
+        got["result"]["pushNotificationConfig"]
+            .get("payloadVersion")
+            .is_none(),
+        "{got}"
+    );
+
+    // Sent over 0.3: ignored, inline and set alike.
+    let v03_task = app
+        .rpc(
+            "message/send",
+            json!({"message": user_message("over 0.3"), "configuration": {
+                "blocking": true,
+                "pushNotificationConfig": {"id": "inline", "url": format!("{}/inline", receiver.url),
+                    "payloadVersion": "1.0"}}}),
+        )
+        .await["result"]
+        .clone();
+    assert_eq!(state(&v03_task), "input-required", "{v03_task}");
+    let set = app
+        .rpc(
+            "tasks/pushNotificationConfig/set",
+            json!({"taskId": v03_task["id"], "pushNotificationConfig": {
+                "id": "set", "url": format!("{}/set", receiver.url), "payloadVersion": 42}}),
+        )
+        .await;
+    assert!(set.get("error").is_none(), "{set}");
+    assert!(
+        set["result"]["pushNotificationConfig"]
+            .get("payloadVersion")
+            .is_none(),
+        "{set}"
+    );
+    let mut follow_up = user_message("go on");
+    follow_up["taskId"] = v03_task["id"].clone();
+    follow_up["contextId"] = v03_task["contextId"].clone();
+    let done = app.rpc("message/send", json!({"message": follow_up})).await["result"].clone();
+    assert_eq!(state(&done), "completed", "{done}");
+    for path in ["/inline", "/set"] {
+        let calls = receiver.wait_for(path, 1).await;
+        for call in &calls {
+            crate::helpers::assert_schema("Task", &call.body);
+            assert_eq!(call.body["kind"], "task", "{path}: {}", call.body);
+            assert_eq!(call.body["id"], v03_task["id"], "{path}");
+        }
+    }
+}

@@ -395,3 +395,40 @@ async fn an_order_s4hana_refuses_at_approval_is_not_filed_and_the_others_are() {
         .collect();
     assert_eq!(filed, ["4740"]);
 }
+
+/// An ask for orders that is not about blocks is no batch: it is answered
+/// with what the agent does (no fan-out, no `orders` artifact, no order
+/// read), and the next message in the task is routed as usual.
+#[tokio::test]
+async fn an_ask_for_orders_beyond_blocks_says_what_the_agent_does() {
+    let app = TestApp::spawn().await;
+    for text in [
+        "list all sales orders from last week",
+        "show me all orders of customer 10023",
+    ] {
+        let task = app.send_text(text).await;
+        assert_eq!(state(&task), "input-required", "{text}: {task}");
+        let answer = status_text(&task);
+        assert!(
+            answer.starts_with("I explain blocked sales orders"),
+            "{text}: {answer}"
+        );
+        assert!(answer.contains("show me all blocked orders"), "{answer}");
+        assert!(
+            !answer.contains("4723") && !answer.contains("4740"),
+            "{answer}"
+        );
+        let artifacts = task["artifacts"].as_array().cloned().unwrap_or_default();
+        assert!(
+            artifacts
+                .iter()
+                .all(|artifact| artifact["name"] != "orders"),
+            "{text}: {task}"
+        );
+    }
+    // Asks about blocks are batches as before.
+    let triage = app.send_text(ALL_BLOCKED).await;
+    assert_eq!(numbers(&orders(&triage)), ["4711", "4723", "4725", "4740"]);
+    let credit = app.send_text("credit blocks of customer 10023").await;
+    assert_eq!(numbers(&orders(&credit)), ["4711"]);
+}

@@ -474,6 +474,43 @@ async fn the_block_codes_come_from_the_settings() {
     );
 }
 
+/// A block code S/4HANA shows that no setting counts (billing block `Q1`
+/// with the default `ZP`) is named, with the setting to change, never
+/// answered with "It has no block".
+#[tokio::test]
+async fn a_block_code_that_is_not_configured_is_named_with_its_setting() {
+    let s4 = S4Double::start().await;
+    s4.set_field(
+        "A_SalesOrder",
+        "'4725'",
+        "HeaderBillingBlockReason",
+        json!("Q1"),
+    );
+    let app = TestApp::builder()
+        .settings(|settings| crate::sources::s4_direct(&s4, settings))
+        .spawn()
+        .await;
+    let task = app
+        .send_text("the customer disputes the price on 4725")
+        .await;
+    assert_eq!(state(&task), "rejected", "{task}");
+    let text = status_text(&task);
+    assert!(!text.contains("It has no block"), "{text}");
+    assert!(
+        text.contains("is not in a price dispute. It carries billing block Q1, which this agent is not configured to explain"),
+        "{text}"
+    );
+    assert!(
+        text.contains("backend.blocks.price_dispute_billing_blocks (AGENT__BACKEND__BLOCKS__PRICE_DISPUTE_BILLING_BLOCKS)"),
+        "{text}"
+    );
+    // Asked without a problem, the order is not "not blocked" either.
+    let task = app.send_text("what about order 4725?").await;
+    let text = status_text(&task);
+    assert!(!text.contains("is not blocked"), "{text}");
+    assert!(text.contains("billing block Q1"), "{text}");
+}
+
 /// The approval turn reads the order again: S/4HANA's answer then is the
 /// user's, as on the first turn, and nothing is filed.
 #[tokio::test]

@@ -147,12 +147,11 @@ impl FanOut<'_> {
         };
         let number = order.sales_order.clone();
         if order.block_note.trim().is_empty() && block_kinds(&order).is_empty() {
-            return Ok(item(
-                &number,
-                None,
-                ItemState::Completed,
-                format!("Sales order {number} is not blocked; nothing needs to be done."),
-            ));
+            let text = match crate::agent::specialists::unconfigured_blocks(&order) {
+                Some(unconfigured) => format!("Sales order {number}: {unconfigured}"),
+                None => format!("Sales order {number} is not blocked; nothing needs to be done."),
+            };
+            return Ok(item(&number, None, ItemState::Completed, text));
         }
         let Some(specialist) = self.specialist_for(&order) else {
             return Ok(item(

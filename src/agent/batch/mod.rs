@@ -10,7 +10,7 @@ pub mod answer;
 pub mod fan_out;
 pub mod request;
 
-pub use request::{BatchRequest, recognise};
+pub use request::{BatchRequest, beyond_reach, recognise};
 
 use super::approval::PendingOrder;
 use super::{ApprovalNote, Proposal};

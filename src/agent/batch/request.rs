@@ -1,8 +1,12 @@
 //! Recognising a batch in the user's words: several order numbers named
 //! as a list ("4711, 4723 and 4725", "orders 4711 4723"), or an ask for
 //! blocked orders ("show me all blocked orders", "which orders of customer
-//! 10023 are blocked?", "credit blocks of 10023"). Anything else is not a
-//! batch and goes through the single-order path unchanged.
+//! 10023 are blocked?", "credit blocks of 10023"). An ask for several
+//! orders that is not about blocks ("list all sales orders from last
+//! week") is no batch either: [`beyond_reach`] tells it apart, so the agent
+//! says what it can do instead of answering with the blocked orders.
+//! Anything else is not a batch and goes through the single-order path
+//! unchanged.
 
 use crate::agent::text::tokens;
 use crate::backend::BlockKind;
@@ -50,6 +54,40 @@ const ASKS: &[&str] = &[
     "list",
 ];
 
+/// Words of an ask for several orders that make it one about blocks (the
+/// others, "all", "which", "show", "list", ask for any orders).
+const ABOUT_BLOCKS: &[&str] = &[
+    "blocked",
+    "block",
+    "blocks",
+    "stuck",
+    "held",
+    "hold",
+    "holds",
+    "disputed",
+    "incomplete",
+];
+
+/// Whether `text` asks for several orders with no order number named and
+/// nothing about blocks in it: neither the words ("blocked", "stuck", …) nor
+/// the router's vocabulary (`kind_of`) — "list all sales orders from last
+/// week". The agent reads blocked orders only, so it is no batch.
+pub fn beyond_reach(text: &str, kind_of: impl Fn(&str) -> Option<BlockKind>) -> bool {
+    let words = tokens(text);
+    let asks = asks_for_orders(&words);
+    asks && numbers(&words, asks).0.is_empty() && !about_blocks(&words, text, kind_of)
+}
+
+/// A plural with an ask: a question about several orders.
+fn asks_for_orders(words: &[String]) -> bool {
+    words.iter().any(|w| PLURALS.contains(&w.as_str()))
+        && words.iter().any(|w| ASKS.contains(&w.as_str()))
+}
+
+fn about_blocks(words: &[String], text: &str, kind_of: impl Fn(&str) -> Option<BlockKind>) -> bool {
+    words.iter().any(|w| ABOUT_BLOCKS.contains(&w.as_str())) || kind_of(text).is_some()
+}
+
 fn is_number(word: &str) -> bool {
     (4..=10).contains(&word.len()) && word.chars().all(|c| c.is_ascii_digit())
 }
@@ -59,7 +97,35 @@ fn is_number(word: &str) -> bool {
 pub fn recognise(text: &str, kind_of: impl Fn(&str) -> Option<BlockKind>) -> Option<BatchRequest> {
     let words = tokens(text);
     let plural = words.iter().any(|w| PLURALS.contains(&w.as_str()));
-    let asks = plural && words.iter().any(|w| ASKS.contains(&w.as_str()));
+    let asks = asks_for_orders(&words);
+    let (orders, customer) = numbers(&words, asks);
+    // In the order named, each once (a set: linear in the numbers named).
+    let mut seen = std::collections::HashSet::new();
+    let distinct: Vec<String> = orders
+        .iter()
+        .filter(|(_, order)| seen.insert(order.as_str()))
+        .map(|(_, order)| order.clone())
+        .collect();
+    if distinct.len() >= 2 {
+        // Numbers named as a list, or "orders" said: several orders.
+        let listed = orders.windows(2).any(|pair| {
+            let between = &words[pair[0].0 + 1..pair[1].0];
+            between.iter().all(|w| LIST_JOINERS.contains(&w.as_str()))
+        });
+        return (listed || plural).then_some(BatchRequest::Named(distinct));
+    }
+    if distinct.is_empty() && asks {
+        let kind = kind_of(text);
+        let about_blocks = kind.is_some() || about_blocks(&words, text, |_| None);
+        return about_blocks.then_some(BatchRequest::Blocked { customer, kind });
+    }
+    None
+}
+
+/// The order numbers among `words` (with their positions) and the first
+/// customer number; `asks`: the words ask for several orders, so "of
+/// 10023" names a customer.
+fn numbers(words: &[String], asks: bool) -> (Vec<(usize, String)>, Option<String>) {
     let mut orders: Vec<(usize, String)> = Vec::new();
     let mut customer = None;
     for (index, word) in words.iter().enumerate() {
@@ -80,28 +146,7 @@ pub fn recognise(text: &str, kind_of: impl Fn(&str) -> Option<BlockKind>) -> Opt
             orders.push((index, word.clone()));
         }
     }
-    // In the order named, each once (a set: linear in the numbers named).
-    let mut seen = std::collections::HashSet::new();
-    let distinct: Vec<String> = orders
-        .iter()
-        .filter(|(_, order)| seen.insert(order.as_str()))
-        .map(|(_, order)| order.clone())
-        .collect();
-    if distinct.len() >= 2 {
-        // Numbers named as a list, or "orders" said: several orders.
-        let listed = orders.windows(2).any(|pair| {
-            let between = &words[pair[0].0 + 1..pair[1].0];
-            between.iter().all(|w| LIST_JOINERS.contains(&w.as_str()))
-        });
-        return (listed || plural).then_some(BatchRequest::Named(distinct));
-    }
-    if distinct.is_empty() && asks {
-        return Some(BatchRequest::Blocked {
-            customer,
-            kind: kind_of(text),
-        });
-    }
-    None
+    (orders, customer)
 }
 
 #[cfg(test)]
@@ -189,5 +234,40 @@ mod tests {
             );
         }
         assert_eq!(credit("book a meeting room for tomorrow"), None);
+    }
+
+    #[test]
+    fn an_ask_for_orders_that_is_not_about_blocks_is_beyond_reach() {
+        let credit = |text: &str| {
+            text.to_lowercase()
+                .contains("credit")
+                .then_some(BlockKind::Credit)
+        };
+        for text in [
+            "list all sales orders from last week",
+            "show me all orders of customer 10023",
+            "which orders were created yesterday?",
+        ] {
+            assert_eq!(recognise(text, credit), None, "{text}");
+            assert!(beyond_reach(text, credit), "{text}");
+        }
+        for text in [
+            "show me all blocked orders",
+            "which orders are stuck?",
+            "list the incomplete orders",
+            "which orders have credit problems?",
+            "credit blocks of 10023",
+        ] {
+            assert!(recognise(text, credit).is_some(), "{text}");
+            assert!(!beyond_reach(text, credit), "{text}");
+        }
+        // One order, or orders named, are never beyond reach.
+        for text in [
+            "book a meeting room for tomorrow",
+            "why is 4711 blocked",
+            "list orders 4711 and 4723",
+        ] {
+            assert!(!beyond_reach(text, credit), "{text}");
+        }
     }
 }

@@ -108,17 +108,47 @@ pub(crate) fn not_found(number: &str) -> Reply {
     )
 }
 
-/// "not my kind of block", with what the order's own note says instead.
+/// "not my kind of block", with what the order's own note says instead, and
+/// the block codes it carries that no setting counts (never "It has no
+/// block" for an order S/4HANA shows a block on).
 fn not_mine(order: &SalesOrder, what: &str) -> Reply {
-    let note = if order.block_note.is_empty() {
-        " It has no block.".to_string()
-    } else {
-        format!(" Its block note reads: \"{}\"", order.block_note)
-    };
-    Reply::new(
-        Outcome::Rejected,
-        format!("Sales order {} is not {what}.{note}", order.sales_order),
-    )
+    let mut text = format!("Sales order {} is not {what}.", order.sales_order);
+    if !order.block_note.is_empty() {
+        text.push_str(&format!(" Its block note reads: \"{}\"", order.block_note));
+    }
+    match unconfigured_blocks(order) {
+        Some(unconfigured) => {
+            text.push(' ');
+            text.push_str(&unconfigured);
+        }
+        None if order.block_note.is_empty() => text.push_str(" It has no block."),
+        None => {}
+    }
+    Reply::new(Outcome::Rejected, text)
+}
+
+/// The sentence naming the block codes `order` carries that the
+/// `backend.blocks` settings do not count, with the setting to change;
+/// `None` when there are none.
+pub(crate) fn unconfigured_blocks(order: &SalesOrder) -> Option<String> {
+    let sentences: Vec<String> = order
+        .unconfigured_blocks
+        .iter()
+        .map(|block| {
+            let field = block.field;
+            format!(
+                "It carries {} {}, which this agent is not configured to explain; if {} means {}, \
+                 add it to {} ({}).",
+                field.name(),
+                block.code,
+                block.code,
+                field.meaning(),
+                field.setting(),
+                field.env(),
+            )
+        })
+        .collect();
+    (!sentences.is_empty()).then(|| sentences.join(" "))
 }
 
 /// Text from outside (customer notes) as a quotation on one line, so it reads

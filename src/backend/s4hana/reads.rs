@@ -142,6 +142,7 @@ fn map_order(
         customer_note: note,
         items,
         blocks: Blocks::default(),
+        unconfigured_blocks: Vec::new(),
         etag: text(&row["__metadata"], "etag"),
     };
     rules.classify(&mut order);

@@ -9,6 +9,7 @@
 mod group_commit;
 mod listing;
 mod packed_body;
+mod push_json;
 mod sqlite_writer;
 mod worker_writers;
 
@@ -78,12 +79,16 @@ fn unavailable(error: sqlx::Error) -> StoreError {
     StoreError::unavailable(error)
 }
 
-fn encode<T: serde::Serialize>(value: &T, what: &str) -> Result<String, StoreError> {
-    crate::tasks::store::task_json(value).map_err(|error| StoreError::corrupt(what, error))
-}
-
 fn decode<T: serde::de::DeserializeOwned>(json: &str, what: &str) -> Result<T, StoreError> {
     serde_json::from_str(json).map_err(|error| StoreError::corrupt(what, error))
+}
+
+fn encode_push_configs(configs: &[PushNotificationConfig]) -> Result<String, StoreError> {
+    push_json::encode(configs).map_err(|error| StoreError::corrupt("push configs", error))
+}
+
+fn decode_push_configs(json: &str) -> Result<Vec<PushNotificationConfig>, StoreError> {
+    push_json::decode(json).map_err(|error| StoreError::corrupt("push configs", error))
 }
 
 fn leased(state: TaskState) -> bool {
@@ -240,9 +245,9 @@ impl SqlTaskStore {
                 return Ok(None);
             };
             let before: String = row.try_get(0).map_err(unavailable)?;
-            let mut configs: Vec<PushNotificationConfig> = decode(&before, "push configs")?;
+            let mut configs = decode_push_configs(&before)?;
             let outcome = edit(&mut configs);
-            let after = encode(&configs, "push configs")?;
+            let after = encode_push_configs(&configs)?;
             let changed = crate::db::once_more(|| {
                 sqlx::query(
                     "UPDATE tasks SET push_configs = $1 WHERE id = $2 AND push_configs = $3",
@@ -368,7 +373,7 @@ impl TaskStore for SqlTaskStore {
         owner: Option<&str>,
     ) -> Result<Written, StoreError> {
         let body = encode_task(task)?;
-        let encoded_push_configs = encode(&push_configs, "push configs")?;
+        let encoded_push_configs = encode_push_configs(push_configs)?;
         let state = task.status.state;
         let (lease_owner, lease_until) = self.lease_for(state);
         let created = self
@@ -414,7 +419,7 @@ impl TaskStore for SqlTaskStore {
         };
         Ok(Written {
             version: version(new_version),
-            push_configs: decode(&push_configs, "push configs")?,
+            push_configs: decode_push_configs(&push_configs)?,
             json: body,
         })
     }
@@ -447,10 +452,7 @@ impl TaskStore for SqlTaskStore {
         .map_err(unavailable)?;
         match row {
             None => Ok(Vec::new()),
-            Some(row) => decode(
-                &row.try_get::<String, _>(0).map_err(unavailable)?,
-                "push configs",
-            ),
+            Some(row) => decode_push_configs(&row.try_get::<String, _>(0).map_err(unavailable)?),
         }
     }
 

@@ -412,7 +412,7 @@ pub(crate) async fn lists_like_a_task_store(store: &dyn TaskStore) {
     assert_eq!(store.list(&elsewhere).await.unwrap().total, 0);
 }
 
-/// What the engine's bounds (issue 38) rely on, for any store: open tasks
+/// What the engine's bounds rely on, for any store: open tasks
 /// counted per owner and no further than asked, the tasks waiting for an
 /// answer since before a time, and no task written that could not be read
 /// back.

@@ -1,6 +1,6 @@
 //! What `/health` says of the task store and the action ledger: which
 //! backend holds them and whether they survive a restart where the app
-//! runs (issue 37: on Cloud Foundry a SQLite file is on an ephemeral disk).
+//! runs (on Cloud Foundry a SQLite file is on an ephemeral disk).
 
 /// The store as `/health` shows it.
 #[derive(Debug, Clone, serde::Serialize)]

@@ -7,7 +7,7 @@
 use super::engine::TaskEngine;
 use super::observer::CallContext;
 use super::reply::{agent_message, set_status};
-use super::store::StoreError;
+use super::store::{StoreError, StoredTask};
 use crate::a2a::TaskState;
 use crate::db::StoreSettings;
 use std::time::Duration;
@@ -109,25 +109,39 @@ impl TaskEngine {
                 }
                 Err(error) => return Err(error),
             };
-            let mut task = stored.task;
-            if task.status.state != TaskState::InputRequired {
+            if stored.task.status.state != TaskState::InputRequired {
                 continue;
             }
-            let message = agent_message(&task, &reason, None);
-            set_status(&mut task, TaskState::Canceled, Some(message));
-            match store.update(&task, stored.version).await {
-                Ok(written) => {
-                    tracing::info!(task.id = %task.id, "task waited too long for an answer: canceled");
-                    self.inner.notify(&task, &written, &CallContext::default());
-                    self.inner.tell_followers(&task);
-                    ended += 1;
-                }
-                // Its owner answered in the meantime.
-                Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}
-                Err(error) => return Err(error),
+            // Not ended: its owner answered in the meantime.
+            if self.end_task(stored, TaskState::Canceled, &reason).await? {
+                tracing::info!(task.id = %task_id, "task waited too long for an answer: canceled");
+                ended += 1;
             }
         }
         Ok(ended)
+    }
+
+    /// End `stored` in `state` with `reason` as the agent's message, and
+    /// tell its webhooks and followers; `false` when another writer changed
+    /// or ended it first (then it is left as that writer left it).
+    async fn end_task(
+        &self,
+        stored: StoredTask,
+        state: TaskState,
+        reason: &str,
+    ) -> Result<bool, StoreError> {
+        let mut task = stored.task;
+        let message = agent_message(&task, reason, None);
+        set_status(&mut task, state, Some(message));
+        match self.inner.store.update(&task, stored.version).await {
+            Ok(written) => {
+                self.inner.notify(&task, &written, &CallContext::default());
+                self.inner.tell_followers(&task);
+                Ok(true)
+            }
+            Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => Ok(false),
+            Err(error) => Err(error),
+        }
     }
 
     /// Tasks left `submitted` or `working` by an instance that stopped end
@@ -142,22 +156,14 @@ impl TaskEngine {
             let Some(stored) = store.get(&task_id).await? else {
                 continue;
             };
-            let mut task = stored.task;
-            if task.status.state.is_terminal() || task.status.state.is_interrupted() {
+            let state = stored.task.status.state;
+            if state.is_terminal() || state.is_interrupted() {
                 continue;
             }
-            let message = agent_message(&task, LEASE_LOST, None);
-            set_status(&mut task, TaskState::Failed, Some(message));
-            match store.update(&task, stored.version).await {
-                Ok(written) => {
-                    tracing::warn!(task.id = %task.id, "turn abandoned by a stopped instance: task failed");
-                    self.inner.notify(&task, &written, &CallContext::default());
-                    self.inner.tell_followers(&task);
-                    ended += 1;
-                }
-                // Another instance ended it first, or its owner came back.
-                Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => {}
-                Err(error) => return Err(error),
+            // Not ended: another instance ended it first, or its owner came back.
+            if self.end_task(stored, TaskState::Failed, LEASE_LOST).await? {
+                tracing::warn!(task.id = %task_id, "turn abandoned by a stopped instance: task failed");
+                ended += 1;
             }
         }
         Ok(ended)

@@ -1,7 +1,7 @@
 //! The in-memory task store. Bounded: terminal tasks go after a retention
 //! time or beyond a count cap, so memory stays flat under sustained load;
 //! open tasks stay, and past a hard cap a new task is refused: one caller's
-//! load never drops another caller's open task (issue 38).
+//! load never drops another caller's open task.
 
 use super::listing::{Listed, TaskPage, TaskQuery, page_of};
 use super::store::{StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task};

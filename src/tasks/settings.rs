@@ -1,6 +1,6 @@
 //! The engine's settings (`tasks.*`, `AGENT__TASKS__…`): task ids, the
 //! budget of a blocking `message/send`, what one caller may make the
-//! instance hold (issue 38), the in-memory store's bounds; and what they
+//! instance hold, the in-memory store's bounds; and what they
 //! mean at run time.
 
 use super::memory::MemoryStoreLimits;

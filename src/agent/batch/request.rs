@@ -37,25 +37,12 @@ const LIST_JOINERS: &[&str] = &["and", "or", "und", "order"];
 /// Plural nouns that make a question about several orders ("disputes"
 /// is not one: "the customer disputes the price" is about one order).
 const PLURALS: &[&str] = &["orders", "blocks", "holds"];
-/// Words that, with a plural, ask for the blocked ones.
-const ASKS: &[&str] = &[
-    "blocked",
-    "block",
-    "blocks",
-    "stuck",
-    "held",
-    "hold",
-    "holds",
-    "disputed",
-    "incomplete",
-    "all",
-    "which",
-    "show",
-    "list",
-];
+/// Words that, with a plural, ask for orders of any kind ("show all
+/// orders"); with [`ABOUT_BLOCKS`] they ask for the blocked ones.
+const ASKS_FOR_ANY: &[&str] = &["all", "which", "show", "list"];
 
-/// Words of an ask for several orders that make it one about blocks (the
-/// others, "all", "which", "show", "list", ask for any orders).
+/// Words of an ask for several orders that make it one about blocks (and,
+/// with a plural, an ask for orders at all).
 const ABOUT_BLOCKS: &[&str] = &[
     "blocked",
     "block",
@@ -81,7 +68,9 @@ pub fn beyond_reach(text: &str, kind_of: impl Fn(&str) -> Option<BlockKind>) -> 
 /// A plural with an ask: a question about several orders.
 fn asks_for_orders(words: &[String]) -> bool {
     words.iter().any(|w| PLURALS.contains(&w.as_str()))
-        && words.iter().any(|w| ASKS.contains(&w.as_str()))
+        && words
+            .iter()
+            .any(|w| ABOUT_BLOCKS.contains(&w.as_str()) || ASKS_FOR_ANY.contains(&w.as_str()))
 }
 
 fn about_blocks(words: &[String], text: &str, kind_of: impl Fn(&str) -> Option<BlockKind>) -> bool {

@@ -1,4 +1,4 @@
--- What one caller may hold is bounded (issue 38): a new task first counts
+-- What one caller may hold is bounded: a new task first counts
 -- its caller's open tasks, and a task waiting in input-required for longer
 -- than `tasks.waiting_expiry_secs` is canceled by the upkeep sweep. Both
 -- read only open rows, so each has a partial index of its own.

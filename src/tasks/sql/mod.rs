@@ -75,6 +75,13 @@ fn no_space_left(fault: &(dyn std::error::Error + Send + Sync + 'static)) -> boo
     false
 }
 
+/// The task ids in the first column of `rows`.
+fn first_column_ids(rows: &[sqlx::any::AnyRow]) -> Result<Vec<String>, StoreError> {
+    rows.iter()
+        .map(|row| row.try_get::<String, _>(0).map_err(unavailable))
+        .collect()
+}
+
 fn unavailable(error: sqlx::Error) -> StoreError {
     StoreError::unavailable(error)
 }
@@ -341,9 +348,7 @@ impl TaskStore for SqlTaskStore {
         })
         .await
         .map_err(unavailable)?;
-        rows.iter()
-            .map(|row| row.try_get::<String, _>(0).map_err(unavailable))
-            .collect()
+        first_column_ids(&rows)
     }
 
     async fn context_held_by_another(
@@ -503,9 +508,7 @@ impl TaskStore for SqlTaskStore {
         })
         .await
         .map_err(unavailable)?;
-        rows.iter()
-            .map(|row| row.try_get::<String, _>(0).map_err(unavailable))
-            .collect()
+        first_column_ids(&rows)
     }
 
     async fn purge_finished(&self, before_ms: i64) -> Result<u64, StoreError> {

@@ -78,10 +78,9 @@ const WAL_BYTES_PER_ROW: u64 = 13 * 1024;
 /// the rows are chosen from `store.sqlite_wal_limit_mb` (64 MB: 2 520
 /// rows). Starting over costs this thread a checkpoint of its own with two
 /// fsyncs, 5 to 7 ms under load on one 2-core VM and 10 to 20 ms on another
-/// with slower syncs; with 16 384 rows (120 to 240 MB of WAL, issue 19)
-/// the p99 was half of what it is every 4 096 rows where syncs are slow
-/// (bench/README.md), but that WAL did not fit the 256 MB disk Cloud
-/// Foundry gives an app (issue 37): fitting the disk comes first.
+/// with slower syncs, so restarting less often shortens the p99 where syncs
+/// are slow (bench/README.md); but the WAL and the file must fit the disk
+/// (256 MB on Cloud Foundry by default), and fitting the disk comes first.
 fn restart_after_rows(wal_limit_bytes: u64) -> usize {
     usize::try_from(wal_limit_bytes / (2 * WAL_BYTES_PER_ROW))
         .unwrap_or(usize::MAX)
@@ -758,24 +757,31 @@ mod tests {
         let wal = dir.0.join("order-exception-agent.sqlite3-wal");
         let mut largest = 0;
         for round in 0..200 {
-            let round_writes: Vec<PackedWrite> = (0..100)
-                .map(|i| create(&format!("t-{round}-{i}"), &body).into())
-                .collect();
-            let answers: Vec<_> = round_writes
-                .into_iter()
-                .map(|write| {
-                    let (reply, answer) = oneshot::channel();
-                    writes.send((write, reply)).unwrap();
-                    answer
-                })
-                .collect();
-            for answer in answers {
-                assert!(matches!(answer.await, Ok(Ok(WriteOutcome::Created(true)))));
-            }
+            write_round(&writes, round, &body).await;
             largest = largest.max(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0));
         }
         assert!(largest <= limit * 3 / 2, "the WAL reached {largest} bytes");
         assert_eq!(bodies(&writer_connection_again(&dir)).len(), 20_000);
+    }
+
+    /// 100 new rows of `body`, named after `round`, all stored. Packed
+    /// first, then sent at once: packing is slow in a debug build, and
+    /// writes that trickle in make batches of one or two.
+    async fn write_round(writes: &Writes, round: usize, body: &str) {
+        let round_writes: Vec<PackedWrite> = (0..100)
+            .map(|i| create(&format!("t-{round}-{i}"), body).into())
+            .collect();
+        let answers: Vec<_> = round_writes
+            .into_iter()
+            .map(|write| {
+                let (reply, answer) = oneshot::channel();
+                writes.send((write, reply)).unwrap();
+                answer
+            })
+            .collect();
+        for answer in answers {
+            assert!(matches!(answer.await, Ok(Ok(WriteOutcome::Created(true)))));
+        }
     }
 
     fn database(dir: &TempDir) -> std::path::PathBuf {
@@ -800,22 +806,7 @@ mod tests {
         .unwrap();
         let body = incompressible_body(2_000);
         for round in 0..200 {
-            // Packed first, then sent at once: packing is slow in a debug
-            // build, and writes that trickle in make batches of one or two.
-            let round_writes: Vec<PackedWrite> = (0..100)
-                .map(|i| create(&format!("t-{round}-{i}"), &body).into())
-                .collect();
-            let answers: Vec<_> = round_writes
-                .into_iter()
-                .map(|write| {
-                    let (reply, answer) = oneshot::channel();
-                    writes.send((write, reply)).unwrap();
-                    answer
-                })
-                .collect();
-            for answer in answers {
-                assert!(matches!(answer.await, Ok(Ok(WriteOutcome::Created(true)))));
-            }
+            write_round(&writes, round, &body).await;
         }
         // 20 000 rows of 2 kB: about 90 MB of WAL without checkpoints;
         // with them it starts over every 4096 rows or so.

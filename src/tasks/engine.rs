@@ -63,7 +63,13 @@ fn json_bytes<T: serde::Serialize>(value: &T) -> usize {
     super::store::task_json(value).map_or(usize::MAX, |json| json.len())
 }
 
-fn check_message(message: &Message, settings: &TaskSettings) -> Result<(), EngineError> {
+/// `v1_names`: the caller speaks 1.0, whose wire spells the role
+/// `ROLE_USER`.
+fn check_message(
+    message: &Message,
+    settings: &TaskSettings,
+    v1_names: bool,
+) -> Result<(), EngineError> {
     let bytes = json_bytes(message);
     if bytes > settings.max_message_bytes {
         return Err(EngineError::InvalidParams(format!(
@@ -78,9 +84,10 @@ fn check_message(message: &Message, settings: &TaskSettings) -> Result<(), Engin
         )));
     }
     if message.role != Role::User {
-        return Err(EngineError::InvalidParams(
-            "params.message.role must be \"user\"".into(),
-        ));
+        let user = if v1_names { "ROLE_USER" } else { "user" };
+        return Err(EngineError::InvalidParams(format!(
+            "params.message.role must be \"{user}\""
+        )));
     }
     if message.parts.is_empty() {
         return Err(EngineError::InvalidParams(
@@ -210,7 +217,7 @@ impl TaskEngine {
             "params.configuration.historyLength",
         )?;
         let message = params.message;
-        check_message(&message, &self.inner.settings)?;
+        check_message(&message, &self.inner.settings, call.rules.v1_field_names)?;
         // An inline push config is checked before anything is created.
         let push = match configuration.push_notification_config {
             Some(config) => Some(self.push_room()?.check(&config).map_err(|error| {

@@ -190,6 +190,30 @@ async fn bad_params_are_32602_in_the_1_0_shape() {
     assert_v1_error(&body["error"]);
 }
 
+/// A message that is not the user's is refused in the caller's own
+/// spelling of the role: `ROLE_USER` on the 1.0 wire, `user` on 0.3.
+#[tokio::test]
+async fn a_message_not_from_the_user_is_told_the_role_in_its_versions_spelling() {
+    let app = scripted(ScriptedAgent::answering_after(Duration::ZERO)).await;
+    let mut from_agent = message("hello");
+    from_agent["role"] = json!("ROLE_AGENT");
+    let error = v1_error(&app, "SendMessage", json!({"message": from_agent})).await;
+    assert_eq!(error["code"], -32602, "{error}");
+    assert_eq!(
+        error["message"], "params.message.role must be \"ROLE_USER\"",
+        "{error}"
+    );
+
+    let mut from_agent = user_message("hello");
+    from_agent["role"] = json!("agent");
+    let body = post(&app, None, "message/send", json!({"message": from_agent})).await;
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    assert_eq!(
+        body["error"]["message"], "params.message.role must be \"user\"",
+        "{body}"
+    );
+}
+
 #[tokio::test]
 async fn negotiation_follows_the_reference() {
     let app = scripted(ScriptedAgent::answering_after(Duration::ZERO)).await;

@@ -3,6 +3,8 @@
 //! action ledger, log lines and everything else a client or reader sees
 //! take their timestamps from here, so no two places print time
 //! differently (the SQL columns keep Unix milliseconds, see `db::now_ms`).
+//! Durations a user reads ("waited 1 day") are written here too, exactly
+//! as long as they are, never rounded to a unit that does not fit.
 
 use time::OffsetDateTime;
 
@@ -54,6 +56,33 @@ pub fn rfc3339_from_unix_ms(ms: i64) -> String {
     rfc3339(at)
 }
 
+/// `duration` in words, to the second: "1 second", "1 minute and 30
+/// seconds", "1 day". Each unit that is not zero, the largest first; under
+/// a second, "less than a second".
+pub fn duration_in_words(duration: std::time::Duration) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (86_400, "day"),
+        (3_600, "hour"),
+        (60, "minute"),
+        (1, "second"),
+    ];
+    let mut left = duration.as_secs();
+    let mut words = Vec::new();
+    for (seconds, unit) in UNITS {
+        let count = left / seconds;
+        left %= seconds;
+        if count > 0 {
+            let plural = if count == 1 { "" } else { "s" };
+            words.push(format!("{count} {unit}{plural}"));
+        }
+    }
+    match words.as_slice() {
+        [] => "less than a second".to_string(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +132,23 @@ mod tests {
         let offset = late.to_offset(time::UtcOffset::from_hms(2, 0, 0).expect("valid"));
         assert_eq!(rfc3339(offset), "2026-11-30T20:59:02.999Z");
         assert_eq!(rfc3339_from_unix_ms(i64::MAX), "1970-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn a_duration_reads_as_long_as_it_is() {
+        let words = |secs| duration_in_words(std::time::Duration::from_secs(secs));
+        assert_eq!(words(1), "1 second");
+        assert_eq!(words(45), "45 seconds");
+        assert_eq!(words(60), "1 minute");
+        assert_eq!(words(90), "1 minute and 30 seconds");
+        assert_eq!(words(3_600), "1 hour");
+        assert_eq!(words(5_400), "1 hour and 30 minutes");
+        assert_eq!(words(3_661), "1 hour, 1 minute and 1 second");
+        assert_eq!(words(86_400), "1 day");
+        assert_eq!(words(7 * 86_400), "7 days");
+        assert_eq!(
+            duration_in_words(std::time::Duration::from_millis(300)),
+            "less than a second"
+        );
     }
 }

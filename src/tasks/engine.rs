@@ -462,8 +462,8 @@ impl TaskEngine {
             return Err(EngineError::InvalidParams(format!(
                 "{whose} {open} open tasks (running or waiting for an answer), as many as may be \
                  open at once ({setting}): answer or cancel (tasks/cancel) a waiting task first; \
-                 a waiting task ends by itself after {} hours",
-                self.inner.settings.waiting_expiry_secs / 3600
+                 a waiting task ends by itself after {}",
+                crate::clock::duration_in_words(self.inner.settings.waiting_expiry())
             )));
         }
         Ok(())

@@ -92,11 +92,10 @@ impl TaskEngine {
         let store = &self.inner.store;
         let expiry = self.inner.settings.waiting_expiry();
         let before = crate::db::now_ms() - i64::try_from(expiry.as_millis()).unwrap_or(i64::MAX);
-        let hours = expiry.as_secs().div_ceil(3600).max(1);
         let reason = format!(
-            "This request waited {hours} hour{} for an answer and was closed. Nothing was filed; \
+            "This request waited {} for an answer and was closed. Nothing was filed; \
              please start a new conversation.",
-            if hours == 1 { "" } else { "s" }
+            crate::clock::duration_in_words(expiry)
         );
         let mut ended = 0;
         for task_id in store.waiting_since(before, PER_SWEEP).await? {

@@ -212,6 +212,36 @@ fn the_readme_is_a_front_page_with_the_two_commands_and_every_docs_page() {
     }
 }
 
+/// The bench README's memory section says who the bench token's user is,
+/// as `bench/token.rs` mints it: a figure measured with another role is
+/// marked as predating the change, not explained as today's bench.
+#[test]
+fn the_bench_readme_names_the_role_the_bench_token_carries() {
+    let token = read("bench/token.rs");
+    let role = token
+        .split_once("\"groups\": [\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(role, _)| role)
+        .expect("bench/token.rs gives its user one group");
+    let readme = read("bench/README.md");
+    let section = readme
+        .split_once("## Why the authenticated service peaked")
+        .and_then(|(_, rest)| rest.split("\n## ").next())
+        .expect("bench/README.md explains the authenticated service's memory");
+    let opening = section
+        .split("\n\n")
+        .nth(1)
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        opening.contains(&format!("the bench token's user is a `{role}` now"))
+            && opening.contains("predate"),
+        "the section opens with the role of bench/token.rs ({role}) and that its figures predate it:\n{opening}"
+    );
+}
+
 #[test]
 fn the_docs_name_only_existing_settings() {
     let mut checked = 0;

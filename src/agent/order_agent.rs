@@ -123,18 +123,24 @@ impl OrderExceptionAgent {
         let (work, left_out) = match request {
             BatchRequest::Named(numbers) => {
                 let count = numbers.len().saturating_sub(bound);
+                let (orders_were, them) = if count == 1 {
+                    ("order was", "it")
+                } else {
+                    ("orders were", "them")
+                };
                 let left_out = (count > 0).then(|| LeftOut {
                     count,
                     hint: format!(
-                        "{count} more orders were named than one request looks at (at most \
-                         {bound}); ask about them in another request."
+                        "{count} more {orders_were} named than one request looks at (at most \
+                         {bound}); ask about {them} in another request."
                     ),
                 });
                 let work: Vec<Work> = numbers.into_iter().take(bound).map(Work::Number).collect();
                 (work, left_out)
             }
             BatchRequest::Blocked { customer, kind } => {
-                let what = describe_query(customer.as_deref(), kind);
+                let what = describe_query(customer.as_deref(), kind, true);
+                let one_of_what = describe_query(customer.as_deref(), kind, false);
                 // More than the bound is asked for, to say how many more match.
                 let probe = bound.saturating_mul(COUNT_PAST_THE_BOUND);
                 let query = BlockedQuery {
@@ -172,10 +178,15 @@ impl OrderExceptionAgent {
                 } else {
                     ""
                 };
+                let more = if count == 1 && at_least.is_empty() {
+                    format!("1 more {one_of_what} matches")
+                } else {
+                    format!("{at_least}{count} more {what} match")
+                };
                 let left_out = (count > 0).then(|| LeftOut {
                     count,
                     hint: format!(
-                        "{at_least}{count} more {what} match than one request looks at (at most {bound}); \
+                        "{more} than one request looks at (at most {bound}); \
                          narrow the question, for example to one customer (\"blocked orders of \
                          customer 10023\") or one kind of block (\"credit blocks\")."
                     ),
@@ -299,18 +310,24 @@ impl OrderExceptionAgent {
     }
 }
 
-/// "blocked orders", "credit blocks of customer 10023".
-fn describe_query(customer: Option<&str>, kind: Option<BlockKind>) -> String {
-    let what = match kind {
-        None => "blocked orders",
-        Some(BlockKind::Credit) => "credit blocks",
-        Some(BlockKind::PriceDispute) => "price disputes",
-        Some(BlockKind::MasterData) => "incomplete orders",
-        Some(BlockKind::Delivery) => "delivery blocks",
+/// What a blocked-orders query asks for, in the plural ("credit blocks of
+/// customer 10023") or for one of them ("credit block of customer 10023").
+fn describe_query(customer: Option<&str>, kind: Option<BlockKind>, plural: bool) -> String {
+    let noun = match kind {
+        None => "blocked order",
+        Some(BlockKind::Credit) => "credit block",
+        Some(BlockKind::PriceDispute) => "price dispute",
+        Some(BlockKind::MasterData) => "incomplete order",
+        Some(BlockKind::Delivery) => "delivery block",
+    };
+    let what = if plural {
+        format!("{noun}s")
+    } else {
+        noun.to_string()
     };
     match customer {
         Some(customer) => format!("{what} of customer {customer}"),
-        None => what.to_string(),
+        None => what,
     }
 }
 

@@ -231,6 +231,20 @@ async fn the_bound_duplicates_and_unknown_orders() {
         ),
         "{text}"
     );
+    // One more is said of one.
+    let one_more = TestApp::builder()
+        .settings(|settings| settings.batch.max_orders = 3)
+        .spawn()
+        .await;
+    let bounded = one_more.as_role("ar_clerk").send_text(ALL_BLOCKED).await;
+    assert_eq!(batch_data(&bounded, "orders")["notListed"], 1);
+    let text = status_text(&bounded);
+    assert!(
+        text.contains(
+            "1 more blocked order matches than one request looks at (at most 3); narrow the question"
+        ),
+        "{text}"
+    );
 
     // Duplicates count once; an unknown order is one failed item.
     let named = clerk.send_text("4711, 9999 and 4711").await;
@@ -247,8 +261,15 @@ async fn the_bound_duplicates_and_unknown_orders() {
     let past = clerk.send_text("orders 4711, 4723 and 4725").await;
     assert_eq!(numbers(&orders(&past)), ["4711", "4723"]);
     assert!(
-        status_text(&past).contains("1 more orders were named"),
+        status_text(&past).contains(
+            "1 more order was named than one request looks at (at most 2); ask about it in another request."
+        ),
         "{past}"
+    );
+    let two_past = clerk.send_text("orders 4711, 4723, 4725 and 4740").await;
+    assert!(
+        status_text(&two_past).contains("2 more orders were named than one request looks at"),
+        "{two_past}"
     );
 
     // A reply that is not an answer asks again and files nothing.

@@ -222,6 +222,13 @@ async fn a_delivery_date_change_is_asked_for_approved_and_made_once_in_s4hana() 
         row["parameters"]["requestedDeliveryDate"],
         crate::helpers::delivery_day().iso.as_str()
     );
+    // The specialist's "to be confirmed with the customer" gave way to the
+    // date the approver confirmed.
+    assert_eq!(
+        row["parameters"]["newDate"],
+        crate::helpers::delivery_day().iso.as_str(),
+        "{row}"
+    );
 
     // Approving the same proposal in a second task changes nothing more
     // (asking anew finds no delivery block any more).

@@ -47,5 +47,8 @@ pub fn with_date(mut proposal: Proposal, text: &str) -> Result<Proposal, DateErr
     proposal
         .details
         .insert("requestedDeliveryDate".into(), json!(date));
+    // The specialist could only say the date was still to be confirmed;
+    // now it is, and the filed parameters say which.
+    proposal.details.insert("newDate".into(), json!(date));
     Ok(proposal)
 }

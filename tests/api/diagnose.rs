@@ -1,6 +1,7 @@
 //! `order-exception-agent diagnose` against the doubles: all green for a
 //! working destination; a broken destination, a missing user, no user
-//! token and a wrong URL each fail the right step with the right hint.
+//! token, a wrong URL and direct mode's wrong password each fail the right
+//! step with the right hint.
 
 use crate::destination_double::{self, Destination, DestinationDouble};
 use crate::helpers::key_server::{self, user_claims};
@@ -9,7 +10,35 @@ use crate::s4hana_double::S4Double;
 /// Run the binary's `diagnose` with the destination double's service and
 /// these arguments; (exit code, stdout lines).
 async fn diagnose(destinations: &DestinationDouble, args: &[&str]) -> (i32, Vec<String>) {
-    let url = destinations.url.clone();
+    let url = destinations.url.as_str();
+    diagnose_with(
+        &[
+            (
+                "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__TOKEN_URL",
+                url,
+            ),
+            ("AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__URI", url),
+            (
+                "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__CLIENT_ID",
+                destination_double::CLIENT_ID,
+            ),
+            (
+                "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__CLIENT_SECRET",
+                destination_double::CLIENT_SECRET,
+            ),
+        ],
+        args,
+    )
+    .await
+}
+
+/// Run the binary's `diagnose` against S/4HANA with these settings
+/// (environment variables) and arguments; (exit code, stdout lines).
+async fn diagnose_with(settings: &[(&str, &str)], args: &[&str]) -> (i32, Vec<String>) {
+    let settings: Vec<(String, String)> = settings
+        .iter()
+        .map(|(name, value)| (name.to_string(), value.to_string()))
+        .collect();
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     let output = tokio::task::spawn_blocking(move || {
         std::process::Command::new(env!("CARGO_BIN_EXE_order-exception-agent"))
@@ -21,19 +50,7 @@ async fn diagnose(destinations: &DestinationDouble, args: &[&str]) -> (i32, Vec<
             .env("AGENT__BACKEND__SOURCE", "s4hana")
             .env("AGENT__BACKEND__S4HANA__ALLOW_LOOPBACK_HTTP", "true")
             .env("AGENT__BACKEND__S4HANA__CALL_TIMEOUT_MS", "2000")
-            .env(
-                "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__TOKEN_URL",
-                &url,
-            )
-            .env("AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__URI", &url)
-            .env(
-                "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__CLIENT_ID",
-                destination_double::CLIENT_ID,
-            )
-            .env(
-                "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__CLIENT_SECRET",
-                destination_double::CLIENT_SECRET,
-            )
+            .envs(settings)
             .output()
             .expect("the binary runs")
     })
@@ -154,4 +171,43 @@ async fn a_wrong_url_fails_the_metadata_steps() {
         metadata.starts_with("FAIL") && metadata.contains("check the URL"),
         "{metadata}"
     );
+}
+
+/// Direct mode sends `backend.s4hana.user`/`password` itself: a 401 says
+/// to check those settings, not a destination's SAML trust.
+#[tokio::test]
+async fn a_401_in_direct_mode_names_the_user_and_password_settings() {
+    let s4 = S4Double::start().await;
+    let (user, _) = crate::s4hana_double::users::known::COMM_USER;
+    let (code, lines) = diagnose_with(
+        &[
+            ("AGENT__BACKEND__S4HANA__URL", &s4.url),
+            ("AGENT__BACKEND__S4HANA__USER", user),
+            ("AGENT__BACKEND__S4HANA__PASSWORD", "not-the-password"),
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(code, 1, "{lines:#?}");
+    assert!(line(&lines, "connection").starts_with("OK"), "{lines:#?}");
+    let metadata = line(&lines, "$metadata API_SALES_ORDER_SRV");
+    assert!(
+        metadata.starts_with("FAIL")
+            && metadata.contains("backend.s4hana.user")
+            && metadata.contains("backend.s4hana.password")
+            && !metadata.contains("SAML"),
+        "{metadata}"
+    );
+    // The right password passes the same step.
+    let (_, password) = crate::s4hana_double::users::known::COMM_USER;
+    let (code, lines) = diagnose_with(
+        &[
+            ("AGENT__BACKEND__S4HANA__URL", &s4.url),
+            ("AGENT__BACKEND__S4HANA__USER", user),
+            ("AGENT__BACKEND__S4HANA__PASSWORD", password),
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(code, 0, "{lines:#?}");
 }

@@ -7,7 +7,7 @@
 
 use super::S4HanaSource;
 use super::reads::SERVICES;
-use super::transport::{Connection, Target, Transport};
+use super::transport::{Connection, DirectAuth, Target, Transport};
 use crate::backend::{BackendError, OrderSource, UserToken};
 use crate::btp::DestinationError;
 use std::sync::Arc;
@@ -58,6 +58,31 @@ pub fn explain_exchange(error: &str) -> String {
         "check the destination's token service settings and the trust between the subaccount and S/4HANA"
     };
     format!("the Destination service could not exchange the user's token: {error} ({hint})")
+}
+
+/// What to fix when S/4HANA answers 401: in direct mode the settings
+/// the agent sends as they are; through a destination, the trust behind
+/// the token the Destination service made.
+fn refused_credentials(connection: &Connection) -> String {
+    match connection {
+        Connection::Direct { auth, .. } => match auth {
+            DirectAuth::Basic { .. } => "401: S/4HANA did not accept backend.s4hana.user and \
+                backend.s4hana.password (AGENT__BACKEND__S4HANA__USER, \
+                AGENT__BACKEND__S4HANA__PASSWORD): check both, and that this communication user \
+                is not locked and belongs to a communication arrangement of the services"
+                .into(),
+            DirectAuth::ApiKey(_) => "401: S/4HANA did not accept backend.s4hana.api_key \
+                (AGENT__BACKEND__S4HANA__API_KEY): check the key"
+                .into(),
+            DirectAuth::None => "401: S/4HANA wants credentials and direct mode sent none: set \
+                backend.s4hana.user and backend.s4hana.password (or backend.s4hana.api_key)"
+                .into(),
+        },
+        Connection::Destination { .. } => "401: S/4HANA did not accept the credentials (for SAML \
+            bearer: the communication system's OAuth 2.0 identity provider must be the \
+            subaccount's signing certificate)"
+            .into(),
+    }
 }
 
 /// Every step, in order; later steps are skipped (not run) after a failure
@@ -176,9 +201,7 @@ pub async fn run(
             Ok(200) => steps.push(pass(&name, "answers".into())),
             Ok(401) => {
                 metadata_ok = false;
-                steps.push(fail(&name, "401: S/4HANA did not accept the credentials (for SAML bearer: \
-                    the communication system's OAuth 2.0 identity provider must be the subaccount's \
-                    signing certificate)".into()))
+                steps.push(fail(&name, refused_credentials(&transport.connection)))
             }
             Ok(403) => {
                 metadata_ok = false;

@@ -1,5 +1,5 @@
-//! order-exception-agent: an A2A 0.3.0 agent that SAP Joule calls to explain
-//! blocked sales orders. See `README.md`.
+//! order-exception-agent: an A2A agent (0.3.0 and 1.0 on one endpoint) that
+//! SAP Joule calls to explain blocked sales orders. See `README.md`.
 
 pub mod a2a;
 pub mod agent;

@@ -847,6 +847,12 @@ async fn every_command_has_help_with_an_example() {
     }
     let top = run(&["--help"]).await;
     top.assert_ok();
+    // The service speaks both protocol versions, and says so.
+    assert!(
+        top.stdout.contains("A2A 0.3.0 and 1.0 agent"),
+        "{}",
+        top.stdout
+    );
     for command in ["card", "ask", "triage", "eval", "serve"] {
         assert!(top.stdout.contains(command), "{command} in the overview");
     }

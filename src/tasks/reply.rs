@@ -115,9 +115,73 @@ pub(super) fn chunk_events(task: &Arc<Task>, chunks: &[Artifact]) -> Vec<TaskEve
         .collect()
 }
 
+/// The name of a batch's approval results: one artifact per task.
+const APPROVALS: &str = "approvals";
+
+/// Which note of an `approvals` artifact `note` takes the place of: the
+/// one about the same order and action.
+fn same_decision(note: &Value, other: &Value) -> bool {
+    note.get("salesOrder") == other.get("salesOrder") && note.get("action") == other.get("action")
+}
+
+/// Put an approval turn's notes into the task's one `approvals` artifact:
+/// replaced in place (same `artifactId`, same place) when an earlier turn
+/// made it, so it holds every order decided so far with its latest note
+/// and the latest turn's summary; else added. Its id, for the event that
+/// tells streaming clients (`append: false` replaces an artifact of the
+/// same id).
+fn put_approvals(
+    artifacts: &mut Vec<Artifact>,
+    mut data: Map<String, Value>,
+    summary: &str,
+) -> String {
+    let earlier = artifacts
+        .iter_mut()
+        .find(|artifact| artifact.name.as_deref() == Some(APPROVALS));
+    let Some(artifact) = earlier else {
+        let artifact_id = uuid::Uuid::new_v4().to_string();
+        artifacts.push(Artifact {
+            artifact_id: artifact_id.clone(),
+            name: Some(APPROVALS.into()),
+            description: Some(summary.to_string()),
+            parts: vec![Part::data(data)],
+            metadata: None,
+            extensions: None,
+        });
+        return artifact_id;
+    };
+    let mut notes: Vec<Value> = artifact
+        .parts
+        .iter()
+        .find_map(|part| match part {
+            Part::Data(earlier) => earlier.data.get(APPROVALS)?.as_array().cloned(),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let newer = match data.remove(APPROVALS) {
+        Some(Value::Array(newer)) => newer,
+        _ => Vec::new(),
+    };
+    for note in newer {
+        match notes
+            .iter_mut()
+            .find(|earlier| same_decision(earlier, &note))
+        {
+            Some(earlier) => *earlier = note,
+            None => notes.push(note),
+        }
+    }
+    data.insert(APPROVALS.into(), Value::Array(notes));
+    artifact.description = Some(summary.to_string());
+    artifact.parts = vec![Part::data(data)];
+    artifact.artifact_id.clone()
+}
+
 /// Apply the agent's reply: status message, answer and proposal artifacts,
-/// and the proposal the task now waits on (or not).
-pub(super) fn apply_reply(task: &mut Task, reply: Reply) {
+/// and the proposal the task now waits on (or not). Returns the ids of the
+/// whole artifacts it added or replaced (a chunked artifact's pieces are
+/// told by [`chunk_events`]).
+pub(super) fn apply_reply(task: &mut Task, reply: Reply) -> Vec<String> {
     let state = outcome_state(reply.outcome);
     let mut metadata = Map::new();
     if let Some(routing) = &reply.routing {
@@ -182,22 +246,23 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) {
         task.metadata = None;
     }
     let artifacts = task.artifacts.get_or_insert_with(Vec::new);
+    let mut written = Vec::new();
     if state.is_terminal() && reply.answer_artifact {
         // First, always: Joule's functions read the answer at
         // `artifacts[0].parts[0].text`, also when an approval question put
         // the proposal artifact there one turn earlier.
-        artifacts.insert(
-            0,
-            Artifact {
-                artifact_id: uuid::Uuid::new_v4().to_string(),
-                name: Some("answer".into()),
-                description: None,
-                parts: vec![Part::text(reply.text.clone())],
-                metadata: None,
-                extensions: None,
-            },
-        );
+        let answer = Artifact {
+            artifact_id: uuid::Uuid::new_v4().to_string(),
+            name: Some("answer".into()),
+            description: None,
+            parts: vec![Part::text(reply.text.clone())],
+            metadata: None,
+            extensions: None,
+        };
+        written.push(answer.artifact_id.clone());
+        artifacts.insert(0, answer);
     }
+    written.extend(reply.artifacts.iter().map(|a| a.artifact_id.clone()));
     artifacts.extend(reply.artifacts.iter().cloned());
     artifacts.extend(joined_chunks(&reply.artifact_chunks));
     // The proposal is shown once, when the specialist makes it (answer or
@@ -206,8 +271,10 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) {
         && let Value::Object(data) = json!(proposal)
         && (state.is_terminal() || waiting)
     {
+        let artifact_id = uuid::Uuid::new_v4().to_string();
+        written.push(artifact_id.clone());
         artifacts.push(Artifact {
-            artifact_id: uuid::Uuid::new_v4().to_string(),
+            artifact_id,
             name: Some("proposal".into()),
             description: Some(proposal.summary.clone()),
             parts: vec![Part::data(data)],
@@ -216,29 +283,30 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) {
         });
     }
     // A batch's per-order results: `orders` when explained, `approvals`
-    // when decided.
+    // when decided (one artifact, kept up to date).
     if let Some(batch) = &reply.batch
         && let Value::Object(data) = json!(batch)
-        && (!batch.orders.is_empty() || !batch.approvals.is_empty())
     {
-        let name = if batch.orders.is_empty() {
-            "approvals"
-        } else {
-            "orders"
-        };
-        artifacts.push(Artifact {
-            artifact_id: uuid::Uuid::new_v4().to_string(),
-            name: Some(name.into()),
-            description: Some(batch.summary.clone()),
-            parts: vec![Part::data(data)],
-            metadata: None,
-            extensions: None,
-        });
+        if !batch.orders.is_empty() {
+            let artifact_id = uuid::Uuid::new_v4().to_string();
+            written.push(artifact_id.clone());
+            artifacts.push(Artifact {
+                artifact_id,
+                name: Some("orders".into()),
+                description: Some(batch.summary.clone()),
+                parts: vec![Part::data(data)],
+                metadata: None,
+                extensions: None,
+            });
+        } else if !batch.approvals.is_empty() {
+            written.push(put_approvals(artifacts, data, &batch.summary));
+        }
     }
     if artifacts.is_empty() {
         task.artifacts = None;
     }
     set_status(task, state, Some(message));
+    written
 }
 
 #[cfg(test)]
@@ -484,5 +552,68 @@ mod tests {
         apply_reply(&mut task, done);
         assert_eq!(artifact_names(&task), ["answer", "orders", "approvals"]);
         assert_eq!(pending_approval(&task), None);
+    }
+
+    #[test]
+    fn approval_turns_keep_one_approvals_artifact_with_each_orders_latest_note() {
+        use crate::agent::BatchReport;
+        let decided = |summary: &str, notes: Vec<ApprovalNote>| Reply {
+            batch: Some(BatchReport {
+                summary: summary.into(),
+                orders: Vec::new(),
+                not_listed: 0,
+                approvals: notes,
+                pending: Vec::new(),
+            }),
+            ..Reply::new(Outcome::InputRequired, summary)
+        };
+        let of = |order: &str, status| ApprovalNote {
+            sales_order: order.into(),
+            ..note(status)
+        };
+        let mut task = working_task();
+        let first = apply_reply(
+            &mut task,
+            decided("4725: Filed.", vec![of("4725", ApprovalStatus::Filed)]),
+        );
+        let id = task.artifacts.as_deref().unwrap_or_default()[0]
+            .artifact_id
+            .clone();
+        assert_eq!(first, [id.clone()]);
+        let second = apply_reply(
+            &mut task,
+            decided(
+                "4725: Already filed.",
+                vec![
+                    of("4725", ApprovalStatus::AlreadyFiled),
+                    of("4740", ApprovalStatus::Declined),
+                ],
+            ),
+        );
+        assert_eq!(second, [id.clone()], "replaced, not added");
+        let artifacts = task.artifacts.as_deref().unwrap_or_default();
+        assert_eq!(artifact_names(&task), ["approvals"]);
+        assert_eq!(artifacts[0].artifact_id, id);
+        assert_eq!(
+            artifacts[0].description.as_deref(),
+            Some("4725: Already filed.")
+        );
+        let Part::Data(data) = &artifacts[0].parts[0] else {
+            panic!("a data part: {:?}", artifacts[0].parts);
+        };
+        let notes: Vec<(&Value, &Value)> = data.data["approvals"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|note| (&note["salesOrder"], &note["status"]))
+            .collect();
+        assert_eq!(
+            notes,
+            [
+                (&json!("4725"), &json!("already_filed")),
+                (&json!("4740"), &json!("declined"))
+            ]
+        );
+        assert_eq!(data.data["summary"], "4725: Already filed.");
     }
 }

@@ -206,12 +206,6 @@ impl Inner {
                 return None;
             }
         };
-        let artifacts_before: std::collections::HashSet<String> = task
-            .artifacts
-            .iter()
-            .flatten()
-            .map(|artifact| artifact.artifact_id.clone())
-            .collect();
         let span = tracing::Span::current();
         let specialist = reply
             .routing
@@ -241,7 +235,7 @@ impl Inner {
             }
         }
         let chunks = reply.artifact_chunks.clone();
-        apply_reply(&mut task, reply);
+        let touched = apply_reply(&mut task, reply);
         span.record("a2a.task.state", task.status.state.as_str());
         crate::telemetry::metrics::task_outcome(task.status.state.as_str(), &specialist);
         span.record("latency_ms", started.elapsed().as_secs_f64() * 1000.0);
@@ -267,16 +261,15 @@ impl Inner {
         match stored {
             Ok(written) => {
                 let task = Arc::new(task);
-                let added = task
+                // Added or replaced whole (a replaced one keeps its id:
+                // `append: false` tells a client to replace it).
+                let whole = task
                     .artifacts
                     .iter()
                     .flatten()
                     .enumerate()
-                    .filter(|(_, artifact)| !artifacts_before.contains(&artifact.artifact_id))
-                    .filter(|(_, artifact)| {
-                        !chunks.iter().any(|c| c.artifact_id == artifact.artifact_id)
-                    });
-                for (index, _) in added {
+                    .filter(|(_, artifact)| touched.contains(&artifact.artifact_id));
+                for (index, _) in whole {
                     let _ = events.send(TaskEvent::Artifact(
                         Arc::clone(&task),
                         ArtifactPiece::Whole(index),

@@ -139,6 +139,18 @@ async fn the_seed_triage_in_one_request(app: TestApp) {
     assert_eq!(approval_of(&second, "4725")["status"], "already_filed");
     let decided = batch_data(&second, "approvals");
     assert_eq!(decided["approvals"].as_array().map(Vec::len), Some(2));
+    // One `approvals` artifact, the first turn's, brought up to date.
+    let approvals_artifacts = |task: &Value| -> Vec<Value> {
+        task["artifacts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|artifact| artifact["name"] == "approvals")
+            .map(|artifact| artifact["artifactId"].clone())
+            .collect()
+    };
+    assert_eq!(approvals_artifacts(&second), approvals_artifacts(&first));
+    assert_eq!(approvals_artifacts(&second).len(), 1, "{second}");
     // Joule reads the answer at artifacts[0].
     let answer = second["artifacts"][0]["parts"][0]["text"]
         .as_str()

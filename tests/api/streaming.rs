@@ -135,6 +135,64 @@ async fn input_required_ends_a_stream_and_a_follow_up_streams_the_rest() {
     );
 }
 
+/// A batch's approval turns keep one `approvals` artifact: each turn sends
+/// it again with the same `artifactId` and `append: false` (replace it),
+/// holding every order decided so far, and the task ends with one.
+#[tokio::test]
+async fn each_approval_turn_replaces_the_one_approvals_artifact() {
+    let app = TestApp::spawn().await;
+    let clerk = app.as_role("ar_clerk");
+    let asked = clerk.send_text("show me all blocked orders").await;
+    assert_eq!(state(&asked), "input-required", "{asked}");
+    let approving = |text: &str| {
+        let mut message = user_message(text);
+        message["taskId"] = asked["id"].clone();
+        message["contextId"] = asked["contextId"].clone();
+        json!({ "message": message })
+    };
+    let approvals_update = |events: &[Value]| -> Value {
+        let updates: Vec<&Value> = events
+            .iter()
+            .filter(|event| {
+                event["kind"] == "artifact-update" && event["artifact"]["name"] == "approvals"
+            })
+            .collect();
+        assert_eq!(updates.len(), 1, "one approvals update: {events:#?}");
+        assert_eq!(updates[0]["append"], false, "{}", updates[0]);
+        updates[0]["artifact"].clone()
+    };
+    let orders_of = |artifact: &Value| -> Vec<String> {
+        artifact["parts"][0]["data"]["approvals"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|note| format!("{} {}", note["salesOrder"], note["status"]))
+            .collect()
+    };
+
+    let first = stream(&clerk, "message/stream", approving("approve 4725")).await;
+    let made = approvals_update(&first);
+    assert_eq!(orders_of(&made), ["\"4725\" \"filed\""]);
+
+    let second = stream(&clerk, "message/stream", approving("approve all")).await;
+    let replaced = approvals_update(&second);
+    assert_eq!(replaced["artifactId"], made["artifactId"], "{replaced}");
+    assert_eq!(
+        orders_of(&replaced),
+        ["\"4725\" \"already_filed\"", "\"4740\" \"filed\""]
+    );
+
+    let done = app.rpc("tasks/get", json!({ "id": asked["id"] })).await["result"].clone();
+    assert_eq!(state(&done), "completed", "{done}");
+    let stored: Vec<&Value> = done["artifacts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|artifact| artifact["name"] == "approvals")
+        .collect();
+    assert_eq!(stored, [&replaced], "{done}");
+}
+
 #[tokio::test]
 async fn resubscribe_mid_turn_gets_the_rest_and_a_finished_task_its_final_state() {
     let app = TestApp::builder()

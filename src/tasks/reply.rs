@@ -1,6 +1,7 @@
 //! The mapping of an agent's reply onto its task: the status (with the
 //! answer as its message), the answer artifact (always `artifacts[0]`, where
-//! Joule's functions read it, unless the reply asks for none), the proposal artifact (or, for a batch of
+//! Joule's functions read it, once the task is finished or shows data;
+//! unless the reply asks for none), the proposal artifact (or, for a batch of
 //! orders, the `orders` / `approvals` data artifact), and what the task
 //! waits on for an approval (`metadata.pendingApproval`: one proposal, or a
 //! batch's list). Also the status helpers every part of the engine writes
@@ -247,21 +248,6 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) -> Vec<String> {
     }
     let artifacts = task.artifacts.get_or_insert_with(Vec::new);
     let mut written = Vec::new();
-    if state.is_terminal() && reply.answer_artifact {
-        // First, always: Joule's functions read the answer at
-        // `artifacts[0].parts[0].text`, also when an approval question put
-        // the proposal artifact there one turn earlier.
-        let answer = Artifact {
-            artifact_id: uuid::Uuid::new_v4().to_string(),
-            name: Some("answer".into()),
-            description: None,
-            parts: vec![Part::text(reply.text.clone())],
-            metadata: None,
-            extensions: None,
-        };
-        written.push(answer.artifact_id.clone());
-        artifacts.insert(0, answer);
-    }
     written.extend(reply.artifacts.iter().map(|a| a.artifact_id.clone()));
     artifacts.extend(reply.artifacts.iter().cloned());
     artifacts.extend(joined_chunks(&reply.artifact_chunks));
@@ -302,11 +288,47 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) -> Vec<String> {
             written.push(put_approvals(artifacts, data, &batch.summary));
         }
     }
+    // The answer text first, always: Joule's functions read it at
+    // `artifacts[0].parts[0].text`. A finished task has it; so has a
+    // waiting one that shows data (a proposal, a batch's orders), so
+    // `artifacts[0]` is never the data. A bare question needs none.
+    if reply.answer_artifact && (state.is_terminal() || !artifacts.is_empty()) {
+        written.push(put_answer_first(artifacts, &reply.text));
+    }
     if artifacts.is_empty() {
         task.artifacts = None;
     }
     set_status(task, state, Some(message));
     written
+}
+
+/// The name of the answer text's artifact, `artifacts[0]`.
+const ANSWER: &str = "answer";
+
+/// `text` as the task's one `answer` artifact, `artifacts[0]`: replaced in
+/// place when an earlier turn put it there (its earlier texts stay in the
+/// history, as status messages), else added first. Its id.
+fn put_answer_first(artifacts: &mut Vec<Artifact>, text: &str) -> String {
+    if let Some(answer) = artifacts
+        .first_mut()
+        .filter(|artifact| artifact.name.as_deref() == Some(ANSWER))
+    {
+        answer.parts = vec![Part::text(text.to_string())];
+        return answer.artifact_id.clone();
+    }
+    let artifact_id = uuid::Uuid::new_v4().to_string();
+    artifacts.insert(
+        0,
+        Artifact {
+            artifact_id: artifact_id.clone(),
+            name: Some(ANSWER.into()),
+            description: None,
+            parts: vec![Part::text(text.to_string())],
+            metadata: None,
+            extensions: None,
+        },
+    );
+    artifact_id
 }
 
 #[cfg(test)]
@@ -381,23 +403,30 @@ mod tests {
     #[test]
     fn the_answer_is_artifacts_0_also_after_an_approval_question() {
         let mut task = working_task();
-        apply_reply(&mut task, asking("Open a dispute case? Reply approve."));
+        let asked = apply_reply(&mut task, asking("Open a dispute case? Reply approve."));
         assert_eq!(task.status.state, TaskState::InputRequired);
-        assert_eq!(artifact_names(&task), ["proposal"]);
+        // The question shows the proposal: its text comes first.
+        assert_eq!(artifact_names(&task), ["answer", "proposal"]);
+        let artifacts = task.artifacts.clone().unwrap_or_default();
+        assert_eq!(
+            first_text(&artifacts[0]),
+            Some("Open a dispute case? Reply approve.")
+        );
+        assert_eq!(asked.len(), 2, "both are new: {asked:?}");
 
         let filed = Reply {
             approval: Some(note(ApprovalStatus::Filed)),
             ..Reply::new(Outcome::Completed, "Filed: dispute case for 4725.")
         };
-        apply_reply(&mut task, filed);
+        let answered = apply_reply(&mut task, filed);
         assert_eq!(task.status.state, TaskState::Completed);
-        // Joule's functions read `artifacts[0].parts[0].text`.
+        // Joule's functions read `artifacts[0].parts[0].text`: one answer,
+        // replaced in place.
         assert_eq!(artifact_names(&task), ["answer", "proposal"]);
-        let artifacts = task.artifacts.as_deref().unwrap_or_default();
-        assert_eq!(
-            first_text(&artifacts[0]),
-            Some("Filed: dispute case for 4725.")
-        );
+        let now = task.artifacts.as_deref().unwrap_or_default();
+        assert_eq!(first_text(&now[0]), Some("Filed: dispute case for 4725."));
+        assert_eq!(now[0].artifact_id, artifacts[0].artifact_id);
+        assert_eq!(answered, [artifacts[0].artifact_id.clone()]);
     }
 
     #[test]
@@ -445,7 +474,12 @@ mod tests {
             pending_approval(&task),
             Some(PendingApproval::One(proposal()))
         );
-        assert_eq!(artifact_names(&task), ["proposal"]);
+        assert_eq!(artifact_names(&task), ["answer", "proposal"]);
+        let artifacts = task.artifacts.as_deref().unwrap_or_default();
+        assert_eq!(
+            first_text(&artifacts[0]),
+            Some("Please reply approve or reject.")
+        );
 
         let declined = Reply {
             approval: Some(note(ApprovalStatus::Declined)),
@@ -527,7 +561,13 @@ mod tests {
             ..Reply::new(Outcome::InputRequired, "Approve: 4725 open a dispute case?")
         };
         apply_reply(&mut task, asking);
-        assert_eq!(artifact_names(&task), ["orders"]);
+        // The batch's text first, its per-order data after it.
+        assert_eq!(artifact_names(&task), ["answer", "orders"]);
+        let artifacts = task.artifacts.as_deref().unwrap_or_default();
+        assert_eq!(
+            first_text(&artifacts[0]),
+            Some("Approve: 4725 open a dispute case?")
+        );
         let stored = &task.metadata.as_ref().expect("metadata")[PENDING_APPROVAL];
         assert!(stored.is_array(), "a batch keeps a list: {stored}");
         assert_eq!(
@@ -576,10 +616,15 @@ mod tests {
             &mut task,
             decided("4725: Filed.", vec![of("4725", ApprovalStatus::Filed)]),
         );
-        let id = task.artifacts.as_deref().unwrap_or_default()[0]
-            .artifact_id
-            .clone();
-        assert_eq!(first, [id.clone()]);
+        let ids: Vec<String> = task
+            .artifacts
+            .iter()
+            .flatten()
+            .map(|artifact| artifact.artifact_id.clone())
+            .collect();
+        assert_eq!(artifact_names(&task), ["answer", "approvals"]);
+        let id = ids[1].clone();
+        assert_eq!(first, [id.clone(), ids[0].clone()]);
         let second = apply_reply(
             &mut task,
             decided(
@@ -590,16 +635,16 @@ mod tests {
                 ],
             ),
         );
-        assert_eq!(second, [id.clone()], "replaced, not added");
+        assert_eq!(second, first, "replaced, not added");
         let artifacts = task.artifacts.as_deref().unwrap_or_default();
-        assert_eq!(artifact_names(&task), ["approvals"]);
-        assert_eq!(artifacts[0].artifact_id, id);
+        assert_eq!(artifact_names(&task), ["answer", "approvals"]);
+        assert_eq!(artifacts[1].artifact_id, id);
         assert_eq!(
-            artifacts[0].description.as_deref(),
+            artifacts[1].description.as_deref(),
             Some("4725: Already filed.")
         );
-        let Part::Data(data) = &artifacts[0].parts[0] else {
-            panic!("a data part: {:?}", artifacts[0].parts);
+        let Part::Data(data) = &artifacts[1].parts[0] else {
+            panic!("a data part: {:?}", artifacts[1].parts);
         };
         let notes: Vec<(&Value, &Value)> = data.data["approvals"]
             .as_array()

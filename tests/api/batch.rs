@@ -113,6 +113,10 @@ async fn the_seed_triage_in_one_request(app: TestApp) {
         "{text}"
     );
     assert_eq!(approval_of(&triage, "4740")["status"], "pending");
+    // While it waits the text is `artifacts[0]` too, the orders' data after it.
+    assert_eq!(triage["artifacts"][0]["name"], "answer", "{triage}");
+    assert_eq!(triage["artifacts"][0]["parts"][0]["text"], text.as_str());
+    assert_eq!(triage["artifacts"][1]["name"], "orders", "{triage}");
     assert!(
         app.actions().await.is_empty(),
         "nothing filed before approval"

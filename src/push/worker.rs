@@ -63,7 +63,11 @@ impl PushService {
                     match &push.last {
                         Some(task) if task.status.state == TaskState::Working => {
                             let mut beat = (**task).clone();
-                            beat.status.message = Some(crate::tasks::working_note(&beat));
+                            beat.status.message = Some(crate::tasks::working_note(
+                                &beat,
+                                crate::tasks::ResultPath::Push,
+                                None,
+                            ));
                             Some(Arc::new(beat))
                         }
                         _ => {

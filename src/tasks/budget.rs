@@ -1,18 +1,26 @@
 //! The budget waiter: a blocking `message/send` waits for its turn to end
 //! or pause, at most the budget (55 s by default, inside Joule's 60 s); when
-//! it runs out the caller gets the task as `working`, with a note that the
-//! answer follows, and the turn goes on (push delivers the rest).
+//! it runs out the caller gets the task as `working`, with a note that says
+//! how the result comes (by push where a push config exists; else: ask
+//! again in this conversation, [`super::ask_again`]), and the turn goes on.
 
 use super::engine::TaskEngine;
 use super::error::EngineError;
 use super::events::{Answer, TaskEvent};
 use super::observer::CallContext;
-use super::reply::{agent_message, working_note};
+use super::reply::{ResultPath, working_note};
 use super::turn::{PendingTurn, StoredVersion};
 use crate::a2a::{Task, TaskState};
 use crate::agent::Progress;
 use std::sync::Arc;
 use tokio::sync::broadcast;
+
+/// Whether `task` is under way and says nothing yet: a `working` answer
+/// of it needs a note.
+fn says_nothing_yet(task: &Task) -> bool {
+    matches!(task.status.state, TaskState::Submitted | TaskState::Working)
+        && task.status.message.is_none()
+}
 
 /// `task` as a `working` answer says it: with [`working_note`] as its
 /// status message when it is still under way and says nothing yet. Only
@@ -21,14 +29,10 @@ use tokio::sync::broadcast;
 /// the history when the status changes, a stored note would stay there as
 /// a stale agent message between the question and its answer.
 /// A turn that published how far it got (a batch: "2 of 4 orders looked
-/// at so far") says that instead of the generic note.
-fn with_working_note(mut task: Task, progress: Option<String>) -> Task {
-    let under_way = matches!(task.status.state, TaskState::Submitted | TaskState::Working);
-    if under_way && task.status.message.is_none() {
-        task.status.message = Some(match progress {
-            Some(text) => agent_message(&task, &text, None),
-            None => working_note(&task),
-        });
+/// at so far") says that before the note.
+fn with_working_note(mut task: Task, path: ResultPath, progress: Option<String>) -> Task {
+    if says_nothing_yet(&task) {
+        task.status.message = Some(working_note(&task, path, progress.as_deref()));
     }
     task
 }
@@ -81,43 +85,49 @@ impl TaskEngine {
                         waits_on,
                         "budget expired: the turn goes on"
                     );
+                    // Held until the answer is decided: the turn cannot
+                    // store its result in between, so what the caller is
+                    // told and what the result says agree.
+                    let mut at = stored.lock().await;
                     // A deferred task is stored now: the client learns its id.
-                    let mut version = stored.lock().await;
-                    // The turn may have answered a bare message while we
-                    // waited for the lock: then no task is stored.
-                    if version.is_none()
-                        && let Some(message) = answered_message(&mut events)
-                    {
-                        return Ok(Answer::Message(message));
-                    }
-                    if version.is_none() {
-                        *version = Some(
+                    let deferred = at.version.is_none();
+                    if deferred {
+                        // The turn may have answered a bare message while we
+                        // waited for the lock: then no task is stored.
+                        if let Some(message) = answered_message(&mut events) {
+                            return Ok(Answer::Message(message));
+                        }
+                        at.version = Some(
                             self.inner
                                 .store
                                 .create(&task, &[], call.owner())
                                 .await?
                                 .version,
                         );
-                        if !waits_on {
-                            return Ok(Answer::Task(
-                                Arc::new(with_working_note(
-                                    Arc::unwrap_or_clone(task),
-                                    progress.latest(),
-                                )),
-                                None,
-                            ));
-                        }
                     }
-                    drop(version);
                     if waits_on {
+                        drop(at);
                         deadline = None;
                         continue;
                     }
+                    let current = if deferred {
+                        Arc::unwrap_or_clone(task)
+                    } else {
+                        self.current(&task.id).await?
+                    };
+                    if !says_nothing_yet(&current) {
+                        return Ok(Answer::Task(Arc::new(current), None));
+                    }
+                    // A deferred task was stored just now without a push config.
+                    let path = if deferred {
+                        ResultPath::without_push(self.strict_task_ids(call))
+                    } else {
+                        self.result_path(&current.id, call).await?
+                    };
+                    at.told_to_ask_again = path == ResultPath::AskAgain;
+                    drop(at);
                     return Ok(Answer::Task(
-                        Arc::new(with_working_note(
-                            self.current(&task.id).await?,
-                            progress.latest(),
-                        )),
+                        Arc::new(with_working_note(current, path, progress.latest())),
                         None,
                     ));
                 }
@@ -126,6 +136,66 @@ impl TaskEngine {
         self.current(&task.id)
             .await
             .map(|task| Answer::Task(Arc::new(task), None))
+    }
+}
+
+impl TaskEngine {
+    /// Whether a message naming a finished task is an error for `call`.
+    fn strict_task_ids(&self, call: &CallContext) -> bool {
+        self.inner.settings.strict_task_ids || call.rules.strict_task_ids
+    }
+
+    /// How the result of the task comes to a caller answered `working`:
+    /// by push when it has a push config.
+    async fn result_path(
+        &self,
+        task_id: &str,
+        call: &CallContext,
+    ) -> Result<ResultPath, EngineError> {
+        let configs = self.inner.store.push_configs(task_id).await?;
+        Ok(if configs.is_empty() {
+            ResultPath::without_push(self.strict_task_ids(call))
+        } else {
+            ResultPath::Push
+        })
+    }
+
+    /// A task a message named while its turn runs, as the answer says it:
+    /// with the note of how its result comes.
+    pub(super) async fn as_it_is(
+        &self,
+        task: Task,
+        call: &CallContext,
+    ) -> Result<Task, EngineError> {
+        if !says_nothing_yet(&task) {
+            return Ok(task);
+        }
+        let path = self.result_path(&task.id, call).await?;
+        if path != ResultPath::AskAgain {
+            return Ok(with_working_note(task, path, None));
+        }
+        // Told to ask again, the caller must get the result when it does:
+        // the turn's result says so. A turn this instance runs hears it
+        // under its lock, after a last look at the task. (A turn of
+        // another instance was marked by the blocking call that started
+        // it, if that call was told the same at the budget.)
+        let running = self
+            .inner
+            .turns()
+            .get(&task.id)
+            .and_then(|turn| turn.stored.clone());
+        let Some(stored) = running else {
+            return Ok(with_working_note(task, path, None));
+        };
+        let mut at = stored.lock().await;
+        let current = self.current(&task.id).await?;
+        if !says_nothing_yet(&current) {
+            // It ended meanwhile: the answer is the result itself.
+            return Ok(current);
+        }
+        at.told_to_ask_again = true;
+        drop(at);
+        Ok(with_working_note(current, path, None))
     }
 }
 
@@ -164,18 +234,35 @@ mod tests {
     #[test]
     fn only_a_task_under_way_that_says_nothing_gets_the_note() {
         for state in [TaskState::Submitted, TaskState::Working] {
-            let answered = with_working_note(task(state), None);
+            let answered = with_working_note(task(state), ResultPath::Push, None);
             let message = answered.status.message.expect("the note");
             assert_eq!(message.text(), crate::tasks::STILL_WORKING);
             assert_eq!(message.task_id.as_deref(), Some("t"));
         }
         for state in [TaskState::InputRequired, TaskState::Completed] {
             assert!(
-                with_working_note(task(state), None)
+                with_working_note(task(state), ResultPath::AskAgain, None)
                     .status
                     .message
                     .is_none()
             );
         }
+    }
+
+    #[test]
+    fn the_note_says_how_the_result_comes_after_how_far_the_turn_got() {
+        let progress = Some("1 of 2 orders looked at so far (4711 just now).".to_string());
+        let answered = with_working_note(task(TaskState::Working), ResultPath::AskAgain, progress);
+        assert_eq!(
+            answered.status.message.expect("the note").text(),
+            format!(
+                "1 of 2 orders looked at so far (4711 just now). {}",
+                crate::tasks::STILL_WORKING_ASK_AGAIN
+            )
+        );
+        assert_eq!(
+            ResultPath::without_push(true).note(),
+            crate::tasks::STILL_WORKING_READ_LATER
+        );
     }
 }

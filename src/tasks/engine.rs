@@ -177,7 +177,9 @@ impl TaskEngine {
         let defer_store = blocking && !has_webhook;
         let (started, history_length) = self.begin(params, call, defer_store).await?;
         let answer = match started {
-            Started::AsItIs(task) => Answer::Task(Arc::from(task), None),
+            Started::AsItIs(task) => {
+                Answer::Task(Arc::new(self.as_it_is(*task, call).await?), None)
+            }
             Started::Running { task, events, .. } if !blocking => {
                 drop(events);
                 Answer::Task(task, None)
@@ -259,6 +261,11 @@ impl TaskEngine {
                                 "task {task_id} is {} and cannot be continued; send the message without taskId",
                                 stored.task.status.state.as_str()
                             )));
+                        }
+                        if super::ask_again::told_to_ask_again(&stored.task) {
+                            let answer =
+                                self.answer_again(stored.task, message, push, call).await?;
+                            return Ok((Started::AsItIs(Box::new(answer)), history_length));
                         }
                         tracing::info!(task.id = %task_id, "message for a finished task: new task in the same context");
                         let context = stored.task.context_id.clone();

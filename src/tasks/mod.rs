@@ -2,6 +2,7 @@
 //! waiter, reply mapping, maintenance), and where tasks live (the
 //! `TaskStore` trait, in memory or in SQL).
 
+mod ask_again;
 mod budget;
 #[cfg(test)]
 mod contract;
@@ -29,7 +30,9 @@ pub use listing::{OwnerScope, PageCursor, TaskPage, TaskQuery};
 pub use maintenance::Maintenance;
 pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
 pub use observer::{CallContext, CallRules, HeaderField, PushConfigError, TaskObserver};
-pub use reply::{STILL_WORKING, working_note};
+pub use reply::{
+    ResultPath, STILL_WORKING, STILL_WORKING_ASK_AGAIN, STILL_WORKING_READ_LATER, working_note,
+};
 pub use settings::TaskSettings;
 pub use sql::SqlTaskStore;
 pub use store::{PushConfigSet, StoreError, StoredTask, TaskJson, TaskStore, Written};

@@ -35,16 +35,64 @@ pub(super) fn agent_message(
     message
 }
 
-/// The status message of a `working` answer: a blocking `message/send`
-/// whose budget ran out, a push heartbeat while the turn works. Joule
-/// shows the text of whatever answer it gets, so a `working` answer is
-/// never silent.
+/// The status message of a `working` answer where a push config brings
+/// the result: a blocking `message/send` whose budget ran out, a push
+/// heartbeat while the turn works. Joule shows the text of whatever answer
+/// it gets, so a `working` answer is never silent.
 pub const STILL_WORKING: &str =
     "Still working on your request; the answer follows as soon as it is ready.";
 
-/// The agent message saying the turn goes on ([`STILL_WORKING`]).
-pub fn working_note(task: &Task) -> Message {
-    agent_message(task, STILL_WORKING, None)
+/// The same where nothing brings the result (Joule's synchronous mode: no
+/// push config): the caller's next message naming the task gets it
+/// ([`super::ask_again`]), so that is what the user is told to send.
+pub const STILL_WORKING_ASK_AGAIN: &str = "Still working on your request; this takes longer \
+     than usual. Ask again in this conversation in a minute or two (for example \"is it done?\") \
+     to get the answer.";
+
+/// The same with strict task ids (`tasks.strict_task_ids`), where a
+/// message naming a finished task is an error: the result is read.
+pub const STILL_WORKING_READ_LATER: &str = "Still working on your request; the answer is not \
+     sent by itself: read it with tasks/get once the task has ended.";
+
+/// How a caller answered `working` learns the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultPath {
+    /// A push config delivers it ([`STILL_WORKING`]).
+    Push,
+    /// Its next message naming the task gets it ([`STILL_WORKING_ASK_AGAIN`]).
+    AskAgain,
+    /// `tasks/get` ([`STILL_WORKING_READ_LATER`]).
+    TasksGet,
+}
+
+impl ResultPath {
+    /// Without a push config: ask again, or read it where asking again
+    /// would be an error.
+    pub fn without_push(strict_task_ids: bool) -> Self {
+        if strict_task_ids {
+            ResultPath::TasksGet
+        } else {
+            ResultPath::AskAgain
+        }
+    }
+
+    pub fn note(self) -> &'static str {
+        match self {
+            ResultPath::Push => STILL_WORKING,
+            ResultPath::AskAgain => STILL_WORKING_ASK_AGAIN,
+            ResultPath::TasksGet => STILL_WORKING_READ_LATER,
+        }
+    }
+}
+
+/// The agent message saying the turn goes on and how its result comes:
+/// `progress` (how far a turn got) first when there is one.
+pub fn working_note(task: &Task, path: ResultPath, progress: Option<&str>) -> Message {
+    let text = match progress {
+        Some(progress) => format!("{progress} {}", path.note()),
+        None => path.note().to_string(),
+    };
+    agent_message(task, &text, None)
 }
 
 /// The current status message moves into the history when the status

@@ -65,15 +65,30 @@ impl Drop for PendingTurn {
     }
 }
 
-/// The version a turn's task is stored at; `None` while a deferred task is
-/// not stored yet. Shared by the turn and its blocking waiter, whichever
-/// writes first creates the row.
-pub(super) type StoredVersion = Arc<tokio::sync::Mutex<Option<u64>>>;
+/// Where a turn's task is stored, shared by the turn and its blocking
+/// waiter under one lock: whichever writes first creates the row, and what
+/// the waiter answered decides what the turn's result says.
+#[derive(Debug, Default)]
+pub(super) struct StoredAt {
+    /// The version the task is stored at; `None` while a deferred task is
+    /// not stored yet.
+    pub(super) version: Option<u64>,
+    /// The waiter answered `working` and told its caller to ask again (no
+    /// push config brings the result): a finished result says so
+    /// ([`super::ask_again`]).
+    pub(super) told_to_ask_again: bool,
+}
+
+/// [`StoredAt`], shared.
+pub(super) type StoredVersion = Arc<tokio::sync::Mutex<StoredAt>>;
 
 /// A turn in flight: its event channel and how to stop it.
 pub(super) struct RunningTurn {
     pub(super) events: broadcast::Sender<TaskEvent>,
     pub(super) cancel: Arc<Notify>,
+    /// Where the turn stores its task, once it runs: a caller told to ask
+    /// again while it runs marks it there.
+    pub(super) stored: Option<StoredVersion>,
 }
 
 /// A new turn's event channel (with its first listener) and cancel switch.
@@ -105,7 +120,13 @@ impl TaskEngine {
         if let Some(written) = &written {
             self.inner.notify(&task, written, call);
         }
-        let stored: StoredVersion = Arc::new(tokio::sync::Mutex::new(written.map(|w| w.version)));
+        let stored: StoredVersion = Arc::new(tokio::sync::Mutex::new(StoredAt {
+            version: written.map(|w| w.version),
+            told_to_ask_again: false,
+        }));
+        if let Some(running) = self.inner.turns().get_mut(&task.id) {
+            running.stored = Some(Arc::clone(&stored));
+        }
         let inner = Arc::clone(&self.inner);
         let call = call.clone();
         let version = Arc::clone(&stored);
@@ -159,6 +180,7 @@ impl TaskEngine {
             RunningTurn {
                 events: events.clone(),
                 cancel: Arc::clone(&cancel),
+                stored: None,
             },
         );
         TurnChannel {
@@ -225,8 +247,8 @@ impl Inner {
         if reply.message_only {
             // Held while answering, so a waiter whose budget runs out now
             // does not store the task the message stands for.
-            let version = stored_version.lock().await;
-            if version.is_none() {
+            let at = stored_version.lock().await;
+            if at.version.is_none() {
                 let mut message = agent_message(&task, &reply.text, None);
                 message.task_id = None;
                 span.record("a2a.task.state", "message");
@@ -241,8 +263,11 @@ impl Inner {
         span.record("latency_ms", started.elapsed().as_secs_f64() * 1000.0);
         // Held while writing, so a blocking waiter whose budget runs out
         // right now cannot create the row a second time.
-        let mut version = stored_version.lock().await;
-        let mut stored = self.store_result(&task, *version, call.owner()).await;
+        let mut at = stored_version.lock().await;
+        if at.told_to_ask_again {
+            super::ask_again::mark(&mut task);
+        }
+        let mut stored = self.store_result(&task, at.version, call.owner()).await;
         // A store that is briefly down gets a few more tries (a value that
         // does not decode gets none: it would not decode the next time
         // either); after that the lease runs out and the task ends
@@ -252,12 +277,12 @@ impl Inner {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(pause_ms)).await;
-            stored = self.store_result(&task, *version, call.owner()).await;
+            stored = self.store_result(&task, at.version, call.owner()).await;
         }
         if let Ok(written) = &stored {
-            *version = Some(written.version);
+            at.version = Some(written.version);
         }
-        drop(version);
+        drop(at);
         match stored {
             Ok(written) => {
                 let task = Arc::new(task);

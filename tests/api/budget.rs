@@ -3,7 +3,8 @@
 //! running turn; slow backends are real (latency and timeout settings).
 
 use crate::helpers::{
-    STILL_WORKING, ScriptedAgent, TestApp, state, status_text, user_message, wait_until,
+    STILL_WORKING, STILL_WORKING_ASK_AGAIN, STILL_WORKING_READ_LATER, ScriptedAgent, TestApp,
+    state, status_text, user_message, wait_until,
 };
 use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
@@ -53,19 +54,20 @@ fn agent_history(task: &Value) -> Vec<Value> {
 }
 
 /// What a `working` answer at the budget must carry: an agent message that
-/// says the answer follows (Joule shows the answer's text).
-fn assert_still_working_note(task: &Value) {
+/// says how the answer comes (Joule shows the answer's text).
+fn assert_still_working_note(task: &Value, note: &str) {
     let message = &task["status"]["message"];
     assert_eq!(message["role"], "agent", "{task}");
     assert_eq!(message["taskId"], task["id"], "{task}");
     assert_eq!(message["contextId"], task["contextId"], "{task}");
-    assert_eq!(status_text(task), STILL_WORKING, "{task}");
+    assert_eq!(status_text(task), note, "{task}");
 }
 
 #[tokio::test]
 async fn the_working_answer_at_the_budget_says_so_and_the_real_answer_replaces_it() {
-    // Without a webhook (the task is stored at the budget) and with one
-    // and `blocking: true` (stored from the start).
+    // Without a webhook (the task is stored at the budget: nothing brings
+    // the result, ask again) and with one and `blocking: true` (stored from
+    // the start: it comes by push).
     let app = TestApp::builder()
         .agent(ScriptedAgent::slow(600))
         .budget_ms(150)
@@ -75,10 +77,13 @@ async fn the_working_answer_at_the_budget_says_so_and_the_real_answer_replaces_i
         .await;
     // Nothing listens on port 9: deliveries fail, the answers do not care.
     let configurations = [
-        json!({ "blocking": true }),
-        json!({ "blocking": true, "pushNotificationConfig": { "url": "http://127.0.0.1:9/hook" } }),
+        (json!({ "blocking": true }), STILL_WORKING_ASK_AGAIN),
+        (
+            json!({ "blocking": true, "pushNotificationConfig": { "url": "http://127.0.0.1:9/hook" } }),
+            STILL_WORKING,
+        ),
     ];
-    for configuration in configurations {
+    for (configuration, note) in configurations {
         let body = app
             .rpc(
                 "message/send",
@@ -87,7 +92,7 @@ async fn the_working_answer_at_the_budget_says_so_and_the_real_answer_replaces_i
             .await;
         let task = body["result"].clone();
         assert_eq!(state(&task), "working", "answered at the budget: {task}");
-        assert_still_working_note(&task);
+        assert_still_working_note(&task, note);
         assert!(agent_history(&task).is_empty(), "{task}");
         let done = settled(&app, &task).await;
         assert_eq!(state(&done), "completed", "{done}");
@@ -96,6 +101,173 @@ async fn the_working_answer_at_the_budget_says_so_and_the_real_answer_replaces_i
         assert!(agent_history(&done).is_empty(), "no stale note: {done}");
         assert_eq!(done["history"].as_array().map(Vec::len), Some(1), "{done}");
     }
+}
+
+/// A follow-up into the task of a `working` answer, as Joule's dialog
+/// function sends it (it keeps the task id while the task works).
+fn again(task: &Value, text: &str) -> Value {
+    let mut message = user_message(text);
+    message["taskId"] = task["id"].clone();
+    message["contextId"] = task["contextId"].clone();
+    message
+}
+
+/// Joule's synchronous mode: no push config, so the `working` answer tells
+/// the user to ask again in this conversation. Asking while the turn runs
+/// gets the same note; asking once it has ended gets its answer (in a new
+/// task of the conversation, as a finished task never changes), without a
+/// second turn; the message after that is a question of its own again.
+#[tokio::test]
+async fn asking_again_as_the_working_answer_says_gets_the_answer() {
+    let agent = ScriptedAgent::slow(800);
+    let app = TestApp::builder()
+        .agent(agent.clone())
+        .budget_ms(150)
+        .spawn()
+        .await;
+    let task = app.send_text("why is 4711 blocked").await;
+    assert_eq!(state(&task), "working", "{task}");
+    assert_still_working_note(&task, STILL_WORKING_ASK_AGAIN);
+
+    // Too soon: the same task, still working, says so again.
+    let soon = app.send(again(&task, "is it done?")).await;
+    assert_eq!(soon["id"], task["id"], "{soon}");
+    assert_eq!(state(&soon), "working", "{soon}");
+    assert_still_working_note(&soon, STILL_WORKING_ASK_AGAIN);
+
+    let done = settled(&app, &task).await;
+    assert_eq!(state(&done), "completed", "{done}");
+    assert_eq!(done["metadata"]["toldToAskAgain"], true, "{done}");
+    let answer = app.send(again(&task, "is it done?")).await;
+    assert_eq!(state(&answer), "completed", "{answer}");
+    assert_eq!(
+        status_text(&answer),
+        "done: why is 4711 blocked",
+        "{answer}"
+    );
+    // Where Joule's function reads a finished answer.
+    assert_eq!(
+        answer["artifacts"][0]["parts"][0]["text"], "done: why is 4711 blocked",
+        "{answer}"
+    );
+    assert_eq!(answer["artifacts"], done["artifacts"], "{answer}");
+    assert_ne!(answer["id"], task["id"]);
+    assert_eq!(answer["contextId"], task["contextId"]);
+    assert_eq!(answer["history"][0]["parts"][0]["text"], "is it done?");
+    assert_eq!(
+        answer["history"][0]["referenceTaskIds"],
+        json!([task["id"]]),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["status"]["message"]["referenceTaskIds"],
+        json!([task["id"]]),
+        "{answer}"
+    );
+    assert!(answer["metadata"].is_null(), "{answer}");
+    assert_eq!(agent.finished.load(Ordering::SeqCst), 1, "no second turn");
+    let stored = app.rpc("tasks/get", json!({ "id": answer["id"] })).await["result"].clone();
+    assert_eq!(state(&stored), "completed", "{stored}");
+
+    // The answer given, the next message (naming the answer's task, as
+    // functions that always keep the id do) is a question again.
+    let next = app.send(again(&answer, "and 4712?")).await;
+    assert_eq!(state(&next), "working", "{next}");
+    assert_eq!(state(&settled(&app, &next).await), "completed");
+    assert_eq!(agent.finished.load(Ordering::SeqCst), 2);
+}
+
+/// A caller that did not wait (`blocking: false`, no push config) and
+/// names the running task is told to ask again too, and asking again once
+/// it has ended gets its answer.
+#[tokio::test]
+async fn a_caller_that_did_not_wait_and_is_told_to_ask_again_gets_the_answer_too() {
+    let agent = ScriptedAgent::slow(600);
+    let app = TestApp::builder()
+        .agent(agent.clone())
+        .budget_ms(55_000)
+        .spawn()
+        .await;
+    let task = app
+        .rpc(
+            "message/send",
+            json!({ "message": user_message("long job"), "configuration": { "blocking": false } }),
+        )
+        .await["result"]
+        .clone();
+    let soon = app.send(again(&task, "is it done?")).await;
+    assert_eq!(soon["id"], task["id"], "{soon}");
+    assert_still_working_note(&soon, STILL_WORKING_ASK_AGAIN);
+    settled(&app, &task).await;
+    let answer = app.send(again(&task, "is it done?")).await;
+    assert_eq!(state(&answer), "completed", "{answer}");
+    assert_eq!(status_text(&answer), "done: long job", "{answer}");
+    assert_eq!(agent.finished.load(Ordering::SeqCst), 1, "no second turn");
+}
+
+/// With a push config the result comes by push: the `working` answer says
+/// it follows, and a later message naming the finished task is a question
+/// of its own.
+#[tokio::test]
+async fn with_a_push_config_the_answer_follows_and_a_later_message_is_a_new_question() {
+    let agent = ScriptedAgent::slow(500);
+    let app = TestApp::builder()
+        .agent(agent.clone())
+        .budget_ms(150)
+        .loopback_webhooks(&["127.0.0.1"])
+        .settings(|settings| settings.push.max_attempts = 1)
+        .spawn()
+        .await;
+    let body = app
+        .rpc(
+            "message/send",
+            json!({
+                "message": user_message("take your time"),
+                "configuration": {
+                    "blocking": true,
+                    "pushNotificationConfig": { "url": "http://127.0.0.1:9/hook" }
+                }
+            }),
+        )
+        .await;
+    let task = body["result"].clone();
+    assert_still_working_note(&task, STILL_WORKING);
+    let soon = app.send(again(&task, "is it done?")).await;
+    assert_still_working_note(&soon, STILL_WORKING);
+    let done = settled(&app, &task).await;
+    assert!(done["metadata"].is_null(), "{done}");
+    let next = app
+        .rpc(
+            "message/send",
+            json!({ "message": again(&task, "a new question"), "configuration": { "blocking": true } }),
+        )
+        .await["result"]
+        .clone();
+    assert_ne!(next["id"], task["id"]);
+    assert_eq!(state(&settled(&app, &next).await), "completed");
+    assert_eq!(
+        agent.finished.load(Ordering::SeqCst),
+        2,
+        "a turn of its own"
+    );
+}
+
+/// With strict task ids a message naming a finished task is an error, so
+/// the `working` answer says to read the result with `tasks/get`, which
+/// gives it.
+#[tokio::test]
+async fn with_strict_task_ids_the_working_answer_says_to_read_the_result() {
+    let app = TestApp::builder()
+        .agent(ScriptedAgent::slow(400))
+        .budget_ms(150)
+        .settings(|settings| settings.tasks.strict_task_ids = true)
+        .spawn()
+        .await;
+    let task = app.send_text("take your time").await;
+    assert_still_working_note(&task, STILL_WORKING_READ_LATER);
+    let done = settled(&app, &task).await;
+    assert_eq!(status_text(&done), "done: take your time");
+    assert!(done["metadata"].is_null(), "{done}");
 }
 
 #[tokio::test]
@@ -194,9 +366,18 @@ async fn a_slow_backend_goes_async_and_still_answers() {
         .await;
     let task = app.send_text("why is order 4711 blocked by credit").await;
     assert_eq!(state(&task), "working");
-    let done = settled(&app, &task).await;
-    assert_eq!(state(&done), "completed");
-    assert!(status_text(&done).contains("50700"));
+    assert_still_working_note(&task, STILL_WORKING_ASK_AGAIN);
+    settled(&app, &task).await;
+    // The user asks again, as told, and gets the order agent's answer.
+    let answer = app.send(again(&task, "is it done?")).await;
+    assert_eq!(state(&answer), "completed", "{answer}");
+    assert!(status_text(&answer).contains("50700"), "{answer}");
+    assert!(
+        answer["artifacts"][0]["parts"][0]["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("50700")),
+        "{answer}"
+    );
 }
 
 #[tokio::test]

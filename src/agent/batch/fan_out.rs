@@ -105,7 +105,7 @@ impl FanOut<'_> {
         while let Some((index, done)) = stream.next().await {
             finished += 1;
             self.progress.publish(format!(
-                "{finished} of {total} orders looked at so far ({} just now); the full answer follows.",
+                "{finished} of {total} orders looked at so far ({} just now).",
                 done.order
             ));
             results[index] = Some(done);

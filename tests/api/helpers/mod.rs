@@ -43,4 +43,6 @@ pub use order_exception_agent::db::isolated_postgres_schema;
 pub use order_exception_agent::push::guard::{GuardSettings, delivery_client, refused_resolution};
 pub use order_exception_agent::roles::BusinessRole;
 pub use order_exception_agent::startup::Application;
-pub use order_exception_agent::tasks::STILL_WORKING;
+pub use order_exception_agent::tasks::{
+    STILL_WORKING, STILL_WORKING_ASK_AGAIN, STILL_WORKING_READ_LATER,
+};

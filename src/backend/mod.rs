@@ -350,7 +350,23 @@ pub trait OrderSource: Send + Sync {
     /// for everyone). Called once per turn.
     fn as_user(self: Arc<Self>, user: Option<&UserToken>) -> Arc<dyn OrderSource>;
 
+    /// The order with everything its block note names, incomplete master
+    /// data included (S/4HANA: after its partners' addresses are read).
     async fn sales_order(&self, sales_order: &str) -> Result<Option<SalesOrder>, BackendError>;
+    /// The order as its own fields show it: the same blocks, amounts,
+    /// items, partners' customer and notes as [`OrderSource::sales_order`],
+    /// but the block note names only the blocks of its own fields (no
+    /// incomplete master data), so no read beyond the order's is waited
+    /// for (S/4HANA: one round trip, the addresses are not read). For an
+    /// answer that needs no more of the order, whose own reads then start a
+    /// round earlier. A later `sales_order` of the same turn reads only
+    /// what is missing.
+    async fn sales_order_fields(
+        &self,
+        sales_order: &str,
+    ) -> Result<Option<SalesOrder>, BackendError> {
+        self.sales_order(sales_order).await
+    }
     async fn credit_account(&self, customer: &str) -> Result<Option<CreditAccount>, BackendError>;
     async fn list_price(
         &self,

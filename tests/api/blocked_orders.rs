@@ -143,3 +143,61 @@ async fn a_kind_of_block_is_one_odata_query_on_the_configured_codes() {
     assert_eq!(order_queries, 1);
     assert_eq!(address_reads, 4, "21001, 22001, 22002, 23001");
 }
+
+/// In one turn, an order the blocked-orders query returned is not read
+/// again, nor are the addresses its check read; what the query did not read
+/// (the addresses, for a kind of block that does not need them) is read
+/// alone when asked for. The next turn reads afresh.
+#[tokio::test]
+async fn a_turn_reads_again_only_what_its_query_did_not_read() {
+    let (orders, s4) = crate::sources::order_source(crate::sources::Source::S4hana).await;
+    let s4 = s4.expect("the double");
+    let turn = orders.clone().as_user(None);
+    turn.blocked_orders(&BlockedQuery::any(50))
+        .await
+        .expect("listed");
+    s4.clear_requests();
+    let order = turn
+        .sales_order("4723")
+        .await
+        .expect("read")
+        .expect("there");
+    assert_eq!(
+        order.block_note,
+        "Incomplete: delivery address data missing."
+    );
+    let gaps = turn.incompletion("4723").await.expect("read");
+    assert_eq!(gaps.len(), 1, "{gaps:?}");
+    assert_eq!(gaps[0].missing_fields, ["StreetName", "PostalCode"]);
+    let targets: Vec<String> = s4.requests().into_iter().map(|r| r.target).collect();
+    assert!(targets.is_empty(), "read again: {targets:#?}");
+
+    let turn = orders.clone().as_user(None);
+    let credit = BlockedQuery::any(5).of_kind(BlockKind::Credit);
+    assert_eq!(numbers(&*turn, credit).await, ["4711"]);
+    s4.clear_requests();
+    assert!(turn.incompletion("4711").await.expect("read").is_empty());
+    let targets: Vec<String> = s4.requests().into_iter().map(|r| r.target).collect();
+    assert_eq!(
+        targets.len(),
+        1,
+        "the one address 4711's partners use: {targets:#?}"
+    );
+    assert!(
+        targets[0].contains("A_BusinessPartnerAddress"),
+        "{targets:#?}"
+    );
+
+    let turn = orders.as_user(None);
+    s4.clear_requests();
+    turn.sales_order("4723")
+        .await
+        .expect("read")
+        .expect("there");
+    assert!(
+        s4.requests()
+            .iter()
+            .any(|r| r.target.contains("A_SalesOrder('4723')")),
+        "a new turn reads the order again"
+    );
+}

@@ -40,6 +40,7 @@ mod routing;
 mod s4hana_double;
 mod s4hana_double_contract;
 mod s4hana_source;
+mod s4hana_stages;
 mod s4hana_telemetry;
 mod slow_bodies;
 mod sources;

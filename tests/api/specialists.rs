@@ -76,6 +76,16 @@ async fn credit_on_an_order_without_a_credit_block_is_rejected(app: TestApp) {
         status_text(&task)
     );
     assert_eq!(proposal(&task), Value::Null);
+    // The block note it quotes is the whole order's: incomplete master data
+    // included, though a credit answer needs only the order's own fields.
+    let task = app.send_text("check credit on order 4723").await;
+    assert_eq!(state(&task), "rejected");
+    assert!(
+        status_text(&task)
+            .contains("Its block note reads: \"Incomplete: delivery address data missing.\""),
+        "{}",
+        status_text(&task)
+    );
 }
 
 async fn an_unknown_order_fails_with_not_found(app: TestApp) {

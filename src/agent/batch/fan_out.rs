@@ -113,37 +113,52 @@ impl FanOut<'_> {
         results.into_iter().flatten().collect()
     }
 
+    /// The specialist of the first kind of block the order's status fields
+    /// show (credit check, billing block, delivery block).
+    fn by_status(&self, order: &SalesOrder) -> Option<&dyn Specialist> {
+        block_kinds(order)
+            .into_iter()
+            .find_map(|kind| {
+                self.specialists
+                    .iter()
+                    .find(|specialist| specialist.handles() == kind)
+            })
+            .map(Box::as_ref)
+    }
+
     /// The specialist for this order's own block: its block status first
     /// (credit check, billing block, delivery block), then its block note
     /// in the router's words (missing master data).
     fn specialist_for(&self, order: &SalesOrder) -> Option<&dyn Specialist> {
-        let by_status = block_kinds(order).into_iter().find_map(|kind| {
-            self.specialists
-                .iter()
-                .find(|specialist| specialist.handles() == kind)
-        });
-        let by_note = || {
+        self.by_status(order).or_else(|| {
             let decision = self.router.route(&order.block_note);
             let id = decision.specialist?;
-            self.specialists.iter().find(|s| s.skill().id == id)
-        };
-        by_status.or_else(by_note).map(Box::as_ref)
+            self.specialists
+                .iter()
+                .find(|s| s.skill().id == id)
+                .map(Box::as_ref)
+        })
     }
 
     async fn explain(&self, work: Work) -> Result<BatchItem, BackendError> {
         let order = match work {
             Work::Order(order) => *order,
-            Work::Number(number) => match self.orders.sales_order(&number).await? {
-                Some(order) => order,
-                None => {
-                    return Ok(item(
-                        &number,
-                        None,
-                        ItemState::Failed,
-                        format!("Sales order {number} not found. Please check the number."),
-                    ));
+            Work::Number(number) => {
+                // The order's own fields may name its specialist, and that
+                // specialist may answer from them without the rest.
+                let Some(fields) = self.orders.sales_order_fields(&number).await? else {
+                    return Ok(not_found(&number));
+                };
+                if let Some(specialist) = self.by_status(&fields)
+                    && specialist.answers_from_fields(&fields)
+                {
+                    return self.explained(specialist, fields).await;
                 }
-            },
+                match self.orders.sales_order(&number).await? {
+                    Some(order) => order,
+                    None => return Ok(not_found(&number)),
+                }
+            }
         };
         let number = order.sales_order.clone();
         if order.block_note.trim().is_empty() && block_kinds(&order).is_empty() {
@@ -164,6 +179,16 @@ impl FanOut<'_> {
                 ),
             ));
         };
+        self.explained(specialist, order).await
+    }
+
+    /// `specialist`'s answer for `order`, as the order's item.
+    async fn explained(
+        &self,
+        specialist: &dyn Specialist,
+        order: SalesOrder,
+    ) -> Result<BatchItem, BackendError> {
+        let number = order.sales_order.clone();
         let id = specialist.skill().id;
         let span = tracing::info_span!(
             "specialist",
@@ -185,4 +210,13 @@ impl FanOut<'_> {
             ..item(&number, Some(id), state, reply.text)
         })
     }
+}
+
+fn not_found(number: &str) -> BatchItem {
+    item(
+        number,
+        None,
+        ItemState::Failed,
+        format!("Sales order {number} not found. Please check the number."),
+    )
 }

@@ -57,6 +57,12 @@ impl Specialist for Credit {
         crate::backend::BlockKind::Credit
     }
 
+    /// A credit block shows in the order's credit check status, and the
+    /// answer needs the customer's credit account, not the block note.
+    fn answers_from_fields(&self, order: &SalesOrder) -> bool {
+        order.credit_blocked()
+    }
+
     async fn explain(
         &self,
         order: &SalesOrder,

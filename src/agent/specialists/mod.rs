@@ -35,6 +35,16 @@ pub trait Specialist: Send + Sync {
     /// order to the specialist of its own block.
     fn handles(&self) -> crate::backend::BlockKind;
 
+    /// Whether the answer for `order`, as its own fields show it
+    /// ([`OrderSource::sales_order_fields`]), needs no more of the order:
+    /// its block of this specialist's kind shows in those fields and the
+    /// answer quotes no block note. Then the specialist's own reads start
+    /// without waiting for the rest of the order (S/4HANA: the partners'
+    /// addresses). By default the answer gets the whole order.
+    fn answers_from_fields(&self, _order: &SalesOrder) -> bool {
+        false
+    }
+
     /// Explain an existing order's block, or reject it when the block is not
     /// this specialist's kind.
     async fn explain(
@@ -55,7 +65,8 @@ pub fn all() -> Vec<Box<dyn Specialist>> {
 }
 
 /// The input checks every specialist makes (which order? does it exist?),
-/// then its explanation.
+/// then its explanation: of the order as its own fields show it when that
+/// is all the answer needs, else of the whole order.
 pub async fn handle(
     specialist: &dyn Specialist,
     sales_order: Option<&str>,
@@ -67,10 +78,27 @@ pub async fn handle(
             "Which sales order is it? Please give its number (a four-digit number such as 4711).",
         ));
     };
-    match orders.sales_order(number).await? {
+    match order_for(specialist, number, orders).await? {
         Some(order) => specialist.explain(&order, orders).await,
         None => Ok(not_found(number)),
     }
+}
+
+/// The order `specialist` is to explain: as its own fields show it when the
+/// specialist answers from them, else the whole order (which reads only
+/// what the first read left out).
+async fn order_for(
+    specialist: &dyn Specialist,
+    number: &str,
+    orders: &dyn OrderSource,
+) -> Result<Option<SalesOrder>, BackendError> {
+    let Some(fields) = orders.sales_order_fields(number).await? else {
+        return Ok(None);
+    };
+    if specialist.answers_from_fields(&fields) {
+        return Ok(Some(fields));
+    }
+    orders.sales_order(number).await
 }
 
 /// A completed answer carrying the specialist's proposal for `order`.

@@ -56,6 +56,12 @@ impl Specialist for Pricing {
         crate::backend::BlockKind::PriceDispute
     }
 
+    /// A price dispute shows in the billing block, and the answer needs
+    /// the price list and the customer's note, not the block note.
+    fn answers_from_fields(&self, order: &SalesOrder) -> bool {
+        order.price_disputed()
+    }
+
     async fn explain(
         &self,
         order: &SalesOrder,

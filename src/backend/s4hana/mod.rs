@@ -3,12 +3,15 @@
 //! normalised order the specialists read.
 //!
 //! Round trips per question: the order with its items, texts and partners
-//! in one `$expand`/`$select` read, then the partners' addresses in
-//! parallel; the credit limit and the open items in parallel; the price
-//! list in the two-query pattern. What counts as which block is
-//! [`BlockRules`]. A turn gets its own reader ([`OrderSource::as_user`]):
-//! the user's token, the resolved target and the order once read stay in
-//! it and are never shared with another user.
+//! in one `$expand`/`$select` read; then what the answer needs of it, each
+//! part with the reads it alone takes: the partners' addresses (in
+//! parallel) only where the block note or the incompletion is asked for,
+//! the credit limit and the open items in parallel, the price list in the
+//! two-query pattern. What counts as which block is [`BlockRules`]. A turn
+//! gets its own reader ([`OrderSource::as_user`]): the user's token, the
+//! resolved target and the orders once read (by number or by the
+//! blocked-orders query) stay in it and are never shared with another user
+//! or turn.
 
 pub mod connectivity;
 pub mod diagnose;
@@ -61,12 +64,36 @@ impl S4HanaSource {
     }
 }
 
-/// One order as read, with the gaps of its partners' addresses (`None`:
-/// the addresses could not be read).
+/// One order as read: the order (its block note of its own fields), the
+/// partners whose addresses are checked, and how far that check got.
 #[derive(Clone)]
 pub(crate) struct Loaded {
     order: SalesOrder,
-    gaps: Option<Vec<Incompletion>>,
+    partners: Vec<reads::PartnerAddress>,
+    addresses: AddressCheck,
+}
+
+/// The check of an order's partner addresses for missing fields.
+#[derive(Clone)]
+pub(crate) enum AddressCheck {
+    /// Not made yet: nothing asked for it.
+    NotRead,
+    /// Made: the gaps found (none: complete).
+    Read(Vec<Incompletion>),
+    /// The addresses could not be read; the block note goes without.
+    Failed,
+}
+
+impl Loaded {
+    /// The order with its whole block note, as far as the addresses are
+    /// known.
+    fn noted(&self, shared: &S4Shared) -> SalesOrder {
+        let mut order = self.order.clone();
+        if let AddressCheck::Read(gaps) = &self.addresses {
+            order.block_note = reads::block_note(shared, &order, gaps);
+        }
+        order
+    }
 }
 
 /// One turn's view of S/4HANA: one user, one target.
@@ -84,23 +111,58 @@ impl S4Reader {
             .await
     }
 
-    async fn load(&self, number: &str) -> Result<Option<Loaded>, BackendError> {
-        if let Some(loaded) = self
-            .loaded
+    fn cached(&self, number: &str) -> Option<Loaded> {
+        self.loaded
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(number)
-        {
-            return Ok(Some(loaded.clone()));
+            .cloned()
+    }
+
+    fn keep(&self, number: &str, loaded: &Loaded) {
+        self.loaded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(number.to_string(), loaded.clone());
+    }
+
+    /// The order as this turn read it, else one read of it (no addresses).
+    async fn load(&self, number: &str) -> Result<Option<Loaded>, BackendError> {
+        if let Some(loaded) = self.cached(number) {
+            return Ok(Some(loaded));
         }
         let target = self.target().await?;
         let Some(loaded) = reads::sales_order(&self.shared, target, number).await? else {
             return Ok(None);
         };
-        self.loaded
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(number.to_string(), loaded.clone());
+        self.keep(number, &loaded);
+        Ok(Some(loaded))
+    }
+
+    /// The order with its partners' addresses checked, unless that check
+    /// was made (or failed) before in this turn.
+    async fn load_checked(&self, number: &str) -> Result<Option<Loaded>, BackendError> {
+        let Some(mut loaded) = self.load(number).await? else {
+            return Ok(None);
+        };
+        if matches!(loaded.addresses, AddressCheck::NotRead) {
+            let target = self.target().await?;
+            loaded.addresses = match reads::gaps(
+                &self.shared,
+                target,
+                &loaded.order,
+                &loaded.partners,
+            )
+            .await
+            {
+                Ok(gaps) => AddressCheck::Read(gaps),
+                Err(error) => {
+                    tracing::warn!(%error, sales_order = number, "the partner addresses could not be read");
+                    AddressCheck::Failed
+                }
+            };
+            self.keep(number, &loaded);
+        }
         Ok(Some(loaded))
     }
 }
@@ -121,6 +183,16 @@ impl OrderSource for S4Reader {
     }
 
     async fn sales_order(&self, sales_order: &str) -> Result<Option<SalesOrder>, BackendError> {
+        Ok(self
+            .load_checked(sales_order)
+            .await?
+            .map(|loaded| loaded.noted(&self.shared)))
+    }
+
+    async fn sales_order_fields(
+        &self,
+        sales_order: &str,
+    ) -> Result<Option<SalesOrder>, BackendError> {
         Ok(self.load(sales_order).await?.map(|loaded| loaded.order))
     }
 
@@ -139,27 +211,33 @@ impl OrderSource for S4Reader {
     }
 
     async fn incompletion(&self, sales_order: &str) -> Result<Vec<Incompletion>, BackendError> {
-        let Some(loaded) = self.load(sales_order).await? else {
+        let Some(mut loaded) = self.load(sales_order).await? else {
             return Ok(Vec::new());
         };
-        if let Some(gaps) = loaded.gaps {
+        if let AddressCheck::Read(gaps) = loaded.addresses {
             return Ok(gaps);
         }
-        // The addresses failed while the order was read: read them again,
-        // this time letting the failure speak.
+        // Not checked yet, or the check failed for the block note: the
+        // incompletion is the answer, so a failure speaks.
         let target = self.target().await?;
-        reads::gaps(
-            &self.shared,
-            target,
-            &loaded.order,
-            &reads::partners_of(&loaded.order),
-        )
-        .await
+        let gaps = reads::gaps(&self.shared, target, &loaded.order, &loaded.partners).await?;
+        loaded.addresses = AddressCheck::Read(gaps.clone());
+        self.keep(sales_order, &loaded);
+        Ok(gaps)
     }
 
+    /// The orders are kept for the turn: their specialists read none of
+    /// them, nor the addresses the query checked, again.
     async fn blocked_orders(&self, query: &BlockedQuery) -> Result<Vec<SalesOrder>, BackendError> {
         let target = self.target().await?;
-        reads::blocked_orders(&self.shared, target, query).await
+        let found = reads::blocked_orders(&self.shared, target, query).await?;
+        Ok(found
+            .iter()
+            .map(|loaded| {
+                self.keep(&loaded.order.sales_order, loaded);
+                loaded.noted(&self.shared)
+            })
+            .collect())
     }
 }
 
@@ -207,6 +285,13 @@ impl OrderSource for S4HanaSource {
 
     async fn sales_order(&self, sales_order: &str) -> Result<Option<SalesOrder>, BackendError> {
         self.reader(None).sales_order(sales_order).await
+    }
+
+    async fn sales_order_fields(
+        &self,
+        sales_order: &str,
+    ) -> Result<Option<SalesOrder>, BackendError> {
+        self.reader(None).sales_order_fields(sales_order).await
     }
 
     async fn credit_account(&self, customer: &str) -> Result<Option<CreditAccount>, BackendError> {

@@ -3,7 +3,7 @@
 
 use super::odata::{self, decimal, literal, query, results, text};
 use super::transport::{Read, Target};
-use super::{Loaded, S4Shared};
+use super::{AddressCheck, Loaded, S4Shared};
 use crate::backend::{
     Amount, BackendError, BlockKind, BlockRules, BlockedQuery, Blocks, CreditAccount, Incompletion,
     PriceCondition, SalesOrder, SalesOrderItem,
@@ -49,7 +49,9 @@ pub struct PartnerAddress {
 }
 
 /// `A_SalesOrder` with `to_Item`, `to_Text`, `to_Partner` → the normalised
-/// order, its checked partners' addresses read in parallel.
+/// order (its block note of its own fields) and its checked partners, in
+/// one round trip. Their addresses are a read of their own ([`gaps`]),
+/// made only when an answer needs them.
 pub(crate) async fn sales_order(
     shared: &S4Shared,
     target: &Target,
@@ -73,20 +75,19 @@ pub(crate) async fn sales_order(
     let Some(row) = shared.transport.get(target, read).await? else {
         return Ok(None);
     };
-    let (mut order, partners) = map_order(shared, &row)?;
-    let gaps = match gaps(shared, target, &order, &partners).await {
-        Ok(gaps) => Some(gaps),
-        Err(error) => {
-            tracing::warn!(%error, sales_order = number, "the partner addresses could not be read");
-            None
-        }
-    };
-    let incomplete = gaps
-        .as_ref()
-        .and_then(|gaps| gaps.first())
-        .map(|gap| object_words(&gap.object));
-    order.block_note = shared.rules.block_note(&order, incomplete.as_deref());
-    Ok(Some(Loaded { order, gaps }))
+    let (order, partners) = map_order(shared, &row)?;
+    Ok(Some(Loaded {
+        order,
+        partners,
+        addresses: AddressCheck::NotRead,
+    }))
+}
+
+/// The order's block note: its own fields' blocks and, once its partners'
+/// addresses were checked, the first incomplete one.
+pub(crate) fn block_note(shared: &S4Shared, order: &SalesOrder, gaps: &[Incompletion]) -> String {
+    let incomplete = gaps.first().map(|gap| object_words(&gap.object));
+    shared.rules.block_note(order, incomplete.as_deref())
 }
 
 fn object_words(object: &str) -> String {
@@ -146,6 +147,7 @@ fn map_order(
         etag: text(&row["__metadata"], "etag"),
     };
     rules.classify(&mut order);
+    order.block_note = rules.block_note(&order, None);
     let partners_rows = results(&row["to_Partner"]);
     let mut partners = Vec::new();
     for function in &rules.checked_partner_functions {
@@ -179,17 +181,6 @@ fn condition_rate(rules: &BlockRules, elements: &Value) -> Result<Option<Amount>
             decimal(element, "ConditionRateValue").map_err(|e| unreadable("pricing element", e))
         })
         .transpose()
-}
-
-/// The partners [`gaps`] checks for an order read earlier (again).
-pub(crate) fn partners_of(order: &SalesOrder) -> Vec<PartnerAddress> {
-    // Only reached when the first address read failed; the partners are
-    // not kept, so the sold-to party's standard address is what is known.
-    vec![PartnerAddress {
-        function: "SP".into(),
-        partner: order.sold_to_party.clone(),
-        address_id: String::new(),
-    }]
 }
 
 /// The required address fields each partner's address leaves empty.
@@ -540,12 +531,13 @@ fn blocked_filter(rules: &BlockRules, query: &BlockedQuery) -> Option<String> {
 /// OData query (`$filter` on the block fields of the kind asked for,
 /// `$top`, the order's items, texts and partners expanded), then, where
 /// the master data matters (any block, or that kind), the distinct partner
-/// addresses in parallel.
+/// addresses in parallel. Each order as [`sales_order`] reads it, with its
+/// address check when it was made.
 pub(crate) async fn blocked_orders(
     shared: &S4Shared,
     target: &Target,
     wanted: &BlockedQuery,
-) -> Result<Vec<SalesOrder>, BackendError> {
+) -> Result<Vec<Loaded>, BackendError> {
     if wanted.limit == 0 {
         return Ok(Vec::new());
     }
@@ -594,12 +586,19 @@ pub(crate) async fn blocked_orders(
         HashMap::new()
     };
     let mut blocked = Vec::new();
-    for (mut order, partners) in mapped {
-        let gaps = gaps_from(shared, &order, &partners, &found);
-        let incomplete = gaps.first().map(|gap| object_words(&gap.object));
-        order.block_note = shared.rules.block_note(&order, incomplete.as_deref());
-        if wanted.wants(order.blocks, incomplete.is_some()) {
-            blocked.push(order);
+    for (order, partners) in mapped {
+        let (incomplete, addresses) = if checks_addresses {
+            let gaps = gaps_from(shared, &order, &partners, &found);
+            (!gaps.is_empty(), AddressCheck::Read(gaps))
+        } else {
+            (false, AddressCheck::NotRead)
+        };
+        if wanted.wants(order.blocks, incomplete) {
+            blocked.push(Loaded {
+                order,
+                partners,
+                addresses,
+            });
         }
         if blocked.len() == wanted.limit {
             break;

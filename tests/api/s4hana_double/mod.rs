@@ -70,7 +70,7 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::net::TcpListener;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How a function import returns its `ReturnMessage` (s4hana.md §1.4: Gateway
 /// normally wraps it, the SDK also reads it bare; clients must accept both).
@@ -112,6 +112,10 @@ pub struct Recorded {
     pub body: String,
     /// The answer's status (`None` while in flight or hanging).
     pub status: Option<u16>,
+    /// When the request arrived (before any added latency).
+    pub received: Instant,
+    /// When the answer was ready (`None` while in flight or hanging).
+    pub answered: Option<Instant>,
 }
 
 impl Recorded {
@@ -120,6 +124,46 @@ impl Recorded {
             .get(&name.to_ascii_lowercase())
             .map(String::as_str)
     }
+
+    /// Whether this request was sent only after `earlier` was answered: it
+    /// may have waited for that answer.
+    pub fn after(&self, earlier: &Recorded) -> bool {
+        earlier
+            .answered
+            .is_some_and(|answered| answered <= self.received)
+    }
+}
+
+/// The stages of `requests`, each as its requests' `target`s in arrival
+/// order: a request's stage is one after the latest stage of a request
+/// answered before it was sent (it may have waited for that answer);
+/// requests that overlap in time may share a stage. A client that waits for
+/// nothing it need not wait for shows as few stages as its reads'
+/// dependencies allow. Add latency per call ([`S4Double::set_latency`]) so
+/// reads sent together surely overlap, whatever the machine's speed.
+pub fn stages(requests: &[Recorded]) -> Vec<Vec<String>> {
+    // depth[i]: the number of stages up to and including request i.
+    let mut order: Vec<&Recorded> = requests.iter().collect();
+    order.sort_by_key(|request| request.received);
+    let mut depth = vec![1usize; order.len()];
+    for i in 0..order.len() {
+        for j in 0..i {
+            if order[i].after(order[j]) {
+                depth[i] = depth[i].max(depth[j] + 1);
+            }
+        }
+    }
+    let count = depth.iter().copied().max().unwrap_or(0);
+    (1..=count)
+        .map(|stage| {
+            order
+                .iter()
+                .zip(&depth)
+                .filter(|(_, depth)| **depth == stage)
+                .map(|(request, _)| request.target.clone())
+                .collect()
+        })
+        .collect()
 }
 
 /// One applied write.

@@ -20,6 +20,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// The cookie that carries the session a CSRF token belongs to.
 pub const SESSION_COOKIE: &str = "SAP_SESSIONID_S4D_100";
@@ -207,6 +208,8 @@ pub async fn handle(
                 .filter(|email| !email.is_empty()),
             body: String::from_utf8_lossy(&body).into_owned(),
             status: None,
+            received: Instant::now(),
+            answered: None,
         });
         let step = inner.faults.next(&format!("{method} {target}"));
         (id, step, inner.faults.latency)
@@ -242,6 +245,7 @@ pub async fn handle(
     };
     if let Some(recorded) = inner.requests.iter_mut().find(|recorded| recorded.id == id) {
         recorded.status = Some(reply.status);
+        recorded.answered = Some(Instant::now());
     }
     drop(inner);
     reply.into_response(method == "HEAD")

@@ -144,6 +144,7 @@ fn map_order(
         blocks: Blocks::default(),
         unconfigured_blocks: Vec::new(),
         etag: text(&row["__metadata"], "etag"),
+        last_change_date_time: String::new(),
     };
     rules.classify(&mut order);
     let partners_rows = results(&row["to_Partner"]);

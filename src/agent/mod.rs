@@ -20,7 +20,7 @@ pub mod text;
 pub use approval::{ApprovalNote, ApprovalStatus, Approvals, PendingApproval};
 pub use batch::{BatchItem, BatchReport, ItemState};
 pub use order_agent::OrderExceptionAgent;
-pub use proposal::{Action, Proposal};
+pub use proposal::{Action, ORDER_VERSION, Proposal};
 pub use router::{Router, RoutingBasis, RoutingDecision};
 pub use rulebook::{OfferedAction, Permission, RuleBook};
 pub use settings::BatchSettings;

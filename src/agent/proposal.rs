@@ -55,6 +55,22 @@ pub struct Proposal {
     pub details: Map<String, Value>,
 }
 
+/// The detail that holds the order's version as the specialist read it
+/// ([`crate::backend::SalesOrder::version`]): what the ledger key tells a
+/// new request from a repeat by.
+pub const ORDER_VERSION: &str = "orderVersion";
+
+impl Proposal {
+    /// The order's version when this was proposed; empty for a proposal
+    /// stored before proposals carried it.
+    pub fn order_version(&self) -> &str {
+        self.details
+            .get(ORDER_VERSION)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+}
+
 impl std::fmt::Display for Action {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

@@ -50,6 +50,11 @@ pub struct SalesOrder {
     /// write's `If-Match`; empty for the embedded data.
     #[serde(skip)]
     pub etag: String,
+    /// When the order last changed, as the embedded data states it (S/4HANA's
+    /// reads leave it empty: the ETag, made from the same field with a finer
+    /// precision, stands for it). See [`SalesOrder::version`].
+    #[serde(default)]
+    pub last_change_date_time: String,
     /// Block codes the order carries that no configured rule counts as a
     /// block (set by [`BlockRules::classify`]): the answer names them rather
     /// than claim the order has no block.
@@ -118,6 +123,17 @@ pub struct Blocks {
 }
 
 impl SalesOrder {
+    /// Which state of the order this is, for the action ledger's key: the
+    /// ETag when S/4HANA sent one, else `LastChangeDateTime`. Every change
+    /// of the order gives a new one; compared verbatim, never parsed.
+    pub fn version(&self) -> &str {
+        if self.etag.is_empty() {
+            &self.last_change_date_time
+        } else {
+            &self.etag
+        }
+    }
+
     pub fn credit_blocked(&self) -> bool {
         self.blocks.credit
     }

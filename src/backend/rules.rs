@@ -146,6 +146,7 @@ mod tests {
             items: Vec::new(),
             blocks: Blocks::default(),
             etag: String::new(),
+            last_change_date_time: String::new(),
             unconfigured_blocks: Vec::new(),
         }
     }

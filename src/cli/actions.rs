@@ -70,11 +70,19 @@ fn list(
     }
     print::line(&format!("{} filed action(s) in {location}", entries.len()))?;
     for entry in entries {
+        let requested = match entry.key.requested.as_str() {
+            "" => String::new(),
+            requested => format!(" for {requested}"),
+        };
+        let version = match entry.key.order_version.as_str() {
+            "" => String::new(),
+            version => format!("order version {version}, "),
+        };
         print::line(&format!(
-            "{}  order {:<6} {:<30} by {} as {}  (task {}, context {})",
+            "{}  order {:<6} {:<30} by {} as {}  ({version}task {}, context {})",
             entry.approved_at,
-            entry.sales_order,
-            entry.action,
+            entry.key.sales_order,
+            format!("{}{requested}", entry.key.action),
             entry.approved_by,
             entry.approver_role,
             entry.task_id,

@@ -49,7 +49,15 @@ impl MigrationSource<'static> for Embedded {
     }
 }
 
-/// PostgreSQL only, after the shared ones.
+/// SQLite only (where its SQL differs from PostgreSQL's), in version order
+/// with the shared ones.
+const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[(
+    9,
+    "ledger keyed by order version and request",
+    include_str!("migrations/0009_ledger_key_sqlite.sql"),
+)];
+
+/// PostgreSQL only, in version order with the shared ones.
 const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
     (
         2,
@@ -61,15 +69,30 @@ const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
         "task bodies kept in the row",
         include_str!("migrations/0005_postgres_bodies_in_row.sql"),
     ),
+    (
+        9,
+        "ledger keyed by order version and request",
+        include_str!("migrations/0009_ledger_key_postgres.sql"),
+    ),
 ];
 
 impl Database {
     pub(super) async fn migrate(&self) -> Result<(), DbError> {
+        self.migrate_until(i64::MAX).await
+    }
+
+    /// Apply the migrations up to version `last` (all: `i64::MAX`); tests
+    /// build the schema of an older release with it.
+    pub(crate) async fn migrate_until(&self, last: i64) -> Result<(), DbError> {
         let dialect_only = match self.dialect {
-            Dialect::Sqlite => &[][..],
+            Dialect::Sqlite => SQLITE_MIGRATIONS,
             Dialect::Postgres => POSTGRES_MIGRATIONS,
         };
-        let mut ordered: Vec<_> = MIGRATIONS.iter().chain(dialect_only).collect();
+        let mut ordered: Vec<_> = MIGRATIONS
+            .iter()
+            .chain(dialect_only)
+            .filter(|(version, _, _)| *version <= last)
+            .collect();
         ordered.sort_by_key(|(version, _, _)| *version);
         let migrations = ordered
             .into_iter()

@@ -152,6 +152,42 @@ pub(crate) mod test_support {
             .expect("a database")
     }
 
+    /// A fresh SQLite database in memory with the schema as migration
+    /// `last` left it (an older release's), for tests of the later ones.
+    pub async fn sqlite_until(last: i64) -> Database {
+        sqlx::any::install_default_drivers();
+        let settings = StoreSettings {
+            backend: Some(StoreBackend::Sqlite),
+            sqlite_file: ":memory:".into(),
+            ..StoreSettings::default()
+        };
+        let database = super::sqlite::open(&settings).await.expect("sqlite opens");
+        database.migrate_until(last).await.expect("migrated");
+        database
+    }
+
+    /// [`sqlite_until`] on a fresh schema of `TEST_DATABASE_URL`.
+    pub async fn postgres_until(test: &str, last: i64) -> Option<Database> {
+        let Ok(url) = std::env::var("TEST_DATABASE_URL") else {
+            eprintln!("SKIPPED {test}: TEST_DATABASE_URL is not set (PostgreSQL tests)");
+            return None;
+        };
+        let settings = StoreSettings {
+            backend: Some(StoreBackend::Postgres),
+            database_url: Some(
+                super::isolated_postgres_schema(&url)
+                    .await
+                    .expect("a fresh schema"),
+            ),
+            ..StoreSettings::default()
+        };
+        let database = super::postgres::open(&settings, &Default::default())
+            .await
+            .expect("postgres opens");
+        database.migrate_until(last).await.expect("migrated");
+        Some(database)
+    }
+
     /// A fresh folder under the system's temp dir, removed on drop.
     pub struct TempDir(pub std::path::PathBuf);
 

@@ -1,9 +1,9 @@
 //! The outbound action hook (issue 17) against a loopback receiver: a
 //! dispute case approved in S/4HANA mode gets its note and is POSTed once
-//! with the idempotency key (the ledger key); 500s are retried. (A fixed
+//! with the idempotency key (made from the ledger key); 500s are retried. (A fixed
 //! URL the webhook guard forbids stops the start: `bad_settings.rs`.)
 
-use crate::actions_s4::{World, actions, clerk, reply, send, world_with};
+use crate::actions_s4::{World, actions, clerk, ledger_key, reply, row_of, send, world_with};
 use crate::helpers::webhook::WebhookReceiver;
 use crate::helpers::{state, status_text};
 
@@ -50,8 +50,17 @@ async fn an_approved_dispute_case_is_noted_and_delivered_once_with_the_ledger_ke
     let calls = receiver.at("/hook");
     assert_eq!(calls.len(), 1);
     let call = &calls[0];
-    assert_eq!(call.headers["idempotency-key"], "4725/open_dispute_case");
-    assert_eq!(call.body["idempotency_key"], "4725/open_dispute_case");
+    // The ledger key: the order, the action and the order's ETag as the
+    // dispute was proposed (the note does not change the order).
+    let filed = ledger_key(&row_of(&world.app, &clerk(), "4725").await);
+    assert_eq!(
+        Some(filed.order_version.clone()),
+        world.s4.etag("A_SalesOrder", "'4725'")
+    );
+    let key = filed.idempotency_key();
+    assert!(key.starts_with("4725/open_dispute_case/"), "{key}");
+    assert_eq!(call.headers["idempotency-key"], key);
+    assert_eq!(call.body["idempotency_key"], key);
     assert_eq!(call.body["order"], "4725");
     assert_eq!(call.body["action"], "open_dispute_case");
     assert_eq!(call.body["approver_role"], "ar_clerk");
@@ -106,10 +115,12 @@ async fn a_receiver_that_fails_twice_gets_the_action_on_the_third_try() {
     );
     let calls = receiver.at("/hook");
     assert_eq!(calls.len(), 3);
+    let key = ledger_key(&row_of(&world.app, &clerk(), "4725").await).idempotency_key();
     assert!(
         calls
             .iter()
-            .all(|call| call.headers["idempotency-key"] == "4725/open_dispute_case")
+            .all(|call| call.headers["idempotency-key"] == key.as_str()),
+        "{key}"
     );
 }
 
@@ -141,7 +152,7 @@ async fn an_approved_master_data_change_is_noted_and_handed_to_the_hook() {
     assert_eq!(calls.len(), 1);
     assert_eq!(
         calls[0].headers["idempotency-key"],
-        "4723/request_master_data_change"
+        ledger_key(&row_of(&world.app, &token, "4723").await).idempotency_key()
     );
     assert_eq!(calls[0].body["approver_role"], "master_data_specialist");
 }

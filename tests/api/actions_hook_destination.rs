@@ -7,7 +7,7 @@
 //! that does not exist, is refused, nothing is sent, and the ledger says why.
 
 use crate::actions_hook::approve_dispute;
-use crate::actions_s4::{World, actions, clerk, world_with};
+use crate::actions_s4::{World, actions, clerk, ledger_key, row_of, world_with};
 use crate::destination_double::Destination;
 use crate::helpers::webhook::WebhookReceiver;
 use crate::s4hana_double::users::known::CLERK;
@@ -57,8 +57,10 @@ async fn the_hook_goes_to_the_destinations_url_with_its_token_and_the_ledger_key
     let calls = receiver.at("/from-destination");
     assert_eq!(calls.len(), 1);
     let call = &calls[0];
-    assert_eq!(call.headers["idempotency-key"], "4725/open_dispute_case");
-    assert_eq!(call.body["idempotency_key"], "4725/open_dispute_case");
+    let key = ledger_key(&row_of(&world.app, &clerk(), "4725").await).idempotency_key();
+    assert!(key.starts_with("4725/open_dispute_case/"), "{key}");
+    assert_eq!(call.headers["idempotency-key"], key);
+    assert_eq!(call.body["idempotency_key"], key);
     // The destination's token, exchanged for the approver.
     let token = call.headers["authorization"]
         .strip_prefix("Bearer ")

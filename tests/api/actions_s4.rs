@@ -6,6 +6,7 @@
 //! `ReleaseCreditBlock`), and the ledger listing's execution state.
 
 use crate::destination_double::{Destination, DestinationDouble};
+use crate::helpers::ActionKey;
 use crate::helpers::key_server::{self, KeyServer, user_claims};
 use crate::helpers::{TestApp, approval, state, status_text, wait_until};
 use crate::s4hana_double::users::known::{CLERK, CREDIT_MANAGER};
@@ -93,7 +94,7 @@ pub(crate) fn clerk() -> String {
     key_server::token(&user_claims())
 }
 
-fn credit_manager() -> String {
+pub(crate) fn credit_manager() -> String {
     let claims = key_server::with(user_claims(), "email", json!(CREDIT_MANAGER.1));
     key_server::token(&key_server::with(
         claims,
@@ -140,7 +141,7 @@ async fn asked_with_date(app: &TestApp, token: &str) -> Value {
     dated
 }
 
-fn merges_of(s4: &S4Double, entity: &str) -> usize {
+pub(crate) fn merges_of(s4: &S4Double, entity: &str) -> usize {
     s4.changes()
         .iter()
         .filter(|change| change.entity == entity && change.method != "POST")
@@ -163,6 +164,23 @@ pub(crate) async fn actions(app: &TestApp, token: &str) -> Vec<Value> {
         .cloned()
         .or_else(|| listing.as_array().cloned())
         .unwrap_or_default()
+}
+
+/// The key of a row of `GET /actions` (the hook's idempotency key and the
+/// note's marker are made from it).
+pub(crate) fn ledger_key(row: &Value) -> ActionKey {
+    serde_json::from_value(row.clone()).expect("a ledger row carries its key")
+}
+
+/// The one row of `order` in the ledger.
+pub(crate) async fn row_of(app: &TestApp, token: &str, order: &str) -> Value {
+    let rows: Vec<Value> = actions(app, token)
+        .await
+        .into_iter()
+        .filter(|row| row["salesOrder"] == order)
+        .collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    rows[0].clone()
 }
 
 #[tokio::test]
@@ -490,12 +508,15 @@ async fn the_agents_note_has_a_text_of_its_own_and_the_customers_note_stays_the_
         .entity("A_SalesOrderText", agent_key)
         .expect("the agent's text");
     let agent = agent["LongText"].as_str().unwrap_or_default();
+    let filed = ledger_key(&row_of(&world.app, &clerk(), "4725").await);
     assert!(
-        agent.starts_with(
-            "[agent request_master_data_change] noted earlier.\n[agent open_dispute_case] "
-        ),
+        agent.starts_with(&format!(
+            "[agent request_master_data_change] noted earlier.\n{} ",
+            filed.note_marker()
+        )),
         "{agent}"
     );
+    assert!(filed.note_marker().starts_with("[agent open_dispute_case "));
     let merges: Vec<_> = world
         .s4
         .requests()

@@ -30,6 +30,7 @@ mod helpers;
 mod interop;
 mod jsonrpc_errors;
 mod jsonrpc_fuzz;
+mod ledger_key;
 mod lifecycle;
 mod otlp;
 mod ownership;

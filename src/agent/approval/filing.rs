@@ -1,7 +1,8 @@
 //! Filing an approved proposal: the order must still exist, then one row
-//! in the action ledger on its (order, action) key. [`Approvals::record`]
-//! is the one step that writes the decision; whatever carries the action
-//! out (an executor) follows it.
+//! in the action ledger on its key (order, action, the order's version when
+//! it was proposed, the requested date: `approved::key`).
+//! [`Approvals::record`] is the one step that writes the decision; whatever
+//! carries the action out (an executor) follows it.
 
 use super::{ApprovalStatus, Approvals};
 use crate::agent::Proposal;
@@ -22,6 +23,13 @@ pub enum NotFiled {
     /// The ledger is down; approving again may work.
     #[error("the action could not be filed right now ({0})")]
     Ledger(LedgerError),
+    /// An earlier request for the order and action is being carried out
+    /// right now; approving again once it is finished files this one.
+    #[error(
+        "an earlier {} for order {} (approved on {} by {}) is being carried out right now",
+        .0.key.action, .0.key.sales_order, .0.approved_at, .0.approved_by
+    )]
+    EarlierOpen(Box<LedgerEntry>),
 }
 
 impl Approvals {
@@ -39,13 +47,15 @@ impl Approvals {
             Ok(None) => return Err(NotFiled::UnknownOrder(proposal.sales_order.clone())),
             Err(error) => return Err(NotFiled::Unreadable(error)),
         }
-        self.record(proposal, role, turn)
-            .await
-            .map_err(NotFiled::Ledger)
+        match self.record(proposal, role, turn).await {
+            Ok(Filing::EarlierOpen(open)) => Err(NotFiled::EarlierOpen(Box::new(open))),
+            Ok(filing) => Ok(filing),
+            Err(error) => Err(NotFiled::Ledger(error)),
+        }
     }
 
-    /// Write the approved action into the ledger, exactly once per (order,
-    /// action): a second approval finds the first row.
+    /// Write the approved action into the ledger, exactly once per key: a
+    /// second approval of the same request finds the first row.
     pub(super) async fn record(
         &self,
         proposal: &Proposal,
@@ -53,8 +63,7 @@ impl Approvals {
         turn: &Turn,
     ) -> Result<Filing, LedgerError> {
         let entry = LedgerEntry {
-            sales_order: proposal.sales_order.clone(),
-            action: proposal.action.as_str().to_string(),
+            key: approved::key(proposal),
             specialist: proposal.specialist.clone(),
             summary: proposal.summary.clone(),
             approved_by: turn.caller.user_id.clone().unwrap_or_default(),
@@ -68,7 +77,7 @@ impl Approvals {
         let span = tracing::info_span!(
             "ledger.write",
             otel.name = "ledger.write",
-            ledger.action = entry.action.as_str(),
+            ledger.action = entry.key.action.as_str(),
             ledger.outcome = tracing::field::Empty,
         );
         let filed = tracing::Instrument::instrument(self.ledger.file(entry), span.clone()).await;
@@ -77,6 +86,7 @@ impl Approvals {
             match &filed {
                 Ok(Filing::Filed(_)) => "filed",
                 Ok(Filing::AlreadyFiled(_)) => "already_filed",
+                Ok(Filing::EarlierOpen(_)) => "earlier_open",
                 Err(_) => "error",
             },
         );
@@ -110,18 +120,19 @@ pub(super) fn describe(filing: &Filing) -> (ApprovalStatus, String) {
             format!(
                 "Filed: {} (order {}, {}), approved by {} as {}.",
                 entry.summary,
-                entry.sales_order,
-                entry.action,
+                entry.key.sales_order,
+                entry.key.action,
                 entry.approved_by,
                 entry.approver_role
             ),
         ),
-        Filing::AlreadyFiled(entry) => (
+        // `file_approved` never hands this on; said like a repeat if it did.
+        Filing::AlreadyFiled(entry) | Filing::EarlierOpen(entry) => (
             ApprovalStatus::AlreadyFiled,
             format!(
                 "Already filed: {} for order {} was filed on {} by {} as {}. Nothing new was filed.",
-                entry.action,
-                entry.sales_order,
+                entry.key.action,
+                entry.key.sales_order,
                 entry.approved_at,
                 entry.approved_by,
                 entry.approver_role

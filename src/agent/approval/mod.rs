@@ -419,6 +419,61 @@ mod tests {
         assert!(ledger.list().await.expect("list").is_empty());
     }
 
+    /// An earlier request for 4725 (another version of the order) that an
+    /// executor holds right now: the new one files nothing and is asked
+    /// again; once the earlier one is finished it files.
+    #[tokio::test]
+    async fn a_new_request_waits_while_an_earlier_one_is_being_carried_out() {
+        use crate::agent::ledger::{Claim, ExecutionState, Finish, contract};
+        let (approvals, ledger) = approvals();
+        let earlier = contract::entry("4725", "u0");
+        ledger.file(earlier.clone()).await.expect("file");
+        let claim = Claim {
+            owner: "busy".into(),
+            lease_ms: 60_000,
+            due_only: false,
+            stale_ms: 0,
+        };
+        ledger
+            .claim(&earlier.key, &claim)
+            .await
+            .expect("claim")
+            .expect("claimed");
+        let reply = approvals
+            .answer(dispute("4725"), &turn("approve", &[BusinessRole::ArClerk]))
+            .await;
+        assert_eq!(reply.outcome, Outcome::InputRequired);
+        assert_eq!(
+            reply.approval.as_ref().map(|note| note.status),
+            Some(ApprovalStatus::Pending)
+        );
+        let expected = format!(
+            "An earlier open_dispute_case for order 4725 (approved on {} by u0) is being carried out right now; nothing was filed. Reply approve to try again.",
+            earlier.approved_at
+        );
+        assert!(reply.text.starts_with(&expected), "{}", reply.text);
+        assert_eq!(ledger.list().await.expect("list").len(), 1);
+
+        let done = Finish {
+            state: ExecutionState::Done,
+            answer: Some("204".into()),
+            retry_in_ms: None,
+        };
+        ledger
+            .finish(&earlier.key, "busy", &done)
+            .await
+            .expect("finish")
+            .expect("finished");
+        let reply = approvals
+            .answer(dispute("4725"), &turn("approve", &[BusinessRole::ArClerk]))
+            .await;
+        assert_eq!(
+            reply.approval.map(|note| note.status),
+            Some(ApprovalStatus::Filed)
+        );
+        assert_eq!(ledger.list().await.expect("list").len(), 2);
+    }
+
     #[tokio::test]
     async fn the_approver_is_checked_again_when_the_approval_arrives() {
         let (approvals, ledger) = approvals();

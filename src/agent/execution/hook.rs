@@ -2,7 +2,8 @@
 //! hands an approved action to (the push room's client sits behind it,
 //! wired in `startup.rs`), and the JSON it sends: order, action,
 //! parameters, who approved and when, task and context ids, and the
-//! idempotency key = the ledger key (`<order>/<action>`).
+//! idempotency key, which stands for the ledger key
+//! (`<order>/<action>/<tag>`, `ActionKey::idempotency_key`).
 
 use crate::agent::ledger::LedgerEntry;
 use crate::backend::UserToken;
@@ -27,15 +28,16 @@ pub trait ActionHook: Send + Sync {
     ) -> Result<String, HookFailure>;
 }
 
-/// The ledger key as the receiver's idempotency key.
+/// The ledger key as the receiver's idempotency key: a repeat of one
+/// request carries the same one, a new request another.
 pub fn idempotency_key(entry: &LedgerEntry) -> String {
-    format!("{}/{}", entry.sales_order, entry.action)
+    entry.key.idempotency_key()
 }
 
 pub fn payload(entry: &LedgerEntry) -> Value {
     json!({
-        "order": entry.sales_order,
-        "action": entry.action,
+        "order": entry.key.sales_order,
+        "action": entry.key.action,
         "parameters": entry.parameters,
         "summary": entry.summary,
         "approved_by": entry.approved_by,

@@ -16,7 +16,7 @@ mod settings;
 
 pub use settings::{ActionSettings, ExecutorKind, NoteTextIdError};
 
-use super::ledger::{ActionLedger, Claim, ExecutionState, Finish, LedgerEntry};
+use super::ledger::{ActionKey, ActionLedger, Claim, ExecutionState, Finish, LedgerEntry};
 use crate::backend::UserToken;
 use async_trait::async_trait;
 use std::collections::HashMap;
@@ -94,7 +94,7 @@ pub struct Executions {
     executor: Arc<dyn ActionExecutor>,
     settings: ActionSettings,
     instance: String,
-    tokens: Mutex<HashMap<(String, String), UserToken>>,
+    tokens: Mutex<HashMap<ActionKey, UserToken>>,
     notifier: std::sync::OnceLock<Arc<dyn ResultNotifier>>,
 }
 
@@ -150,15 +150,11 @@ impl Executions {
         due_only: bool,
     ) -> Report {
         let claim = self.claim(due_only);
-        let claimed = match self
-            .ledger
-            .claim(&entry.sales_order, &entry.action, &claim)
-            .await
-        {
+        let claimed = match self.ledger.claim(&entry.key, &claim).await {
             Ok(Some(claimed)) => claimed,
             Ok(None) => return self.as_it_stands(entry).await,
             Err(error) => {
-                tracing::error!(%error, sales_order = %entry.sales_order, "claiming the ledger row failed");
+                tracing::error!(%error, sales_order = %entry.key.sales_order, "claiming the ledger row failed");
                 return Report {
                     state: entry.state,
                     text: TRIED_AGAIN.into(),
@@ -169,8 +165,8 @@ impl Executions {
         let span = tracing::info_span!(
             "action.execute",
             otel.name = "action.execute",
-            action.name = claimed.action.as_str(),
-            sap.sales_order = claimed.sales_order.as_str(),
+            action.name = claimed.key.action.as_str(),
+            sap.sales_order = claimed.key.sales_order.as_str(),
             action.outcome = tracing::field::Empty,
             action.attempts = tracing::field::Empty,
         );
@@ -181,30 +177,41 @@ impl Executions {
         let (finish, report) = self.outcome(&claimed, executed, attempts);
         span.record("action.outcome", finish.state.as_str());
         span.record("action.attempts", i64::from(attempts));
-        let key = (claimed.sales_order.clone(), claimed.action.clone());
-        match (finish.state, user) {
-            (ExecutionState::Retrying, Some(user)) => {
-                self.tokens_lock().insert(key, user.clone());
-            }
-            (ExecutionState::Retrying, None) => {}
-            _ => {
-                self.tokens_lock().remove(&key);
-            }
-        }
+        self.keep_token(&claimed.key, finish.state, user);
         match self
             .ledger
-            .finish(&claimed.sales_order, &claimed.action, &claim.owner, &finish)
+            .finish(&claimed.key, &claim.owner, &finish)
             .await
         {
             Ok(entry) => Report { entry, ..report },
             Err(error) => {
-                tracing::error!(%error, sales_order = %claimed.sales_order, "recording the outcome failed");
+                tracing::error!(%error, sales_order = %claimed.key.sales_order, "recording the outcome failed");
                 report
             }
         }
     }
 
-    fn tokens_lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), UserToken>> {
+    /// Keep the approver's token for a row the retry job will try again;
+    /// forget it once the row is finished.
+    fn keep_token(&self, key: &ActionKey, state: ExecutionState, user: Option<&UserToken>) {
+        let mut tokens = self.tokens_lock();
+        // One row per order and action is open: the tokens kept for the
+        // others (superseded ones) are of no more use.
+        tokens.retain(|kept, _| {
+            kept == key || kept.sales_order != key.sales_order || kept.action != key.action
+        });
+        match (state, user) {
+            (ExecutionState::Retrying, Some(user)) => {
+                tokens.insert(key.clone(), user.clone());
+            }
+            (ExecutionState::Retrying, None) => {}
+            _ => {
+                tokens.remove(key);
+            }
+        }
+    }
+
+    fn tokens_lock(&self) -> std::sync::MutexGuard<'_, HashMap<ActionKey, UserToken>> {
         self.tokens
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -249,14 +256,14 @@ impl Executions {
                     state: ExecutionState::Failed,
                     text: format!(
                         "Recorded and noted on sales order {}, but the action hook refused it: {reason}.",
-                        entry.sales_order
+                        entry.key.sales_order
                     ),
                     entry: None,
                 },
             ),
             Executed::Transient(reason) if attempts >= self.settings.max_attempts.max(1) => {
                 let reason = format!("S/4HANA did not answer after {attempts} attempts ({reason})");
-                tracing::warn!(sales_order = %entry.sales_order, action = %entry.action, %reason, "giving up");
+                tracing::warn!(sales_order = %entry.key.sales_order, action = %entry.key.action, %reason, "giving up");
                 (
                     finish(ExecutionState::Failed, &reason, None),
                     Report {
@@ -287,7 +294,7 @@ impl Executions {
     async fn as_it_stands(&self, entry: &LedgerEntry) -> Report {
         let now = self
             .ledger
-            .get(&entry.sales_order, &entry.action)
+            .get(&entry.key)
             .await
             .ok()
             .flatten()
@@ -303,6 +310,7 @@ impl Executions {
             ExecutionState::Failed => {
                 format!("Recorded, but S/4HANA refused it: {answer}. Nothing was changed.")
             }
+            ExecutionState::Superseded => format!("Not carried out: {answer}."),
             ExecutionState::Retrying | ExecutionState::Recorded => {
                 "Recorded; it is being carried out in S/4HANA (you will get a notification).".into()
             }
@@ -326,8 +334,7 @@ impl Executions {
         };
         let mut ran = 0;
         for entry in due {
-            let key = (entry.sales_order.clone(), entry.action.clone());
-            let token = self.tokens_lock().get(&key).cloned();
+            let token = self.tokens_lock().get(&entry.key).cloned();
             if token.is_none() && self.executor.needs_user() {
                 continue;
             }
@@ -389,7 +396,7 @@ mod tests {
         let entry = crate::agent::ledger::contract::entry("4740", "u1");
         match ledger.file(entry).await.expect("file") {
             Filing::Filed(entry) => entry,
-            Filing::AlreadyFiled(_) => panic!("fresh"),
+            other => panic!("fresh: {other:?}"),
         }
     }
 
@@ -422,11 +429,7 @@ mod tests {
         let entry = filed(&ledger).await;
         let report = executions.run(&entry, None).await;
         assert_eq!(report.text, "");
-        let row = ledger
-            .get("4740", &entry.action)
-            .await
-            .expect("get")
-            .expect("row");
+        let row = ledger.get(&entry.key).await.expect("get").expect("row");
         assert_eq!(row.state, ExecutionState::Done);
         assert_eq!(row.answer.as_deref(), Some("ledger only"));
         assert!(!executions.needs_delivery_date());
@@ -451,7 +454,7 @@ mod tests {
         }
         let row = executions
             .ledger
-            .get("4740", &entry.action)
+            .get(&entry.key)
             .await
             .expect("get")
             .expect("row");
@@ -471,7 +474,7 @@ mod tests {
         executions.run_due().await;
         let row = executions
             .ledger
-            .get("4740", &entry.action)
+            .get(&entry.key)
             .await
             .expect("get")
             .expect("row");

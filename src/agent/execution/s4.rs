@@ -1,8 +1,8 @@
 //! The S/4HANA executor: each approved action as released APIs allow it,
 //! as the approver (the same principal propagation as the reads; without
 //! a user token nothing is written). Every attempt first checks whether
-//! S/4HANA already shows the change (the date is set, the note exists, the
-//! block is released) and then treats it as done.
+//! S/4HANA already shows the change (the date is set, this request's note
+//! exists, the block is released) and then treats it as done.
 //!
 //! - `request_delivery_date_change`: one MERGE of `RequestedDeliveryDate`
 //!   (and, with `actions.clear_delivery_block`, `DeliveryBlockReason`) with
@@ -66,9 +66,11 @@ fn ended(error: WriteError) -> Executed {
     }
 }
 
-/// The marker that makes a note findable again: `[agent <action>]`.
+/// The marker that makes a note findable again: `[agent <action> <tag>]`,
+/// the tag standing for the ledger key, so a later request on the same
+/// order gets a note of its own and a repeat finds its own.
 fn marker(entry: &LedgerEntry) -> String {
-    format!("[agent {}]", entry.action)
+    entry.key.note_marker()
 }
 
 #[async_trait]
@@ -88,7 +90,7 @@ impl ActionExecutor for S4Executor {
             Ok(writer) => writer,
             Err(error) => return ended(error),
         };
-        match entry.action.as_str() {
+        match entry.key.action.as_str() {
             "request_delivery_date_change" => self.delivery_date(&writer, entry).await,
             "request_credit_review" => self.credit_review(&writer, entry).await,
             _ => {
@@ -97,7 +99,7 @@ impl ActionExecutor for S4Executor {
                 }
                 let noted = format!(
                     "a note on sales order {} records the approved {}",
-                    entry.sales_order, entry.action
+                    entry.key.sales_order, entry.key.action
                 );
                 let Some(hook) = &self.hook else {
                     return Executed::Done(noted);
@@ -119,7 +121,7 @@ impl ActionExecutor for S4Executor {
 
 impl S4Executor {
     async fn delivery_date(&self, writer: &S4Writer, entry: &LedgerEntry) -> Executed {
-        let order = entry.sales_order.as_str();
+        let order = entry.key.sales_order.as_str();
         let date = parameter(entry, "requestedDeliveryDate");
         let Some(odata) = odata_date(date) else {
             return Executed::Refused(format!(
@@ -188,7 +190,7 @@ impl S4Executor {
     }
 
     async fn credit_review(&self, writer: &S4Writer, entry: &LedgerEntry) -> Executed {
-        let order = entry.sales_order.as_str();
+        let order = entry.key.sales_order.as_str();
         if let Err(error) = self.note(writer, entry).await {
             return ended(error);
         }
@@ -221,7 +223,7 @@ impl S4Executor {
     /// `If-Match` (a 412 reads the texts again, once). Never the text the
     /// agent reads as the customer's note (the start refuses that id too).
     async fn note(&self, writer: &S4Writer, entry: &LedgerEntry) -> Result<(), WriteError> {
-        let order = entry.sales_order.as_str();
+        let order = entry.key.sales_order.as_str();
         let id = self.settings.note_text_id.clone();
         let customer = &self.source.shared().rules.customer_note_text_id;
         if id.trim().eq_ignore_ascii_case(customer.trim()) {
@@ -232,7 +234,7 @@ impl S4Executor {
         let marker = marker(entry);
         let line = format!(
             "{marker} {} approved by {} ({}) on {}: {}. Task {}.",
-            entry.action,
+            entry.key.action,
             entry.approved_by,
             entry.approver_role,
             entry.approved_at,

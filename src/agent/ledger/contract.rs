@@ -1,14 +1,22 @@
 //! The behaviour every ledger must show; run by each implementation's tests:
-//! filing exactly once, and the execution state's moves (claim, lease,
-//! finish, due rows for the retry job).
+//! filing exactly once per key, a changed order or another request filed
+//! anew, an open earlier request superseded (or waited for while it is
+//! carried out), and the execution state's moves (claim, lease, finish, due
+//! rows for the retry job).
 
 use super::*;
 use std::sync::Arc;
 
+/// The order version the contract files at unless it says otherwise.
+pub const VERSION: &str = "W/\"datetimeoffset'2026-11-30T08%3A12%3A05.1230000Z'\"";
+
+pub fn key(order: &str) -> ActionKey {
+    ActionKey::new(order, ACTION, VERSION, "")
+}
+
 pub fn entry(order: &str, user: &str) -> LedgerEntry {
     LedgerEntry {
-        sales_order: order.into(),
-        action: "open_dispute_case".into(),
+        key: key(order),
         specialist: "pricing".into(),
         summary: format!("Open a dispute case for order {order}"),
         approved_by: user.into(),
@@ -34,14 +42,18 @@ pub async fn files_exactly_once_under_concurrency(ledger: Arc<dyn ActionLedger>)
             Filing::Filed(entry) => filed.push(entry),
             Filing::AlreadyFiled(existing) => {
                 already += 1;
-                assert_eq!(existing.sales_order, "4725");
+                assert_eq!(existing.key, key("4725"));
             }
+            Filing::EarlierOpen(other) => panic!("no earlier request: {other:?}"),
         }
     }
     assert_eq!(filed.len(), 1, "exactly one approval files");
     assert_eq!(already, 49);
     let rows = ledger.list().await.expect("list");
-    let for_order: Vec<_> = rows.iter().filter(|e| e.sales_order == "4725").collect();
+    let for_order: Vec<_> = rows
+        .iter()
+        .filter(|e| e.key.sales_order == "4725")
+        .collect();
     assert_eq!(for_order.len(), 1);
     assert_eq!(for_order[0].approved_by, filed[0].approved_by);
     assert_eq!(for_order[0].state, ExecutionState::Recorded);
@@ -67,27 +79,33 @@ pub async fn execution_state_transitions(ledger: Arc<dyn ActionLedger>) {
     };
     assert_eq!(filed.state, ExecutionState::Recorded);
     assert_eq!(filed.attempts, 0);
-    assert!(ledger.get("4740", "other").await.expect("get").is_none());
+    assert!(
+        ledger
+            .get(&ActionKey::new("4740", "other", VERSION, ""))
+            .await
+            .expect("get")
+            .is_none()
+    );
 
     // A fresh recorded row is not due for a retry job, but the approval
     // claims it at once; while the lease holds nobody else may.
     assert!(ledger.due(60_000, 10).await.expect("due").is_empty());
     assert!(
         ledger
-            .claim("4740", ACTION, &claim("job", 60_000, true))
+            .claim(&key("4740"), &claim("job", 60_000, true))
             .await
             .expect("claim")
             .is_none()
     );
     let claimed = ledger
-        .claim("4740", ACTION, &claim("a", 60_000, false))
+        .claim(&key("4740"), &claim("a", 60_000, false))
         .await
         .expect("claim")
         .expect("the fresh row is claimed");
     assert_eq!(claimed.parameters["requestedDeliveryDate"], "2026-12-18");
     assert!(
         ledger
-            .claim("4740", ACTION, &claim("b", 60_000, false))
+            .claim(&key("4740"), &claim("b", 60_000, false))
             .await
             .expect("claim")
             .is_none()
@@ -100,13 +118,13 @@ pub async fn execution_state_transitions(ledger: Arc<dyn ActionLedger>) {
     };
     assert!(
         ledger
-            .finish("4740", ACTION, "b", &transient)
+            .finish(&key("4740"), "b", &transient)
             .await
             .expect("finish")
             .is_none()
     );
     let retrying = ledger
-        .finish("4740", ACTION, "a", &transient)
+        .finish(&key("4740"), "a", &transient)
         .await
         .expect("finish")
         .expect("the owner finishes");
@@ -121,20 +139,19 @@ pub async fn execution_state_transitions(ledger: Arc<dyn ActionLedger>) {
     assert_eq!(due.len(), 1);
     assert!(
         ledger
-            .finish("4740", ACTION, "a", &transient)
+            .finish(&key("4740"), "a", &transient)
             .await
             .expect("finish")
             .is_none()
     );
     ledger
-        .claim("4740", ACTION, &claim("job", 60_000, true))
+        .claim(&key("4740"), &claim("job", 60_000, true))
         .await
         .expect("claim")
         .expect("a due retrying row is claimed");
     let done = ledger
         .finish(
-            "4740",
-            ACTION,
+            &key("4740"),
             "job",
             &Finish {
                 state: ExecutionState::Done,
@@ -151,7 +168,7 @@ pub async fn execution_state_transitions(ledger: Arc<dyn ActionLedger>) {
     // Done is final: no claim, not due, a second filing finds it done.
     assert!(
         ledger
-            .claim("4740", ACTION, &claim("c", 60_000, false))
+            .claim(&key("4740"), &claim("c", 60_000, false))
             .await
             .expect("claim")
             .is_none()
@@ -162,20 +179,19 @@ pub async fn execution_state_transitions(ledger: Arc<dyn ActionLedger>) {
             assert_eq!(existing.state, ExecutionState::Done);
             assert_eq!(existing.approved_by, "u1");
         }
-        Filing::Filed(_) => panic!("filed twice"),
+        other => panic!("filed twice: {other:?}"),
     }
 
     // A permanent refusal is final too.
     ledger.file(entry("4711", "u1")).await.expect("file");
     ledger
-        .claim("4711", ACTION, &claim("a", 60_000, false))
+        .claim(&key("4711"), &claim("a", 60_000, false))
         .await
         .expect("claim")
         .expect("claimed");
     let failed = ledger
         .finish(
-            "4711",
-            ACTION,
+            &key("4711"),
             "a",
             &Finish {
                 state: ExecutionState::Failed,
@@ -189,7 +205,7 @@ pub async fn execution_state_transitions(ledger: Arc<dyn ActionLedger>) {
     assert_eq!(failed.state, ExecutionState::Failed);
     assert!(
         ledger
-            .claim("4711", ACTION, &claim("b", 60_000, false))
+            .claim(&key("4711"), &claim("b", 60_000, false))
             .await
             .expect("claim")
             .is_none()
@@ -199,7 +215,7 @@ pub async fn execution_state_transitions(ledger: Arc<dyn ActionLedger>) {
     // expires and the stale recorded row is due for the job.
     ledger.file(entry("4725", "u1")).await.expect("file");
     ledger
-        .claim("4725", ACTION, &claim("crashed", 0, false))
+        .claim(&key("4725"), &claim("crashed", 0, false))
         .await
         .expect("claim")
         .expect("claimed");
@@ -207,14 +223,13 @@ pub async fn execution_state_transitions(ledger: Arc<dyn ActionLedger>) {
     let due = ledger.due(0, 10).await.expect("due");
     assert_eq!(
         due.iter()
-            .map(|e| e.sales_order.as_str())
+            .map(|e| e.key.sales_order.as_str())
             .collect::<Vec<_>>(),
         ["4725"]
     );
     let reclaimed = ledger
         .claim(
-            "4725",
-            ACTION,
+            &key("4725"),
             &Claim {
                 stale_ms: 0,
                 ..claim("job", 60_000, true)
@@ -235,7 +250,7 @@ pub async fn one_claim_wins_under_concurrency(ledger: Arc<dyn ActionLedger>) {
             let ledger = Arc::clone(&ledger);
             tokio::spawn(async move {
                 ledger
-                    .claim("4740", ACTION, &claim(&format!("o{i}"), 60_000, false))
+                    .claim(&key("4740"), &claim(&format!("o{i}"), 60_000, false))
                     .await
             })
         })
@@ -247,4 +262,231 @@ pub async fn one_claim_wins_under_concurrency(ledger: Arc<dyn ActionLedger>) {
         }
     }
     assert_eq!(won, 1, "exactly one executor holds the row");
+}
+
+fn versioned(order: &str, user: &str, version: &str, requested: &str) -> LedgerEntry {
+    let mut new = entry(order, user);
+    new.key = ActionKey::new(order, ACTION, version, requested);
+    new
+}
+
+async fn finish_done(ledger: &Arc<dyn ActionLedger>, key: &ActionKey) {
+    ledger
+        .claim(key, &claim("done-by", 60_000, false))
+        .await
+        .expect("claim")
+        .expect("claimed");
+    ledger
+        .finish(
+            key,
+            "done-by",
+            &Finish {
+                state: ExecutionState::Done,
+                answer: Some("ledger only".into()),
+                retry_in_ms: None,
+            },
+        )
+        .await
+        .expect("finish")
+        .expect("finished");
+}
+
+/// The same request is filed once; the order in another state, or another
+/// requested date, is a new request with a row of its own.
+pub async fn a_changed_order_or_another_date_is_a_new_request(ledger: Arc<dyn ActionLedger>) {
+    let first = entry("4711", "u1");
+    assert!(matches!(
+        ledger.file(first.clone()).await.expect("file"),
+        Filing::Filed(_)
+    ));
+    finish_done(&ledger, &first.key).await;
+    // The same order in the same state: a repeat, whoever approves it.
+    match ledger.file(entry("4711", "u2")).await.expect("file") {
+        Filing::AlreadyFiled(existing) => {
+            assert_eq!(existing.approved_by, "u1");
+            assert_eq!(existing.state, ExecutionState::Done);
+        }
+        other => panic!("a repeat files nothing: {other:?}"),
+    }
+    // The order changed since: a new request.
+    let changed = versioned("4711", "u2", "W/\"changed\"", "");
+    match ledger.file(changed.clone()).await.expect("file") {
+        Filing::Filed(filed) => {
+            assert_eq!(filed.key, changed.key);
+            assert_eq!(filed.approved_by, "u2");
+            assert_eq!(filed.state, ExecutionState::Recorded);
+        }
+        other => panic!("a changed order files anew: {other:?}"),
+    }
+    assert_eq!(
+        ledger
+            .get(&first.key)
+            .await
+            .expect("get")
+            .map(|row| row.state),
+        Some(ExecutionState::Done),
+        "the first row is kept as it was"
+    );
+    finish_done(&ledger, &changed.key).await;
+
+    // A delivery date: another date in the same state is a new request,
+    // the same date again a repeat.
+    let december = versioned("4740", "u1", VERSION, "2026-12-18");
+    let january = versioned("4740", "u1", VERSION, "2027-01-08");
+    assert!(matches!(
+        ledger.file(december.clone()).await.expect("file"),
+        Filing::Filed(_)
+    ));
+    finish_done(&ledger, &december.key).await;
+    assert!(matches!(
+        ledger.file(january.clone()).await.expect("file"),
+        Filing::Filed(_)
+    ));
+    assert!(matches!(
+        ledger.file(december.clone()).await.expect("file"),
+        Filing::AlreadyFiled(existing) if existing.key == december.key
+    ));
+    let rows = ledger.list().await.expect("list");
+    let keys: Vec<_> = rows.iter().map(|row| row.key.clone()).collect();
+    assert_eq!(rows.len(), 4, "{keys:?}");
+    for wanted in [&first.key, &changed.key, &december.key, &january.key] {
+        assert!(keys.contains(wanted), "{wanted:?} in {keys:?}");
+    }
+}
+
+/// One open row per order and action: a new request supersedes an earlier
+/// one that waits (recorded or retrying, lease free) and waits itself while
+/// an executor holds the earlier one.
+pub async fn an_open_earlier_request_is_superseded_unless_it_is_being_carried_out(
+    ledger: Arc<dyn ActionLedger>,
+) {
+    let waiting = entry("4725", "u1");
+    ledger.file(waiting.clone()).await.expect("file");
+    let newer = versioned("4725", "u2", "W/\"v2\"", "");
+    let Filing::Filed(_) = ledger.file(newer.clone()).await.expect("file") else {
+        panic!("a waiting earlier request does not block a new one");
+    };
+    let superseded = ledger.get(&waiting.key).await.expect("get").expect("kept");
+    assert_eq!(superseded.state, ExecutionState::Superseded);
+    assert!(
+        superseded
+            .answer
+            .as_deref()
+            .is_some_and(|answer| answer.starts_with("superseded by a later approval (by u2 ")),
+        "{superseded:?}"
+    );
+    // Superseded is final: never claimed, never due.
+    assert!(
+        ledger
+            .claim(&waiting.key, &claim("late", 60_000, false))
+            .await
+            .expect("claim")
+            .is_none()
+    );
+    assert!(
+        ledger
+            .due(0, 10)
+            .await
+            .expect("due")
+            .iter()
+            .all(|row| row.key != waiting.key)
+    );
+    // A repeat of the superseded request files nothing and takes nothing.
+    assert!(matches!(
+        ledger.file(entry("4725", "u3")).await.expect("file"),
+        Filing::AlreadyFiled(existing) if existing.state == ExecutionState::Superseded
+    ));
+
+    // While an executor holds the open row, a newer request waits.
+    ledger
+        .claim(&newer.key, &claim("busy", 60_000, false))
+        .await
+        .expect("claim")
+        .expect("claimed");
+    let third = versioned("4725", "u3", "W/\"v3\"", "");
+    match ledger.file(third.clone()).await.expect("file") {
+        Filing::EarlierOpen(open) => assert_eq!(open.key, newer.key),
+        other => panic!("an attempt under way is never cut off: {other:?}"),
+    }
+    assert!(ledger.get(&third.key).await.expect("get").is_none());
+    ledger
+        .finish(
+            &newer.key,
+            "busy",
+            &Finish {
+                state: ExecutionState::Retrying,
+                answer: Some("503".into()),
+                retry_in_ms: Some(60_000),
+            },
+        )
+        .await
+        .expect("finish")
+        .expect("finished");
+    // Retrying and its lease free: superseded by the newer request.
+    assert!(matches!(
+        ledger.file(third.clone()).await.expect("file"),
+        Filing::Filed(_)
+    ));
+    let rows = ledger.list().await.expect("list");
+    let open: Vec<_> = rows.iter().filter(|row| row.state.is_open()).collect();
+    assert_eq!(open.len(), 1, "{rows:?}");
+    assert_eq!(open[0].key, third.key);
+    assert_eq!(
+        ledger
+            .get(&newer.key)
+            .await
+            .expect("get")
+            .map(|row| (row.state, row.attempts)),
+        Some((ExecutionState::Superseded, 1))
+    );
+}
+
+/// Fifty approvals at once of two requests made after the order changed
+/// (and the first one's row finished): each request is filed exactly once,
+/// and one row is left open.
+pub async fn new_requests_file_exactly_once_under_concurrency(ledger: Arc<dyn ActionLedger>) {
+    let first = entry("4740", "u0");
+    ledger.file(first.clone()).await.expect("file");
+    finish_done(&ledger, &first.key).await;
+    let versions = ["W/\"v2\"", "W/\"v3\""];
+    let attempts: Vec<_> = (0..50)
+        .map(|i| {
+            let ledger = Arc::clone(&ledger);
+            let new = versioned("4740", &format!("u{i}"), versions[i % 2], "");
+            tokio::spawn(async move { ledger.file(new).await })
+        })
+        .collect();
+    let mut filed = Vec::new();
+    for attempt in attempts {
+        match attempt.await.expect("no panic").expect("ledger up") {
+            Filing::Filed(entry) => filed.push(entry.key),
+            Filing::AlreadyFiled(existing) => {
+                assert!(versions.contains(&existing.key.order_version.as_str()));
+            }
+            Filing::EarlierOpen(open) => panic!("nobody holds a lease here: {open:?}"),
+        }
+    }
+    filed.sort_by(|a, b| a.order_version.cmp(&b.order_version));
+    assert_eq!(
+        filed
+            .iter()
+            .map(|key| key.order_version.as_str())
+            .collect::<Vec<_>>(),
+        versions,
+        "each request exactly once"
+    );
+    let rows = ledger.list().await.expect("list");
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert_eq!(
+        rows.iter().filter(|row| row.state.is_open()).count(),
+        1,
+        "{rows:?}"
+    );
+    assert_eq!(
+        rows.iter()
+            .filter(|row| row.state == ExecutionState::Superseded)
+            .count(),
+        1,
+        "{rows:?}"
+    );
 }

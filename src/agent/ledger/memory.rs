@@ -1,7 +1,10 @@
 //! The ledger for the memory store (nothing survives a restart).
 
-use super::state::{ClaimFacts, claimable};
-use super::{ActionLedger, Claim, ExecutionState, Filing, Finish, LedgerEntry, LedgerError};
+use super::state::{ClaimFacts, claimable, supersedable};
+use super::{
+    ActionKey, ActionLedger, Claim, ExecutionState, Filing, Finish, LedgerEntry, LedgerError,
+    superseded_by,
+};
 use crate::clock::rfc3339_from_unix_ms;
 use crate::db::now_ms;
 use async_trait::async_trait;
@@ -26,8 +29,15 @@ impl Row {
         }
     }
 
-    fn is(&self, sales_order: &str, action: &str) -> bool {
-        self.entry.sales_order == sales_order && self.entry.action == action
+    fn is(&self, key: &ActionKey) -> bool {
+        self.entry.key == *key
+    }
+
+    /// Open, for the same order and action as `key` (any version).
+    fn open_for(&self, key: &ActionKey) -> bool {
+        self.entry.state.is_open()
+            && self.entry.key.sales_order == key.sales_order
+            && self.entry.key.action == key.action
     }
 }
 
@@ -47,15 +57,24 @@ impl MemoryLedger {
 #[async_trait]
 impl ActionLedger for MemoryLedger {
     async fn file(&self, mut entry: LedgerEntry) -> Result<Filing, LedgerError> {
-        // Check and insert under one lock: the in-memory unique key.
+        // Check and insert under one lock: the in-memory unique keys (one
+        // row per key, one open row per order and action).
         let mut rows = self.rows()?;
-        if let Some(existing) = rows
-            .iter()
-            .find(|row| row.is(&entry.sales_order, &entry.action))
-        {
+        if let Some(existing) = rows.iter().find(|row| row.is(&entry.key)) {
             return Ok(Filing::AlreadyFiled(existing.entry.clone()));
         }
         let now = now_ms();
+        if let Some(open) = rows.iter_mut().find(|row| row.open_for(&entry.key)) {
+            if !supersedable(&open.facts(), now) {
+                return Ok(Filing::EarlierOpen(open.entry.clone()));
+            }
+            open.entry.state = ExecutionState::Superseded;
+            open.entry.answer = Some(superseded_by(&entry, &entry.approved_at));
+            open.entry.next_attempt_at = None;
+            open.entry.updated_at = rfc3339_from_unix_ms(now);
+            open.next_attempt_ms = None;
+            open.updated_ms = now;
+        }
         entry.state = ExecutionState::Recorded;
         entry.attempts = 0;
         entry.answer = None;
@@ -75,27 +94,22 @@ impl ActionLedger for MemoryLedger {
         Ok(self.rows()?.iter().map(|row| row.entry.clone()).collect())
     }
 
-    async fn get(
-        &self,
-        sales_order: &str,
-        action: &str,
-    ) -> Result<Option<LedgerEntry>, LedgerError> {
+    async fn get(&self, key: &ActionKey) -> Result<Option<LedgerEntry>, LedgerError> {
         Ok(self
             .rows()?
             .iter()
-            .find(|row| row.is(sales_order, action))
+            .find(|row| row.is(key))
             .map(|row| row.entry.clone()))
     }
 
     async fn claim(
         &self,
-        sales_order: &str,
-        action: &str,
+        key: &ActionKey,
         claim: &Claim,
     ) -> Result<Option<LedgerEntry>, LedgerError> {
         let mut rows = self.rows()?;
         let now = now_ms();
-        let Some(row) = rows.iter_mut().find(|row| row.is(sales_order, action)) else {
+        let Some(row) = rows.iter_mut().find(|row| row.is(key)) else {
             return Ok(None);
         };
         if !claimable(&row.facts(), now, claim.due_only, claim.stale_ms as i64) {
@@ -108,14 +122,13 @@ impl ActionLedger for MemoryLedger {
 
     async fn finish(
         &self,
-        sales_order: &str,
-        action: &str,
+        key: &ActionKey,
         owner: &str,
         finish: &Finish,
     ) -> Result<Option<LedgerEntry>, LedgerError> {
         let mut rows = self.rows()?;
         let now = now_ms();
-        let Some(row) = rows.iter_mut().find(|row| row.is(sales_order, action)) else {
+        let Some(row) = rows.iter_mut().find(|row| row.is(key)) else {
             return Ok(None);
         };
         if row.lease_owner.as_deref() != Some(owner) {
@@ -165,6 +178,30 @@ mod tests {
     async fn execution_state_moves_as_the_contract_says() {
         super::super::contract::execution_state_transitions(Arc::new(MemoryLedger::default()))
             .await;
+    }
+
+    #[tokio::test]
+    async fn a_changed_order_or_another_date_is_a_new_request() {
+        super::super::contract::a_changed_order_or_another_date_is_a_new_request(Arc::new(
+            MemoryLedger::default(),
+        ))
+        .await;
+    }
+
+    #[tokio::test]
+    async fn an_open_earlier_request_is_superseded_unless_it_is_being_carried_out() {
+        super::super::contract::an_open_earlier_request_is_superseded_unless_it_is_being_carried_out(
+            Arc::new(MemoryLedger::default()),
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn new_requests_file_exactly_once_under_concurrency() {
+        super::super::contract::new_requests_file_exactly_once_under_concurrency(Arc::new(
+            MemoryLedger::default(),
+        ))
+        .await;
     }
 
     #[tokio::test]

@@ -1,7 +1,17 @@
-//! The action ledger: one row per (order, action), written exactly once.
-//! Filing relies on the store's unique key, never on read-then-write, so a
-//! retry or fifty concurrent approvals file one row and the rest learn it
-//! was already filed.
+//! The action ledger: one row per request, written exactly once. A request
+//! is an [`ActionKey`]: the order, the action, the order's version as it was
+//! read when the action was proposed, and what it asks for (a delivery
+//! date). Filing relies on the store's unique key, never on read-then-write,
+//! so a retry or fifty concurrent approvals of one request file one row and
+//! the rest learn it was already filed; a request made after the order
+//! changed files a row of its own.
+//!
+//! At most one row per order and action is open (`recorded` or `retrying`)
+//! at a time, also a unique key of the store: a new request replaces an
+//! open row of an earlier one that nobody is carrying out right now (it
+//! becomes `superseded`: it was approved for a state of the order that is
+//! gone, and two open rows could write over each other in S/4HANA), and
+//! waits while an executor holds one ([`Filing::EarlierOpen`]).
 //!
 //! The row written first is the only thing that decides whether an action
 //! happens; carrying it out then moves it `recorded` → `done` | `failed` |
@@ -10,10 +20,12 @@
 
 #[cfg(test)]
 pub(crate) mod contract;
+mod key;
 mod memory;
 mod sql;
 mod state;
 
+pub use key::ActionKey;
 pub use memory::MemoryLedger;
 pub use sql::SqlLedger;
 pub use state::{Claim, ExecutionState, Finish};
@@ -25,8 +37,9 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LedgerEntry {
-    pub sales_order: String,
-    pub action: String,
+    /// Which request this row is (its order and action among them).
+    #[serde(flatten)]
+    pub key: ActionKey,
     /// The specialist (skill id) that proposed it.
     pub specialist: String,
     pub summary: String,
@@ -58,20 +71,33 @@ pub struct LedgerEntry {
     pub updated_at: String,
 }
 
-/// What filing did: wrote this entry, or found the one filed before.
+/// What filing did: wrote this entry, found the one filed before for the
+/// same key, or found an earlier request for the order and action that an
+/// executor is carrying out right now (nothing was written).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Filing {
     Filed(LedgerEntry),
     AlreadyFiled(LedgerEntry),
+    EarlierOpen(LedgerEntry),
 }
 
 impl Filing {
     /// The row written now or found from before.
     pub fn into_entry(self) -> LedgerEntry {
         match self {
-            Filing::Filed(entry) | Filing::AlreadyFiled(entry) => entry,
+            Filing::Filed(entry) | Filing::AlreadyFiled(entry) | Filing::EarlierOpen(entry) => {
+                entry
+            }
         }
     }
+}
+
+/// What a row replaced by a later request says (its `answer`).
+pub(crate) fn superseded_by(new: &LedgerEntry, approved_at: &str) -> String {
+    format!(
+        "superseded by a later approval (by {} as {} in task {} at {approved_at}) before it was carried out",
+        new.approved_by, new.approver_role, new.task_id
+    )
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -82,18 +108,16 @@ pub enum LedgerError {
 
 #[async_trait]
 pub trait ActionLedger: Send + Sync {
-    /// File the entry unless its (order, action) is filed already.
+    /// File the entry unless its key is filed already. An open row of
+    /// another key for the same order and action is superseded first when
+    /// its lease is free; while one is held, nothing is filed.
     async fn file(&self, entry: LedgerEntry) -> Result<Filing, LedgerError>;
 
     /// Every entry, oldest first.
     async fn list(&self) -> Result<Vec<LedgerEntry>, LedgerError>;
 
-    /// The entry of (order, action), if filed.
-    async fn get(
-        &self,
-        sales_order: &str,
-        action: &str,
-    ) -> Result<Option<LedgerEntry>, LedgerError>;
+    /// The entry of this key, if filed.
+    async fn get(&self, key: &ActionKey) -> Result<Option<LedgerEntry>, LedgerError>;
 
     /// Take the row for execution: only a `recorded` or `retrying` row
     /// whose lease is free (never held, or expired), and with
@@ -101,8 +125,7 @@ pub trait ActionLedger: Send + Sync {
     /// it, or it is finished.
     async fn claim(
         &self,
-        sales_order: &str,
-        action: &str,
+        key: &ActionKey,
         claim: &Claim,
     ) -> Result<Option<LedgerEntry>, LedgerError>;
 
@@ -110,8 +133,7 @@ pub trait ActionLedger: Send + Sync {
     /// owner may (`None`: the lease was lost to another executor).
     async fn finish(
         &self,
-        sales_order: &str,
-        action: &str,
+        key: &ActionKey,
         owner: &str,
         finish: &Finish,
     ) -> Result<Option<LedgerEntry>, LedgerError>;

@@ -1,17 +1,23 @@
 //! The ledger in SQLite or PostgreSQL: `INSERT … ON CONFLICT DO NOTHING` on
-//! the (sales_order, action) primary key decides who filed.
+//! the primary key (sales_order, action, order_version, requested) and the
+//! partial unique index of open rows (sales_order, action) decides who
+//! filed; an open row in the way is superseded by one `UPDATE` that only
+//! takes it when its lease is free, and the insert runs again.
 //!
 //! An insert whose connection was lost runs once more on a fresh one: the
 //! key makes a second run file nothing a first one filed, and a second run
 //! that finds exactly its own row (same approver, task and millisecond)
 //! knows the first one committed unseen and reports it filed.
 
-use super::{ActionLedger, Claim, ExecutionState, Filing, Finish, LedgerEntry, LedgerError};
+use super::{
+    ActionKey, ActionLedger, Claim, ExecutionState, Filing, Finish, LedgerEntry, LedgerError,
+    superseded_by,
+};
 use crate::clock::rfc3339_from_unix_ms;
 use crate::db::{Database, now_ms};
 use async_trait::async_trait;
-use sqlx::Row;
-use sqlx::any::AnyRow;
+use sqlx::any::{AnyArguments, AnyRow};
+use sqlx::{Any, Row};
 
 pub struct SqlLedger {
     db: Database,
@@ -28,9 +34,12 @@ fn unavailable(error: sqlx::Error) -> LedgerError {
     )
 }
 
-const COLUMNS: &str = "sales_order, action, specialist, summary, approved_by, approver_role, \
-                       approved_ms, task_id, context_id, parameters, state, attempts, answer, \
-                       next_attempt_ms, updated_ms";
+const COLUMNS: &str = "sales_order, action, order_version, requested, specialist, summary, \
+                       approved_by, approver_role, approved_ms, task_id, context_id, parameters, \
+                       state, attempts, answer, next_attempt_ms, updated_ms";
+
+/// One row by its key; the key is bound as `$1`…`$4` ([`bind_key`]).
+const BY_KEY: &str = "sales_order = $1 AND action = $2 AND order_version = $3 AND requested = $4";
 
 /// A row is open and its lease free (`$now` is bound as the last two
 /// parameters named here).
@@ -42,23 +51,42 @@ const OPEN_AND_FREE: &str =
 const DUE: &str = "((state = 'retrying' AND (next_attempt_ms IS NULL OR next_attempt_ms <= {now})) \
                    OR (state = 'recorded' AND updated_ms <= {stale}))";
 
+/// How often filing tries again when the open row in its way changed
+/// between two statements (superseded or finished by someone else).
+const FILING_ROUNDS: usize = 4;
+
+type Query<'q> = sqlx::query::Query<'q, Any, AnyArguments<'q>>;
+
+/// Bind `key` as `$1`…`$4` of [`BY_KEY`].
+fn bind_key<'q>(query: Query<'q>, key: &'q ActionKey) -> Query<'q> {
+    query
+        .bind(&key.sales_order)
+        .bind(&key.action)
+        .bind(&key.order_version)
+        .bind(&key.requested)
+}
+
 fn entry(row: &AnyRow) -> Result<LedgerEntry, sqlx::Error> {
     Ok(LedgerEntry {
-        sales_order: row.try_get(0)?,
-        action: row.try_get(1)?,
-        specialist: row.try_get(2)?,
-        summary: row.try_get(3)?,
-        approved_by: row.try_get(4)?,
-        approver_role: row.try_get(5)?,
-        approved_at: rfc3339_from_unix_ms(row.try_get(6)?),
-        task_id: row.try_get(7)?,
-        context_id: row.try_get(8)?,
-        parameters: serde_json::from_str(&row.try_get::<String, _>(9)?).unwrap_or_default(),
-        state: ExecutionState::parse(&row.try_get::<String, _>(10)?),
-        attempts: u32::try_from(row.try_get::<i64, _>(11)?).unwrap_or(u32::MAX),
-        answer: row.try_get(12)?,
-        next_attempt_at: row.try_get::<Option<i64>, _>(13)?.map(rfc3339_from_unix_ms),
-        updated_at: rfc3339_from_unix_ms(row.try_get(14)?),
+        key: ActionKey {
+            sales_order: row.try_get(0)?,
+            action: row.try_get(1)?,
+            order_version: row.try_get(2)?,
+            requested: row.try_get(3)?,
+        },
+        specialist: row.try_get(4)?,
+        summary: row.try_get(5)?,
+        approved_by: row.try_get(6)?,
+        approver_role: row.try_get(7)?,
+        approved_at: rfc3339_from_unix_ms(row.try_get(8)?),
+        task_id: row.try_get(9)?,
+        context_id: row.try_get(10)?,
+        parameters: serde_json::from_str(&row.try_get::<String, _>(11)?).unwrap_or_default(),
+        state: ExecutionState::parse(&row.try_get::<String, _>(12)?),
+        attempts: u32::try_from(row.try_get::<i64, _>(13)?).unwrap_or(u32::MAX),
+        answer: row.try_get(14)?,
+        next_attempt_at: row.try_get::<Option<i64>, _>(15)?.map(rfc3339_from_unix_ms),
+        updated_at: rfc3339_from_unix_ms(row.try_get(16)?),
     })
 }
 
@@ -67,18 +95,10 @@ impl SqlLedger {
         SqlLedger { db }
     }
 
-    async fn lease_owner(
-        &self,
-        sales_order: &str,
-        action: &str,
-    ) -> Result<Option<String>, LedgerError> {
+    async fn lease_owner(&self, key: &ActionKey) -> Result<Option<String>, LedgerError> {
+        let select = format!("SELECT lease_owner FROM action_ledger WHERE {BY_KEY}");
         let row = crate::db::once_more(|| {
-            sqlx::query(
-                "SELECT lease_owner FROM action_ledger WHERE sales_order = $1 AND action = $2",
-            )
-            .bind(sales_order)
-            .bind(action)
-            .fetch_optional(&self.db.pool)
+            bind_key(sqlx::query(&select), key).fetch_optional(&self.db.pool)
         })
         .await
         .map_err(unavailable)?;
@@ -86,6 +106,54 @@ impl SqlLedger {
             Some(row) => row.try_get::<Option<String>, _>(0).map_err(unavailable),
             None => Ok(None),
         }
+    }
+
+    /// The open row of this order and action, whatever its version, and
+    /// whether an executor holds its lease now.
+    async fn open_row(&self, key: &ActionKey) -> Result<Option<(LedgerEntry, bool)>, LedgerError> {
+        let select = format!(
+            "SELECT {COLUMNS}, lease_until_ms FROM action_ledger \
+             WHERE sales_order = $1 AND action = $2 AND state IN ('recorded', 'retrying')"
+        );
+        let row = crate::db::once_more(|| {
+            sqlx::query(&select)
+                .bind(&key.sales_order)
+                .bind(&key.action)
+                .fetch_optional(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let held = row
+            .try_get::<Option<i64>, _>(17)
+            .map_err(unavailable)?
+            .is_some_and(|until| until >= now_ms());
+        Ok(Some((entry(&row).map_err(unavailable)?, held)))
+    }
+
+    /// Mark the open row of another key for `new`'s order and action
+    /// superseded, when nobody holds its lease; whether one was.
+    async fn supersede(&self, new: &LedgerEntry) -> Result<bool, LedgerError> {
+        let now = now_ms();
+        let answer = superseded_by(new, &new.approved_at);
+        let update = format!(
+            "UPDATE action_ledger SET state = 'superseded', answer = $5, next_attempt_ms = NULL, \
+             updated_ms = $6 WHERE sales_order = $1 AND action = $2 \
+             AND NOT (order_version = $3 AND requested = $4) AND {}",
+            OPEN_AND_FREE.replace("{now}", "$7")
+        );
+        let done = crate::db::once_more(|| {
+            bind_key(sqlx::query(&update), &new.key)
+                .bind(&answer)
+                .bind(now)
+                .bind(now)
+                .execute(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
+        Ok(done.rows_affected() > 0)
     }
 }
 
@@ -100,14 +168,14 @@ impl ActionLedger for SqlLedger {
         new.next_attempt_at = None;
         new.updated_at = new.approved_at.clone();
         let parameters = serde_json::Value::Object(new.parameters.clone()).to_string();
+        // No conflict target: the key, and the one open row per order and
+        // action (a partial unique index), both stop it.
         let insert = format!(
             "INSERT INTO action_ledger ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, \
-             $10, 'recorded', 0, NULL, NULL, $11) ON CONFLICT (sales_order, action) DO NOTHING"
+             $10, $11, $12, 'recorded', 0, NULL, NULL, $13) ON CONFLICT DO NOTHING"
         );
         let run_insert = || {
-            sqlx::query(&insert)
-                .bind(&new.sales_order)
-                .bind(&new.action)
+            bind_key(sqlx::query(&insert), &new.key)
                 .bind(&new.specialist)
                 .bind(&new.summary)
                 .bind(&new.approved_by)
@@ -119,36 +187,47 @@ impl ActionLedger for SqlLedger {
                 .bind(approved_ms)
                 .execute(&self.db.pool)
         };
-        let (inserted, ran_again) = match run_insert().await {
-            Err(error) if crate::db::connection_lost(&error) => {
-                tracing::warn!(%error, "action ledger: the database connection was lost; filing again on a fresh one");
-                (run_insert().await, true)
+        for _ in 0..FILING_ROUNDS {
+            let (inserted, ran_again) = match run_insert().await {
+                Err(error) if crate::db::connection_lost(&error) => {
+                    tracing::warn!(%error, "action ledger: the database connection was lost; filing again on a fresh one");
+                    (run_insert().await, true)
+                }
+                outcome => (outcome, false),
+            };
+            if inserted.map_err(unavailable)?.rows_affected() == 1 {
+                return Ok(Filing::Filed(new));
             }
-            outcome => (outcome, false),
-        };
-        if inserted.map_err(unavailable)?.rows_affected() == 1 {
-            return Ok(Filing::Filed(new));
+            if let Some(existing) = self.get(&new.key).await? {
+                if ran_again && existing == new {
+                    return Ok(Filing::Filed(new));
+                }
+                return Ok(Filing::AlreadyFiled(existing));
+            }
+            // An open row of another request stands in the way: supersede
+            // it and file again, unless an executor holds it. Whatever
+            // happened in between (another approval filed or superseded
+            // first), the next round sees it.
+            if !self.supersede(&new).await?
+                && let Some((open, true)) = self.open_row(&new.key).await?
+                && open.key != new.key
+            {
+                return Ok(Filing::EarlierOpen(open));
+            }
         }
-        let select =
-            format!("SELECT {COLUMNS} FROM action_ledger WHERE sales_order = $1 AND action = $2");
-        let row = crate::db::once_more(|| {
-            sqlx::query(&select)
-                .bind(&new.sales_order)
-                .bind(&new.action)
-                .fetch_one(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
-        let existing = entry(&row).map_err(unavailable)?;
-        if ran_again && existing == new {
-            return Ok(Filing::Filed(new));
+        match self.open_row(&new.key).await? {
+            Some((open, _)) if open.key != new.key => Ok(Filing::EarlierOpen(open)),
+            _ => Err(LedgerError::Unavailable(format!(
+                "the ledger rows of {} kept changing while filing",
+                new.key
+            ))),
         }
-        Ok(Filing::AlreadyFiled(existing))
     }
 
     async fn list(&self) -> Result<Vec<LedgerEntry>, LedgerError> {
         let select = format!(
-            "SELECT {COLUMNS} FROM action_ledger ORDER BY approved_ms, sales_order, action"
+            "SELECT {COLUMNS} FROM action_ledger \
+             ORDER BY approved_ms, sales_order, action, order_version, requested"
         );
         let rows = crate::db::once_more(|| sqlx::query(&select).fetch_all(&self.db.pool))
             .await
@@ -158,18 +237,10 @@ impl ActionLedger for SqlLedger {
             .collect()
     }
 
-    async fn get(
-        &self,
-        sales_order: &str,
-        action: &str,
-    ) -> Result<Option<LedgerEntry>, LedgerError> {
-        let select =
-            format!("SELECT {COLUMNS} FROM action_ledger WHERE sales_order = $1 AND action = $2");
+    async fn get(&self, key: &ActionKey) -> Result<Option<LedgerEntry>, LedgerError> {
+        let select = format!("SELECT {COLUMNS} FROM action_ledger WHERE {BY_KEY}");
         let row = crate::db::once_more(|| {
-            sqlx::query(&select)
-                .bind(sales_order)
-                .bind(action)
-                .fetch_optional(&self.db.pool)
+            bind_key(sqlx::query(&select), key).fetch_optional(&self.db.pool)
         })
         .await
         .map_err(unavailable)?;
@@ -178,34 +249,31 @@ impl ActionLedger for SqlLedger {
 
     async fn claim(
         &self,
-        sales_order: &str,
-        action: &str,
+        key: &ActionKey,
         claim: &Claim,
     ) -> Result<Option<LedgerEntry>, LedgerError> {
         let now = now_ms();
         let due = if claim.due_only {
             format!(
                 " AND {}",
-                DUE.replace("{now}", "$6").replace("{stale}", "$7")
+                DUE.replace("{now}", "$8").replace("{stale}", "$9")
             )
         } else {
             String::new()
         };
         let update = format!(
-            "UPDATE action_ledger SET lease_owner = $1, lease_until_ms = $2 \
-             WHERE sales_order = $3 AND action = $4 AND {}{due}",
-            OPEN_AND_FREE.replace("{now}", "$5")
+            "UPDATE action_ledger SET lease_owner = $5, lease_until_ms = $6 \
+             WHERE {BY_KEY} AND {}{due}",
+            OPEN_AND_FREE.replace("{now}", "$7")
         );
         let until = now + claim.lease_ms as i64;
         let stale = now - claim.stale_ms as i64;
         // A claim whose commit was not seen (a lost connection) shows as
         // our own lease when read back.
         let _ = crate::db::once_more(|| {
-            let mut query = sqlx::query(&update)
+            let mut query = bind_key(sqlx::query(&update), key)
                 .bind(&claim.owner)
                 .bind(until)
-                .bind(sales_order)
-                .bind(action)
                 .bind(now);
             if claim.due_only {
                 query = query.bind(now).bind(stale);
@@ -214,16 +282,15 @@ impl ActionLedger for SqlLedger {
         })
         .await
         .map_err(unavailable)?;
-        if self.lease_owner(sales_order, action).await?.as_deref() != Some(claim.owner.as_str()) {
+        if self.lease_owner(key).await?.as_deref() != Some(claim.owner.as_str()) {
             return Ok(None);
         }
-        self.get(sales_order, action).await
+        self.get(key).await
     }
 
     async fn finish(
         &self,
-        sales_order: &str,
-        action: &str,
+        key: &ActionKey,
         owner: &str,
         finish: &Finish,
     ) -> Result<Option<LedgerEntry>, LedgerError> {
@@ -234,19 +301,18 @@ impl ActionLedger for SqlLedger {
         } else {
             1
         };
-        let update = "UPDATE action_ledger SET state = $1, answer = $2, next_attempt_ms = $3, \
-                      updated_ms = $4, attempts = attempts + $5, lease_owner = NULL, \
-                      lease_until_ms = NULL \
-                      WHERE sales_order = $6 AND action = $7 AND lease_owner = $8";
+        let update = format!(
+            "UPDATE action_ledger SET state = $5, answer = $6, next_attempt_ms = $7, \
+             updated_ms = $8, attempts = attempts + $9, lease_owner = NULL, \
+             lease_until_ms = NULL WHERE {BY_KEY} AND lease_owner = $10"
+        );
         let done = crate::db::once_more(|| {
-            sqlx::query(update)
+            bind_key(sqlx::query(&update), key)
                 .bind(finish.state.as_str())
                 .bind(finish.answer.as_deref())
                 .bind(next)
                 .bind(now)
                 .bind(counted)
-                .bind(sales_order)
-                .bind(action)
                 .bind(owner)
                 .execute(&self.db.pool)
         })
@@ -255,7 +321,7 @@ impl ActionLedger for SqlLedger {
         if done.rows_affected() != 1 {
             return Ok(None);
         }
-        self.get(sales_order, action).await
+        self.get(key).await
     }
 
     async fn due(&self, stale_ms: u64, limit: u32) -> Result<Vec<LedgerEntry>, LedgerError> {
@@ -284,27 +350,58 @@ impl ActionLedger for SqlLedger {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::ledger::contract;
     use crate::db::test_support;
     use std::sync::Arc;
 
+    fn ledger(db: Database) -> Arc<dyn ActionLedger> {
+        Arc::new(SqlLedger::new(db))
+    }
+
+    /// Every contract, on a fresh SQLite database each.
     #[tokio::test]
     async fn sqlite_files_exactly_once_under_concurrency() {
-        let db = test_support::sqlite().await;
-        super::super::contract::files_exactly_once_under_concurrency(Arc::new(SqlLedger::new(db)))
-            .await;
+        contract::files_exactly_once_under_concurrency(ledger(test_support::sqlite().await)).await;
     }
 
     #[tokio::test]
     async fn sqlite_execution_state_moves_as_the_contract_says() {
-        let db = test_support::sqlite().await;
-        super::super::contract::execution_state_transitions(Arc::new(SqlLedger::new(db))).await;
+        contract::execution_state_transitions(ledger(test_support::sqlite().await)).await;
     }
 
     #[tokio::test]
     async fn sqlite_one_claim_wins_under_concurrency() {
-        let db = test_support::sqlite().await;
-        super::super::contract::one_claim_wins_under_concurrency(Arc::new(SqlLedger::new(db)))
-            .await;
+        contract::one_claim_wins_under_concurrency(ledger(test_support::sqlite().await)).await;
+    }
+
+    #[tokio::test]
+    async fn sqlite_a_changed_order_or_another_date_is_a_new_request() {
+        contract::a_changed_order_or_another_date_is_a_new_request(ledger(
+            test_support::sqlite().await,
+        ))
+        .await;
+    }
+
+    #[tokio::test]
+    async fn sqlite_an_open_earlier_request_is_superseded_unless_it_is_being_carried_out() {
+        contract::an_open_earlier_request_is_superseded_unless_it_is_being_carried_out(ledger(
+            test_support::sqlite().await,
+        ))
+        .await;
+    }
+
+    #[tokio::test]
+    async fn sqlite_new_requests_file_exactly_once_under_concurrency() {
+        contract::new_requests_file_exactly_once_under_concurrency(ledger(
+            test_support::sqlite().await,
+        ))
+        .await;
+    }
+
+    #[tokio::test]
+    async fn sqlite_old_rows_keep_their_key_after_the_migration() {
+        let db = test_support::sqlite_until(8).await;
+        old_rows_keep_their_key_after_the_migration(db).await;
     }
 
     #[tokio::test]
@@ -312,7 +409,7 @@ mod tests {
         let Some(db) = test_support::postgres("postgres_execution_state").await else {
             return;
         };
-        super::super::contract::execution_state_transitions(Arc::new(SqlLedger::new(db))).await;
+        contract::execution_state_transitions(ledger(db)).await;
     }
 
     #[tokio::test]
@@ -320,8 +417,7 @@ mod tests {
         let Some(db) = test_support::postgres("postgres_one_claim_wins").await else {
             return;
         };
-        super::super::contract::one_claim_wins_under_concurrency(Arc::new(SqlLedger::new(db)))
-            .await;
+        contract::one_claim_wins_under_concurrency(ledger(db)).await;
     }
 
     #[tokio::test]
@@ -329,7 +425,113 @@ mod tests {
         let Some(db) = test_support::postgres("postgres_files_exactly_once").await else {
             return;
         };
-        super::super::contract::files_exactly_once_under_concurrency(Arc::new(SqlLedger::new(db)))
+        contract::files_exactly_once_under_concurrency(ledger(db)).await;
+    }
+
+    #[tokio::test]
+    async fn postgres_a_changed_order_or_another_date_is_a_new_request() {
+        let Some(db) = test_support::postgres("postgres_a_changed_order").await else {
+            return;
+        };
+        contract::a_changed_order_or_another_date_is_a_new_request(ledger(db)).await;
+    }
+
+    #[tokio::test]
+    async fn postgres_an_open_earlier_request_is_superseded_unless_it_is_being_carried_out() {
+        let Some(db) = test_support::postgres("postgres_an_open_earlier_request").await else {
+            return;
+        };
+        contract::an_open_earlier_request_is_superseded_unless_it_is_being_carried_out(ledger(db))
             .await;
+    }
+
+    #[tokio::test]
+    async fn postgres_new_requests_file_exactly_once_under_concurrency() {
+        let Some(db) = test_support::postgres("postgres_new_requests_exactly_once").await else {
+            return;
+        };
+        contract::new_requests_file_exactly_once_under_concurrency(ledger(db)).await;
+    }
+
+    #[tokio::test]
+    async fn postgres_old_rows_keep_their_key_after_the_migration() {
+        let Some(db) = test_support::postgres_until("postgres_old_rows_keep_their_key", 8).await
+        else {
+            return;
+        };
+        old_rows_keep_their_key_after_the_migration(db).await;
+    }
+
+    /// A database of the release before the versioned key (migrations up to
+    /// 0008) with two rows of its own, migrated: the rows keep their key
+    /// (version and request empty), a repeat of them is already filed, and a
+    /// request made with a version files anew (superseding the open one).
+    async fn old_rows_keep_their_key_after_the_migration(db: Database) {
+        let old_row = "INSERT INTO action_ledger (sales_order, action, specialist, summary, \
+                       approved_by, approver_role, approved_ms, task_id, context_id, parameters, \
+                       state, attempts, answer, next_attempt_ms, updated_ms) \
+                       VALUES ($1, $2, 'pricing', 'filed before', 'u-old', 'ar_clerk', 1764504000000, \
+                       'task-old', 'ctx-old', '{}', $3, 1, $4, NULL, 1764504000000)";
+        for (order, state, answer) in [
+            ("4725", "done", "ledger only"),
+            ("4740", "retrying", "S/4HANA answered 503"),
+        ] {
+            sqlx::query(old_row)
+                .bind(order)
+                .bind("open_dispute_case")
+                .bind(state)
+                .bind(answer)
+                .execute(&db.pool)
+                .await
+                .expect("an old row");
+        }
+        db.migrate_until(i64::MAX).await.expect("migrated");
+        let ledger = ledger(db);
+
+        let legacy = |order: &str| ActionKey::new(order, "open_dispute_case", "", "");
+        let old = ledger
+            .get(&legacy("4725"))
+            .await
+            .expect("get")
+            .expect("the old row is found by its old key");
+        assert_eq!(old.approved_by, "u-old");
+        assert_eq!(old.state, ExecutionState::Done);
+        assert_eq!(old.answer.as_deref(), Some("ledger only"));
+        assert_eq!(old.approved_at, "2025-11-30T12:00:00.000Z");
+        assert!(old.key.is_legacy());
+
+        // A repeat of an old approval (a proposal stored before versions).
+        let mut repeat = contract::entry("4725", "u-new");
+        repeat.key = legacy("4725");
+        match ledger.file(repeat).await.expect("file") {
+            Filing::AlreadyFiled(existing) => assert_eq!(existing.approved_by, "u-old"),
+            other => panic!("a repeat of an old approval files nothing: {other:?}"),
+        }
+        let mut open_repeat = contract::entry("4740", "u-new");
+        open_repeat.key = legacy("4740");
+        assert!(matches!(
+            ledger.file(open_repeat).await.expect("file"),
+            Filing::AlreadyFiled(existing) if existing.state == ExecutionState::Retrying
+        ));
+
+        // Requests made with the order's version are new ones.
+        for order in ["4725", "4740"] {
+            assert!(matches!(
+                ledger
+                    .file(contract::entry(order, "u-new"))
+                    .await
+                    .expect("file"),
+                Filing::Filed(_)
+            ));
+        }
+        assert_eq!(
+            ledger
+                .get(&legacy("4740"))
+                .await
+                .expect("get")
+                .map(|row| row.state),
+            Some(ExecutionState::Superseded)
+        );
+        assert_eq!(ledger.list().await.expect("list").len(), 4);
     }
 }

@@ -18,6 +18,9 @@ pub enum ExecutionState {
     Failed,
     /// A transient failure; tried again at `next_attempt_at`.
     Retrying,
+    /// Never carried out: a request made after the order changed replaced
+    /// it while it waited; `answer` says which. Nothing is tried again.
+    Superseded,
 }
 
 impl ExecutionState {
@@ -27,6 +30,7 @@ impl ExecutionState {
             ExecutionState::Done => "done",
             ExecutionState::Failed => "failed",
             ExecutionState::Retrying => "retrying",
+            ExecutionState::Superseded => "superseded",
         }
     }
 
@@ -36,6 +40,7 @@ impl ExecutionState {
             "recorded" => ExecutionState::Recorded,
             "done" => ExecutionState::Done,
             "retrying" => ExecutionState::Retrying,
+            "superseded" => ExecutionState::Superseded,
             _ => ExecutionState::Failed,
         }
     }
@@ -84,6 +89,12 @@ pub(super) struct ClaimFacts {
     pub lease_until_ms: Option<i64>,
     pub next_attempt_ms: Option<i64>,
     pub updated_ms: i64,
+}
+
+/// May a new request for the same order and action replace this open row?
+/// Only when nobody holds its lease: an attempt under way is never cut off.
+pub(super) fn supersedable(facts: &ClaimFacts, now_ms: i64) -> bool {
+    facts.state.is_open() && facts.lease_until_ms.is_none_or(|until| until < now_ms)
 }
 
 /// May `claim` take a row with these facts at `now_ms`? `stale_ms`: how old

@@ -7,7 +7,7 @@ mod delivery;
 mod masterdata;
 mod pricing;
 
-use super::{Action, Outcome, Proposal, Reply};
+use super::{Action, ORDER_VERSION, Outcome, Proposal, Reply};
 use crate::backend::{BackendError, OrderSource, SalesOrder};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
@@ -107,8 +107,14 @@ fn proposing(
     order: &SalesOrder,
     text: String,
     summary: String,
-    details: Map<String, Value>,
+    mut details: Map<String, Value>,
 ) -> Reply {
+    if !order.version().is_empty() {
+        details.insert(
+            ORDER_VERSION.into(),
+            Value::String(order.version().to_string()),
+        );
+    }
     Reply {
         outcome: Outcome::Completed,
         text,

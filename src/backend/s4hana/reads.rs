@@ -145,6 +145,7 @@ fn map_order(
         blocks: Blocks::default(),
         unconfigured_blocks: Vec::new(),
         etag: text(&row["__metadata"], "etag"),
+        last_change_date_time: String::new(),
     };
     rules.classify(&mut order);
     order.block_note = rules.block_note(&order, None);

@@ -19,7 +19,12 @@ pub struct DeliveryDay {
 
 /// A year from today.
 pub fn delivery_day() -> DeliveryDay {
-    let date = OffsetDateTime::now_utc().date() + Duration::days(365);
+    delivery_day_in(365)
+}
+
+/// `days` from today (another date the customer may ask for).
+pub fn delivery_day_in(days: i64) -> DeliveryDay {
+    let date = OffsetDateTime::now_utc().date() + Duration::days(days);
     let (year, month, day) = (date.year(), date.month(), date.day());
     let midnight = date.midnight().assume_utc().unix_timestamp() * 1000;
     DeliveryDay {

@@ -28,12 +28,13 @@ pub mod webhook;
 
 pub use agent::ScriptedAgent;
 pub use app::{Store, TestApp, TestAppBuilder, http_client, postgres_url};
-pub use dates::delivery_day;
+pub use dates::{DeliveryDay, delivery_day, delivery_day_in};
 pub use schema::assert_schema;
 pub use task::{approval, routed_to, state, status_text, user_message};
 pub use wait::wait_until;
 
 // The crate's items the tests name (the one place for their paths).
+pub use order_exception_agent::agent::ledger::ActionKey;
 pub use order_exception_agent::agent::{Agent, Outcome, Reply, Skill, Turn};
 pub use order_exception_agent::auth::AuthSettings;
 pub use order_exception_agent::auth::issuer::TrailingSlash;

@@ -228,7 +228,7 @@ impl crate::agent::execution::ResultNotifier for LaterResults {
             ..crate::tasks::CallContext::default()
         };
         if let Err(error) = self.0.follow_up(&entry.task_id, text, &call).await {
-            tracing::warn!(%error, task.id = %entry.task_id, "the later result of an action could not be sent");
+            tracing::warn!(%error, a2a.task.id = %entry.task_id, "the later result of an action could not be sent");
         }
     }
 }

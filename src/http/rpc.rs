@@ -144,6 +144,8 @@ pub async fn json_rpc(
         rpc.jsonrpc.request_id = tracing::field::Empty,
         rpc.jsonrpc.error_code = tracing::field::Empty,
         a2a.task.state = tracing::field::Empty,
+        a2a.task.id = tracing::field::Empty,
+        a2a.context.id = tracing::field::Empty,
         http.response.status_code = tracing::field::Empty,
         correlation_id = tracing::field::Empty,
         sap.correlation_id = tracing::field::Empty,
@@ -247,9 +249,10 @@ async fn json_rpc_in_span(
             query: version_query.as_deref(),
         },
     };
-    let reply = crate::rpc::handle(&context, &body).await;
+    let mut reply = crate::rpc::handle(&context, &body).await;
     facts.rpc_method = reply.method.clone();
     facts.rpc_id = reply.request_id();
+    facts.task = std::mem::take(&mut reply.task);
     facts.task_state = reply.task_state;
     facts.error_code = reply.error_code;
     if let Some(stream) = reply.stream {

@@ -21,7 +21,7 @@ impl PushService {
         let webhook = match self.guard.check(&config.url) {
             Ok(webhook) => webhook,
             Err(reason) => {
-                tracing::warn!(task.id = %task.id, %reason, "push refused");
+                tracing::warn!(a2a.task.id = %task.id, %reason, "push refused");
                 crate::telemetry::metrics::push("refused");
                 return;
             }
@@ -38,7 +38,7 @@ impl PushService {
         let body = match encoded {
             Ok(body) => body,
             Err(error) => {
-                tracing::error!(task.id = %task.id, %error, "push body could not be encoded");
+                tracing::error!(a2a.task.id = %task.id, %error, "push body could not be encoded");
                 return;
             }
         };
@@ -46,7 +46,7 @@ impl PushService {
             match self.joule_authorization(call).await {
                 Ok(header) => Some(header),
                 Err(reason) => {
-                    tracing::warn!(task.id = %task.id, %reason, "Joule callback token not available; push given up");
+                    tracing::warn!(a2a.task.id = %task.id, %reason, "Joule callback token not available; push given up");
                     crate::telemetry::metrics::push("refused");
                     return;
                 }
@@ -100,7 +100,7 @@ impl PushService {
             {
                 // Not a failure to retry: the resolver will refuse again.
                 let _entered = span.enter();
-                tracing::warn!(task.id = %task.id, reason = %refused, "push refused at delivery");
+                tracing::warn!(a2a.task.id = %task.id, reason = %refused, "push refused at delivery");
                 crate::telemetry::metrics::push("refused");
                 return;
             }
@@ -121,7 +121,7 @@ impl PushService {
             let _entered = span.enter();
             if delivered {
                 tracing::info!(
-                    task.id = %task.id,
+                    a2a.task.id = %task.id,
                     a2a.task.state = task.status.state.as_str(),
                     push.attempt = i64::from(attempt),
                     push.status = i64::from(status.unwrap_or(0)),
@@ -132,7 +132,7 @@ impl PushService {
                 return;
             }
             tracing::warn!(
-                task.id = %task.id,
+                a2a.task.id = %task.id,
                 a2a.task.state = task.status.state.as_str(),
                 push.attempt = i64::from(attempt),
                 push.status = i64::from(status.unwrap_or(0)),
@@ -155,7 +155,7 @@ impl PushService {
             }
         }
         tracing::warn!(
-            task.id = %task.id,
+            a2a.task.id = %task.id,
             push.webhook = %shown,
             push.attempts = i64::from(self.settings.attempts()),
             push.failure = %last_failure,

@@ -31,6 +31,83 @@ pub struct RpcReply {
     pub method: Option<String>,
     pub task_state: Option<&'static str>,
     pub error_code: Option<i64>,
+    /// The task and context the call was about (from the answer, else
+    /// from the request), so the request line and span name them.
+    pub task: TaskIds,
+}
+
+/// The ids a call names or answers with: `a2a.task.id` and
+/// `a2a.context.id` on the request line and the request span.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskIds {
+    pub task_id: Option<String>,
+    pub context_id: Option<String>,
+}
+
+impl TaskIds {
+    /// The ids a request's params name: a message's `taskId` and
+    /// `contextId` (sends), else `taskId` (push configs; over 1.0 their
+    /// `id` is the config's), else `id` (get, cancel, resubscribe).
+    fn of_params(params: Option<&Value>) -> TaskIds {
+        let text = |value: Option<&Value>| {
+            value
+                .and_then(Value::as_str)
+                .filter(|id| !id.trim().is_empty())
+                .map(str::to_string)
+        };
+        let Some(params) = params else {
+            return TaskIds::default();
+        };
+        let message = params.get("message");
+        TaskIds {
+            task_id: text(message.and_then(|m| m.get("taskId")))
+                .or_else(|| text(params.get("taskId")))
+                .or_else(|| text(params.get("id"))),
+            context_id: text(message.and_then(|m| m.get("contextId"))),
+        }
+    }
+
+    fn of_task(task: &Task) -> TaskIds {
+        TaskIds {
+            task_id: Some(task.id.clone()),
+            context_id: Some(task.context_id.clone()),
+        }
+    }
+
+    fn of_message(message: &Message) -> TaskIds {
+        TaskIds {
+            task_id: message.task_id.clone(),
+            context_id: message.context_id.clone(),
+        }
+    }
+
+    /// The ids of a 1.0 answer (ProtoJSON): a task (`{"task": …}` or the
+    /// task itself) or a message.
+    fn of_v1_result(result: &Value) -> TaskIds {
+        let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_string);
+        if let Some(message) = result.get("message") {
+            return TaskIds {
+                task_id: text(message.get("taskId")),
+                context_id: text(message.get("contextId")),
+            };
+        }
+        let task = result.get("task").unwrap_or(result);
+        match text(task.get("contextId")) {
+            Some(context_id) => TaskIds {
+                task_id: text(task.get("id")),
+                context_id: Some(context_id),
+            },
+            None => TaskIds::default(),
+        }
+    }
+
+    /// What the answer says, completed by what the request said.
+    fn or(self, asked: TaskIds) -> TaskIds {
+        TaskIds {
+            task_id: self.task_id.or(asked.task_id),
+            context_id: self.context_id.or(asked.context_id),
+        }
+    }
 }
 
 /// A known method with its decoded params: decoding comes first for every
@@ -143,26 +220,22 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
             method: None,
             task_state: None,
             error_code: Some(envelope.error.code),
+            task: TaskIds::default(),
         },
-        Ok(request) => match negotiate(
-            context.a2a_version.header,
-            context.a2a_version.query,
-            &request.method,
-        ) {
-            Ok(Route::V0_3) => handle_v03(context, request).await,
-            Ok(Route::V1_0(method)) => handle_v1(context, request, method).await,
-            Err(refused) => {
-                let error = refused.to_rpc_error();
-                RpcReply {
-                    body: error_bytes(&request.id, &error),
-                    stream: None,
-                    error_code: Some(error.code),
-                    id: request.id,
-                    method: Some(request.method),
-                    task_state: None,
-                }
-            }
-        },
+        Ok(request) => {
+            let asked = TaskIds::of_params(request.params.as_ref());
+            let mut reply = match negotiate(
+                context.a2a_version.header,
+                context.a2a_version.query,
+                &request.method,
+            ) {
+                Ok(Route::V0_3) => handle_v03(context, request).await,
+                Ok(Route::V1_0(method)) => handle_v1(context, request, method).await,
+                Err(refused) => refused_version(request, &refused),
+            };
+            reply.task = std::mem::take(&mut reply.task).or(asked);
+            reply
+        }
     };
     let span = tracing::Span::current();
     span.record("rpc.method", reply.method.as_deref().unwrap_or("-"));
@@ -175,6 +248,12 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
     if let Some(state) = reply.task_state {
         span.record("a2a.task.state", state);
     }
+    if let Some(task_id) = &reply.task.task_id {
+        span.record("a2a.task.id", task_id.as_str());
+    }
+    if let Some(context_id) = &reply.task.context_id {
+        span.record("a2a.context.id", context_id.as_str());
+    }
     crate::telemetry::metrics::request(
         reply.method.as_deref().unwrap_or("-"),
         reply.error_code,
@@ -183,10 +262,29 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
     reply
 }
 
+/// A request in a protocol version the service does not speak.
+fn refused_version(request: RpcRequest, refused: &crate::a2a::v1::NegotiationError) -> RpcReply {
+    let error = refused.to_rpc_error();
+    RpcReply {
+        body: error_bytes(&request.id, &error),
+        stream: None,
+        error_code: Some(error.code),
+        id: request.id,
+        method: Some(request.method),
+        task_state: None,
+        task: TaskIds::default(),
+    }
+}
+
 /// A 0.3 request, exactly as before 1.0 was spoken.
 async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcReply {
     match checked_run(context, &mut request).await {
         Ok(RpcResult::Stream(stream)) => RpcReply {
+            task: stream
+                .first
+                .as_ref()
+                .map(TaskIds::of_task)
+                .unwrap_or_default(),
             body: Vec::new(),
             stream: Some(EventStream::new(request.id.clone(), *stream)),
             task_state: None,
@@ -201,6 +299,7 @@ async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcRep
             id: request.id,
             method: Some(request.method),
             error_code: None,
+            task: TaskIds::of_task(&task),
         },
         Ok(result) => RpcReply {
             body: success_bytes(&request.id, &result),
@@ -208,6 +307,11 @@ async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcRep
             task_state: match &result {
                 RpcResult::Task(task) => Some(task.status.state.as_str()),
                 _ => None,
+            },
+            task: match &result {
+                RpcResult::Task(task) => TaskIds::of_task(task),
+                RpcResult::Message(message) => TaskIds::of_message(message),
+                _ => TaskIds::default(),
             },
             id: request.id,
             method: Some(request.method),
@@ -220,6 +324,7 @@ async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcRep
             error_code: Some(error.code),
             id: request.id,
             method: Some(request.method),
+            task: TaskIds::default(),
         },
         Err(error) => RpcReply {
             body: error_bytes(&request.id, &error),
@@ -228,6 +333,7 @@ async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcRep
             method: Some(request.method),
             task_state: None,
             error_code: Some(error.code),
+            task: TaskIds::default(),
         },
     }
 }
@@ -241,6 +347,11 @@ async fn handle_v1(context: &RpcContext<'_>, mut request: RpcRequest, method: Me
     };
     match ran {
         Ok(V1Result::Stream(stream)) => RpcReply {
+            task: stream
+                .first
+                .as_ref()
+                .map(TaskIds::of_task)
+                .unwrap_or_default(),
             body: Vec::new(),
             stream: Some(v1::stream(request.id.clone(), *stream)),
             task_state: None,
@@ -252,6 +363,7 @@ async fn handle_v1(context: &RpcContext<'_>, mut request: RpcRequest, method: Me
             body: success_bytes(&request.id, &result),
             stream: None,
             task_state,
+            task: TaskIds::of_v1_result(&result),
             id: request.id,
             method: Some(request.method),
             error_code: None,
@@ -270,6 +382,7 @@ async fn handle_v1(context: &RpcContext<'_>, mut request: RpcRequest, method: Me
                 error_code: Some(error.code),
                 id: request.id,
                 method: Some(request.method),
+                task: TaskIds::default(),
             }
         }
     }

@@ -253,7 +253,7 @@ impl TaskEngine {
                                 stored.task.status.state.as_str()
                             )));
                         }
-                        tracing::info!(task.id = %task_id, "message for a finished task: new task in the same context");
+                        tracing::info!(a2a.task.id = %task_id, "message for a finished task: new task in the same context");
                         let context = stored.task.context_id.clone();
                         self.start_task(
                             message,
@@ -273,7 +273,7 @@ impl TaskEngine {
                         }
                         // Another caller's task is an unknown task here, and
                         // another caller's context is not joined.
-                        tracing::info!(task.id = %task_id, "message for an unknown task: new task");
+                        tracing::info!(a2a.task.id = %task_id, "message for an unknown task: new task");
                         let context_id = self.own_context(context_id, call).await?;
                         self.start_task(message, context_id, Some(task_id), push, call, defer_store)
                             .await?
@@ -512,7 +512,7 @@ impl TaskEngine {
                 if !call.scope.admits(owner.as_deref()) {
                     return Ok(None);
                 }
-                tracing::error!(task.id = %id, error = %source, "the caller's task does not read back");
+                tracing::error!(a2a.task.id = %id, error = %source, "the caller's task does not read back");
                 return Err(EngineError::Unreadable(id));
             }
             Err(error) => return Err(error.into()),
@@ -548,7 +548,7 @@ impl TaskEngine {
             .context_held_by_another(context, owner)
             .await?
         {
-            tracing::info!(context.id = %context, "contextId of another caller: new context");
+            tracing::info!(a2a.context.id = %context, "contextId of another caller: new context");
             return Ok(None);
         }
         Ok(context_id)

@@ -104,7 +104,7 @@ impl TaskEngine {
                 Ok(Some(stored)) => stored,
                 Ok(None) => continue,
                 Err(error @ StoreError::UnreadableTask { .. }) => {
-                    tracing::error!(task.id = %task_id, %error, "a waiting task does not read back: left as it is");
+                    tracing::error!(a2a.task.id = %task_id, %error, "a waiting task does not read back: left as it is");
                     continue;
                 }
                 Err(error) => return Err(error),
@@ -114,7 +114,7 @@ impl TaskEngine {
             }
             // Not ended: its owner answered in the meantime.
             if self.end_task(stored, TaskState::Canceled, &reason).await? {
-                tracing::info!(task.id = %task_id, "task waited too long for an answer: canceled");
+                tracing::info!(a2a.task.id = %task_id, "task waited too long for an answer: canceled");
                 ended += 1;
             }
         }
@@ -162,7 +162,7 @@ impl TaskEngine {
             }
             // Not ended: another instance ended it first, or its owner came back.
             if self.end_task(stored, TaskState::Failed, LEASE_LOST).await? {
-                tracing::warn!(task.id = %task_id, "turn abandoned by a stopped instance: task failed");
+                tracing::warn!(a2a.task.id = %task_id, "turn abandoned by a stopped instance: task failed");
                 ended += 1;
             }
         }

@@ -194,7 +194,7 @@ impl Inner {
                         .map(|text| text.to_string())
                         .or_else(|| panic.downcast_ref::<String>().cloned())
                         .unwrap_or_default();
-                    tracing::error!(task.id = %task.id, reason, "agent turn panicked");
+                    tracing::error!(a2a.task.id = %task.id, reason, "agent turn panicked");
                     Reply::new(
                         Outcome::Failed,
                         "The agent failed on this request (internal error). Please try again.",
@@ -202,7 +202,7 @@ impl Inner {
                 }
             },
             _ = cancel.notified() => {
-                tracing::info!(task.id = %task.id, "turn stopped by tasks/cancel");
+                tracing::info!(a2a.task.id = %task.id, "turn stopped by tasks/cancel");
                 return None;
             }
         };
@@ -293,7 +293,7 @@ impl Inner {
             // Canceled while the turn ran: the cancel stands.
             Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => None,
             Err(error) => {
-                tracing::error!(task.id = %task.id, %error, "the turn's result could not be stored");
+                tracing::error!(a2a.task.id = %task.id, %error, "the turn's result could not be stored");
                 let _ = events.send(TaskEvent::StoreFailed(error));
                 None
             }

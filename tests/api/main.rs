@@ -31,6 +31,7 @@ mod interop;
 mod jsonrpc_errors;
 mod jsonrpc_fuzz;
 mod lifecycle;
+mod oncall;
 mod otlp;
 mod ownership;
 mod process;

@@ -23,6 +23,8 @@ pub struct CallFacts {
     pub task: crate::rpc::TaskIds,
     pub task_state: Option<&'static str>,
     pub error_code: Option<i64>,
+    /// The JSON-RPC error's message (for the span's status, not the line).
+    pub error_message: Option<String>,
     pub user_id: Option<String>,
     pub client_id: Option<String>,
     pub request_bytes: Option<usize>,

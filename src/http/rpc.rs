@@ -147,6 +147,8 @@ pub async fn json_rpc(
         a2a.task.id = tracing::field::Empty,
         a2a.context.id = tracing::field::Empty,
         http.response.status_code = tracing::field::Empty,
+        error.type = tracing::field::Empty,
+        otel.status_description = tracing::field::Empty,
         correlation_id = tracing::field::Empty,
         sap.correlation_id = tracing::field::Empty,
         sap.conversation_id = tracing::field::Empty,
@@ -177,8 +179,28 @@ pub async fn json_rpc(
         "http.response.status_code",
         i64::from(response.status().as_u16()),
     );
+    mark_failure(&span, response.status(), &facts);
     span.in_scope(|| request_log::log(&request, &response, &facts, started));
     response
+}
+
+/// A call answered with an error is a failed server span (JSON-RPC's
+/// rule: an answer with an `error` object is an error): status ERROR with
+/// the error's message, `error.type` the JSON-RPC code; a call refused
+/// before any JSON-RPC answer (401, 403, 413, 503, …) has the HTTP status
+/// as its `error.type`.
+fn mark_failure(span: &tracing::Span, status: StatusCode, facts: &CallFacts) {
+    if let Some(code) = facts.error_code {
+        let message = facts.error_message.as_deref().unwrap_or("JSON-RPC error");
+        crate::telemetry::status::failed(span, &code.to_string(), message);
+    } else if status.is_client_error() || status.is_server_error() {
+        let reason = status.canonical_reason().unwrap_or("refused");
+        crate::telemetry::status::failed(
+            span,
+            status.as_str(),
+            &format!("HTTP {} {reason}", status.as_str()),
+        );
+    }
 }
 
 /// `facts` collects what the request log line says about the call.
@@ -255,6 +277,7 @@ async fn json_rpc_in_span(
     facts.task = std::mem::take(&mut reply.task);
     facts.task_state = reply.task_state;
     facts.error_code = reply.error_code;
+    facts.error_message = reply.error_message.take();
     if let Some(stream) = reply.stream {
         return server_sent_events(stream, state.sse_keep_alive);
     }

@@ -31,6 +31,8 @@ pub struct RpcReply {
     pub method: Option<String>,
     pub task_state: Option<&'static str>,
     pub error_code: Option<i64>,
+    /// The error's message, for the request span's status.
+    pub error_message: Option<String>,
     /// The task and context the call was about (from the answer, else
     /// from the request), so the request line and span name them.
     pub task: TaskIds,
@@ -220,6 +222,7 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
             method: None,
             task_state: None,
             error_code: Some(envelope.error.code),
+            error_message: Some(envelope.error.message.clone()),
             task: TaskIds::default(),
         },
         Ok(request) => {
@@ -269,6 +272,7 @@ fn refused_version(request: RpcRequest, refused: &crate::a2a::v1::NegotiationErr
         body: error_bytes(&request.id, &error),
         stream: None,
         error_code: Some(error.code),
+        error_message: Some(error.message.clone()),
         id: request.id,
         method: Some(request.method),
         task_state: None,
@@ -291,6 +295,7 @@ async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcRep
             id: request.id,
             method: Some(request.method),
             error_code: None,
+            error_message: None,
         },
         Ok(RpcResult::StoredTask(task, json)) => RpcReply {
             body: success_bytes_raw(&request.id, &json),
@@ -299,6 +304,7 @@ async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcRep
             id: request.id,
             method: Some(request.method),
             error_code: None,
+            error_message: None,
             task: TaskIds::of_task(&task),
         },
         Ok(result) => RpcReply {
@@ -316,12 +322,14 @@ async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcRep
             id: request.id,
             method: Some(request.method),
             error_code: None,
+            error_message: None,
         },
         Err(error) if is_streaming(&request.method) => RpcReply {
             body: Vec::new(),
             stream: Some(EventStream::failed(request.id.clone(), &error)),
             task_state: None,
             error_code: Some(error.code),
+            error_message: Some(error.message.clone()),
             id: request.id,
             method: Some(request.method),
             task: TaskIds::default(),
@@ -333,6 +341,7 @@ async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcRep
             method: Some(request.method),
             task_state: None,
             error_code: Some(error.code),
+            error_message: Some(error.message.clone()),
             task: TaskIds::default(),
         },
     }
@@ -358,6 +367,7 @@ async fn handle_v1(context: &RpcContext<'_>, mut request: RpcRequest, method: Me
             id: request.id,
             method: Some(request.method),
             error_code: None,
+            error_message: None,
         },
         Ok(V1Result::Value(result, task_state)) => RpcReply {
             body: success_bytes(&request.id, &result),
@@ -367,6 +377,7 @@ async fn handle_v1(context: &RpcContext<'_>, mut request: RpcRequest, method: Me
             id: request.id,
             method: Some(request.method),
             error_code: None,
+            error_message: None,
         },
         // Also for a streaming method: a call that cannot start its stream
         // (bad params, unknown or finished task) answers one plain JSON-RPC
@@ -380,6 +391,7 @@ async fn handle_v1(context: &RpcContext<'_>, mut request: RpcRequest, method: Me
                 stream: None,
                 task_state: None,
                 error_code: Some(error.code),
+                error_message: Some(error.message.clone()),
                 id: request.id,
                 method: Some(request.method),
                 task: TaskIds::default(),

@@ -122,6 +122,8 @@ impl TaskEngine {
             a2a.router.scores = tracing::field::Empty,
             a2a.router.basis = tracing::field::Empty,
             latency_ms = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+            otel.status_description = tracing::field::Empty,
         );
         let pending = PendingTurn(Some(Box::pin(tracing::Instrument::instrument(
             async move {
@@ -185,6 +187,8 @@ impl Inner {
         let started = std::time::Instant::now();
         // A panicking turn fails this task, not the server.
         let responding = std::panic::AssertUnwindSafe(self.agent.respond(turn)).catch_unwind();
+        // What a failed turn's span names as its `error.type`.
+        let mut failure_type = "agent_failed";
         let reply = tokio::select! {
             answered = responding => match answered {
                 Ok(reply) => reply,
@@ -195,6 +199,7 @@ impl Inner {
                         .or_else(|| panic.downcast_ref::<String>().cloned())
                         .unwrap_or_default();
                     tracing::error!(a2a.task.id = %task.id, reason, "agent turn panicked");
+                    failure_type = "panic";
                     Reply::new(
                         Outcome::Failed,
                         "The agent failed on this request (internal error). Please try again.",
@@ -241,6 +246,10 @@ impl Inner {
             }
         }
         let chunks = reply.artifact_chunks.clone();
+        // A failed turn is a failed span, with what the user was told.
+        if reply.outcome == Outcome::Failed {
+            crate::telemetry::status::failed(&span, failure_type, &reply.text);
+        }
         apply_reply(&mut task, reply);
         span.record("a2a.task.state", task.status.state.as_str());
         crate::telemetry::metrics::task_outcome(task.status.state.as_str(), &specialist);
@@ -294,6 +303,7 @@ impl Inner {
             Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => None,
             Err(error) => {
                 tracing::error!(a2a.task.id = %task.id, %error, "the turn's result could not be stored");
+                crate::telemetry::status::failed(&span, "store_error", &error.to_string());
                 let _ = events.send(TaskEvent::StoreFailed(error));
                 None
             }

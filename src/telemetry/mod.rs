@@ -17,6 +17,7 @@ pub mod propagation;
 mod sap_json;
 mod settings;
 mod span_queue;
+pub mod status;
 mod target;
 mod text;
 

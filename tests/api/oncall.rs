@@ -9,7 +9,7 @@
 use crate::helpers::binary::start_binary;
 use crate::helpers::wait_until;
 use crate::helpers::webhook::WebhookReceiver;
-use crate::otlp::{Collector, text};
+use crate::otlp::{Collector, STATUS_ERROR, int, status, text};
 use opentelemetry_proto::tonic::trace::v1::Span;
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use serde_json::{Value, json};
@@ -121,4 +121,103 @@ async fn the_request_line_names_the_task_and_context_as_the_spans_do() {
         text(&turn[0].attributes, "a2a.task.id").as_deref(),
         Some(task_id.as_str())
     );
+}
+
+/// Failures are marked as failures: a JSON-RPC error answer and a request
+/// refused over HTTP make their server span ERROR with a message and
+/// `error.type` (the JSON-RPC code, the HTTP status); a failed turn makes
+/// its `a2a.turn` span ERROR with what the user was told; a successful
+/// call and turn stay unset.
+#[tokio::test]
+async fn error_answers_and_failed_turns_are_error_spans_with_a_message_and_error_type() {
+    let collector = Collector::start().await;
+    let mut envs = collector.variables().to_vec();
+    envs.push(("AGENT__AUTH__MODE", "off"));
+    let running = start_binary(&envs).await;
+    let failed = call(
+        running.port,
+        message_send("why is order 9999 blocked by credit"),
+    )
+    .await;
+    assert_eq!(failed["result"]["status"]["state"], "failed", "{failed}");
+    let completed = call(
+        running.port,
+        message_send("why is order 4711 blocked by credit"),
+    )
+    .await;
+    assert_eq!(
+        completed["result"]["status"]["state"], "completed",
+        "{completed}"
+    );
+    let unknown = call(
+        running.port,
+        json!({"jsonrpc": "2.0", "id": "get-1", "method": "tasks/get", "params": {"id": "no-such-task"}}),
+    )
+    .await;
+    assert_eq!(unknown["error"]["code"], -32001, "{unknown}");
+    let refused = crate::helpers::http_client()
+        .post(format!("http://127.0.0.1:{}/", running.port))
+        .header("content-type", "text/plain")
+        .body("hello")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 415);
+    wait_until(Duration::from_secs(10), async || {
+        server_spans(&collector.spans()).len() >= 4 && collector.named("a2a.turn").len() >= 2
+    })
+    .await;
+    running.terminate().await;
+
+    let spans = collector.spans();
+    let servers = server_spans(&spans);
+    let by_id = |id: &str| {
+        servers
+            .iter()
+            .find(|span| text(&span.attributes, "rpc.jsonrpc.request_id").as_deref() == Some(id))
+            .copied()
+            .unwrap_or_else(|| panic!("the span of request {id}: {servers:?}"))
+    };
+    let get = by_id("get-1");
+    let (code, message) = status(get);
+    assert_eq!(code, STATUS_ERROR, "{get:?}");
+    assert!(!message.is_empty(), "a message: {get:?}");
+    assert_eq!(
+        text(&get.attributes, "error.type").as_deref(),
+        Some("-32001")
+    );
+    let transport = servers
+        .iter()
+        .find(|span| int(&span.attributes, "http.response.status_code") == Some(415))
+        .unwrap_or_else(|| panic!("the 415: {servers:?}"));
+    assert_eq!(status(transport).0, STATUS_ERROR);
+    assert_eq!(
+        text(&transport.attributes, "error.type").as_deref(),
+        Some("415")
+    );
+    for ok in servers
+        .iter()
+        .filter(|span| text(&span.attributes, "a2a.task.state").is_some())
+    {
+        assert_eq!(status(ok).0, 0, "a result is no error: {ok:?}");
+        assert!(text(&ok.attributes, "error.type").is_none());
+    }
+
+    let turns = collector.named("a2a.turn");
+    let failed_turn = turns
+        .iter()
+        .find(|turn| text(&turn.attributes, "a2a.task.state").as_deref() == Some("failed"))
+        .expect("the failed turn");
+    let (code, message) = status(failed_turn);
+    assert_eq!(code, STATUS_ERROR);
+    assert!(message.contains("9999 not found"), "{message}");
+    assert_eq!(
+        text(&failed_turn.attributes, "error.type").as_deref(),
+        Some("agent_failed")
+    );
+    let completed_turn = turns
+        .iter()
+        .find(|turn| text(&turn.attributes, "a2a.task.state").as_deref() == Some("completed"))
+        .expect("the completed turn");
+    assert_eq!(status(completed_turn).0, 0);
 }

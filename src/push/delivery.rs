@@ -7,6 +7,7 @@
 use super::{PushService, guard, joule};
 use crate::a2a::{PushNotificationConfig, PushPayload, Task, v1};
 use crate::tasks::CallContext;
+use crate::telemetry::outbound::{Attempt, Peer, Request};
 
 impl PushService {
     pub(super) async fn deliver(
@@ -67,7 +68,27 @@ impl PushService {
                 a2a.task.state = task.status.state.as_str(),
                 push.attempt = i64::from(attempt),
                 push.format = if joule { "joule" } else { "a2a" },
+                peer.service = Peer::Webhook.as_str(),
+                http.request.method = tracing::field::Empty,
+                server.address = tracing::field::Empty,
+                server.port = tracing::field::Empty,
+                url.template = tracing::field::Empty,
+                http.request.resend_count = tracing::field::Empty,
                 http.response.status_code = tracing::field::Empty,
+                error.type = tracing::field::Empty,
+                otel.status_description = tracing::field::Empty,
+            );
+            // The webhook's path is the caller's: no template.
+            let sent = Attempt::on(
+                span.clone(),
+                &Request {
+                    peer: Peer::Webhook,
+                    method: "POST",
+                    url: &webhook.url,
+                    template: None,
+                    resend_count: attempt - 1,
+                    odata_service: None,
+                },
             );
             let mut request = self
                 .http
@@ -93,22 +114,21 @@ impl PushService {
             {
                 request = request.header("Authorization", format!("{scheme} {credentials}"));
             }
-            let request = crate::telemetry::propagation::inject_span(request, &span);
-            let outcome = tracing::Instrument::instrument(request.send(), span.clone()).await;
+            let outcome = sent.send(request).await;
             if let Err(error) = &outcome
                 && let Some(refused) = guard::refused_resolution(error)
             {
                 // Not a failure to retry: the resolver will refuse again.
+                sent.stopped("refused_by_guard", &refused.to_string());
                 let _entered = span.enter();
                 tracing::warn!(a2a.task.id = %task.id, reason = %refused, "push refused at delivery");
                 crate::telemetry::metrics::push("refused");
                 return;
             }
             let status = outcome.as_ref().map(|r| r.status().as_u16()).ok();
-            // Integers, as OpenTelemetry's conventions have them; no status
-            // code when no answer came.
-            if let Some(status) = status {
-                span.record("http.response.status_code", i64::from(status));
+            match &outcome {
+                Ok(response) => sent.answered(response.status().as_u16()),
+                Err(error) => sent.no_answer(error),
             }
             let delivered = status.is_some_and(|s| (200..300).contains(&s));
             crate::telemetry::metrics::push(if delivered { "delivered" } else { "failed" });

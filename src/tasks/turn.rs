@@ -125,8 +125,11 @@ impl TaskEngine {
             error.type = tracing::field::Empty,
             otel.status_description = tracing::field::Empty,
         );
+        // The caller's `x-correlationid` goes along on the turn's calls to
+        // S/4HANA, whichever task drives the turn.
+        let correlation = call.correlation_id.clone();
         let pending = PendingTurn(Some(Box::pin(tracing::Instrument::instrument(
-            async move {
+            crate::telemetry::outbound::correlation_scope(correlation, async move {
                 let task_id = task.id.clone();
                 let switch = Arc::clone(&cancel);
                 let left = inner
@@ -137,7 +140,7 @@ impl TaskEngine {
                     &switch,
                     left.is_some_and(|state| !state.is_terminal()),
                 );
-            },
+            }),
             span,
         ))));
         Started::Running {

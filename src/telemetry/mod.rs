@@ -13,6 +13,7 @@
 mod cloud_logging;
 mod export;
 pub mod metrics;
+pub mod outbound;
 pub mod propagation;
 mod sap_json;
 mod settings;

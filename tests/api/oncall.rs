@@ -6,10 +6,13 @@
 //! by reason and throttled, state and zero counts exported, and the
 //! conventions' names.
 
-use crate::helpers::binary::start_binary;
+use crate::destination_double::{self, Destination, DestinationDouble};
+use crate::helpers::binary::{Running, start_binary};
+use crate::helpers::key_server::{self, KeyServer};
 use crate::helpers::wait_until;
 use crate::helpers::webhook::WebhookReceiver;
 use crate::otlp::{Collector, STATUS_ERROR, int, status, text};
+use crate::s4hana_double::{S4Double, Step};
 use opentelemetry_proto::tonic::trace::v1::Span;
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use serde_json::{Value, json};
@@ -220,4 +223,239 @@ async fn error_answers_and_failed_turns_are_error_spans_with_a_message_and_error
         .find(|turn| text(&turn.attributes, "a2a.task.state").as_deref() == Some("completed"))
         .expect("the completed turn");
     assert_eq!(status(completed_turn).0, 0);
+}
+
+/// The S/4HANA source of the real binary through the Destination double,
+/// as a person (the key server's user token), exporting to `collector`.
+struct S4Setup {
+    keys: KeyServer,
+    s4: S4Double,
+    destinations: DestinationDouble,
+}
+
+impl S4Setup {
+    async fn start() -> S4Setup {
+        let keys = KeyServer::start().await;
+        let s4 = S4Double::start().await;
+        let destinations =
+            DestinationDouble::start(vec![Destination::saml_bearer("S4HANA_ORDERS", &s4.url)])
+                .await;
+        S4Setup {
+            keys,
+            s4,
+            destinations,
+        }
+    }
+
+    async fn binary(&self, collector: &Collector, more: &[(&str, &str)]) -> Running {
+        let mut envs: Vec<(&str, &str)> = collector.variables().to_vec();
+        envs.extend([
+            ("AGENT__AUTH__CLIENT_ID", key_server::CLIENT_ID),
+            ("AGENT__AUTH__DOMAINS", "accounts.test"),
+            ("AGENT__AUTH__APP_TID", key_server::APP_TID),
+            ("AGENT__AUTH__URL", key_server::ISSUER),
+            ("AGENT__AUTH__TEST_KEY_SERVER", self.keys.url.as_str()),
+            ("AGENT__BACKEND__SOURCE", "s4hana"),
+            ("AGENT__BACKEND__S4HANA__ALLOW_LOOPBACK_HTTP", "true"),
+            (
+                "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__TOKEN_URL",
+                self.destinations.url.as_str(),
+            ),
+            (
+                "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__URI",
+                self.destinations.url.as_str(),
+            ),
+            (
+                "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__CLIENT_ID",
+                destination_double::CLIENT_ID,
+            ),
+            (
+                "AGENT__BACKEND__S4HANA__DESTINATION_SERVICE__CLIENT_SECRET",
+                destination_double::CLIENT_SECRET,
+            ),
+        ]);
+        envs.extend_from_slice(more);
+        start_binary(&envs).await
+    }
+}
+
+/// `message/send` of `text` as the key server's user, with a correlation id.
+async fn ask_as_user(port: u16, text: &str, correlation: &str) -> Value {
+    crate::helpers::http_client()
+        .post(format!("http://127.0.0.1:{port}/"))
+        .bearer_auth(key_server::token(&key_server::user_claims()))
+        .header("x-correlationid", correlation)
+        .json(&message_send(text))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// S/4HANA is measured and its calls follow the HTTP client conventions:
+/// one client span per attempt (the retry with `http.request.resend_count`)
+/// under the read's `backend.read`, with method, server, port and the
+/// OData URL template (no order number); a 503 and a 500 are ERROR with
+/// `error.type`, and so is a read that fails; the Destination service and
+/// its token endpoint are client spans too; S/4HANA gets `traceparent` and
+/// the caller's `x-correlationid`; `http.client.request.duration` counts
+/// the attempts by OData service and status, and `a2a.s4hana.retries` the
+/// retry, with every service read so far at least at 0.
+#[tokio::test]
+async fn s4hana_calls_are_client_spans_per_attempt_and_measured_by_service() {
+    let setup = S4Setup::start().await;
+    setup
+        .s4
+        .script("A_SalesOrder('4711')", vec![Step::StatusRetryAfter(503, 0)]);
+    setup.s4.always("A_SalesOrder('4712')", Step::Status(500));
+    let collector = Collector::start().await;
+    let running = setup.binary(&collector, &[]).await;
+    let answered = ask_as_user(
+        running.port,
+        "why is order 4711 blocked by credit",
+        "corr-s4",
+    )
+    .await;
+    assert_eq!(
+        answered["result"]["status"]["state"], "completed",
+        "{answered}"
+    );
+    let failed = ask_as_user(
+        running.port,
+        "why is order 4712 blocked by credit",
+        "corr-s4b",
+    )
+    .await;
+    assert_eq!(failed["result"]["status"]["state"], "failed", "{failed}");
+    let order_attempts = || {
+        collector
+            .spans()
+            .into_iter()
+            .filter(|span| {
+                span.kind == SpanKind::Client as i32
+                    && text(&span.attributes, "url.template").as_deref()
+                        == Some("/sap/opu/odata/sap/API_SALES_ORDER_SRV/A_SalesOrder({key})")
+            })
+            .collect::<Vec<_>>()
+    };
+    wait_until(Duration::from_secs(10), async || {
+        order_attempts().len() >= 3
+            && collector
+                .value(
+                    "a2a.s4hana.retries",
+                    &[("odata.service", "API_SALES_ORDER_SRV")],
+                )
+                .is_some_and(|retries| retries >= 1.0)
+    })
+    .await;
+    running.terminate().await;
+
+    let attempts = order_attempts();
+    let with_status = |code: i64| {
+        attempts
+            .iter()
+            .find(|span| int(&span.attributes, "http.response.status_code") == Some(code))
+            .unwrap_or_else(|| panic!("an attempt answered {code}: {attempts:?}"))
+    };
+    let (refused, retried, broken) = (with_status(503), with_status(200), with_status(500));
+    assert_eq!(status(refused).0, STATUS_ERROR, "{refused:?}");
+    assert_eq!(
+        text(&refused.attributes, "error.type").as_deref(),
+        Some("503")
+    );
+    assert_eq!(int(&refused.attributes, "http.request.resend_count"), None);
+    assert_eq!(status(retried).0, 0, "{retried:?}");
+    assert_eq!(
+        int(&retried.attributes, "http.request.resend_count"),
+        Some(1)
+    );
+    assert_eq!(
+        refused.parent_span_id, retried.parent_span_id,
+        "one read, two attempts"
+    );
+    assert_eq!(status(broken).0, STATUS_ERROR);
+    assert_eq!(
+        text(&broken.attributes, "error.type").as_deref(),
+        Some("500")
+    );
+    for attempt in [refused, retried, broken] {
+        assert_eq!(
+            text(&attempt.attributes, "http.request.method").as_deref(),
+            Some("GET")
+        );
+        assert_eq!(
+            text(&attempt.attributes, "server.address").as_deref(),
+            Some("127.0.0.1")
+        );
+        assert!(int(&attempt.attributes, "server.port").is_some());
+        assert!(
+            !format!("{:?}", attempt.attributes).contains("4711"),
+            "no order number outside the read span: {attempt:?}"
+        );
+    }
+    let reads = collector.named("backend.read");
+    let failed_read = reads
+        .iter()
+        .find(|read| read.span_id == broken.parent_span_id)
+        .expect("the failed read");
+    let (code, message) = status(failed_read);
+    assert_eq!(code, STATUS_ERROR);
+    assert!(!message.is_empty());
+    assert_eq!(
+        text(&failed_read.attributes, "error.type").as_deref(),
+        Some("500")
+    );
+    let spans = collector.spans();
+    let named_client = |template: &str| {
+        spans.iter().any(|span| {
+            span.kind == SpanKind::Client as i32
+                && text(&span.attributes, "url.template").as_deref() == Some(template)
+        })
+    };
+    assert!(named_client(
+        "/destination-configuration/v1/destinations/{name}"
+    ));
+    assert!(named_client("/oauth/token"));
+
+    let calls = setup.s4.requests();
+    let order_calls: Vec<_> = calls
+        .iter()
+        .filter(|call| call.target.contains("A_SalesOrder('4711')"))
+        .collect();
+    assert!(!order_calls.is_empty());
+    for call in order_calls {
+        assert_eq!(call.header("x-correlationid"), Some("corr-s4"), "{call:?}");
+        assert!(call.header("traceparent").is_some(), "{call:?}");
+    }
+
+    let s4_sales = [
+        ("peer.service", "s4hana"),
+        ("odata.service", "API_SALES_ORDER_SRV"),
+    ];
+    let count = |more: &[(&str, &str)]| {
+        let mut labels = s4_sales.to_vec();
+        labels.extend_from_slice(more);
+        collector
+            .value("http.client.request.duration", &labels)
+            .unwrap_or(0.0)
+    };
+    assert!(count(&[("http.response.status_code", "503"), ("error.type", "503")]) >= 1.0);
+    assert!(count(&[("http.response.status_code", "500"), ("error.type", "500")]) >= 1.0);
+    assert!(count(&[("http.response.status_code", "200")]) >= 1.0);
+    assert!(
+        collector
+            .value(
+                "http.client.request.duration",
+                &[("peer.service", "destination")]
+            )
+            .is_some()
+    );
+    let retries = collector.metric("a2a.s4hana.retries").expect("the retries");
+    assert!(
+        retries.iter().any(|point| point.value == 0.0),
+        "a service read without retries is there at 0: {retries:?}"
+    );
+    setup.keys.stop().await;
 }

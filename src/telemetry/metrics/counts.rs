@@ -20,6 +20,14 @@ impl<const N: usize> Counts<N> {
         self.0[index].fetch_add(n, Ordering::Relaxed);
     }
 
+    /// (slot, count) of every value, those still at zero too.
+    pub(super) fn all(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.0
+            .iter()
+            .map(|count| count.load(Ordering::Relaxed))
+            .enumerate()
+    }
+
     /// (slot, count) of the values counted at least once.
     pub(super) fn counted(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
         self.0

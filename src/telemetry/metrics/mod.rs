@@ -74,6 +74,8 @@ const DROP_REASONS: [&str; 3] = ["queue_full", "export_failed", OTHER];
 const OUTCOMES: usize = 1 + CODE_SLOTS;
 const CODE_SLOTS: usize = 16;
 const SPECIALIST_SLOTS: usize = 32;
+/// OData services of S/4HANA: names from the code, a handful.
+const ODATA_SERVICE_SLOTS: usize = 16;
 
 // ---- the figures ----------------------------------------------------------
 
@@ -86,6 +88,8 @@ static PUSHES: Counts<{ PUSH_RESULTS.len() }> = Counts::new();
 static REJECTIONS: Counts<{ REJECTION_REASONS.len() }> = Counts::new();
 static BUDGET_EXPIRIES: Counts<1> = Counts::new();
 static SPANS_DROPPED: Counts<{ DROP_REASONS.len() }> = Counts::new();
+static S4_RETRIES: Counts<ODATA_SERVICE_SLOTS> = Counts::new();
+static ODATA_SERVICES: Claimed<String, ODATA_SERVICE_SLOTS> = Claimed::new();
 
 // ---- recording (the request path) -----------------------------------------
 
@@ -118,6 +122,31 @@ pub fn token_rejected(reason: &str) {
 /// A blocking `message/send` answered `working` because its budget ran out.
 pub fn budget_expired() {
     BUDGET_EXPIRIES.add(0, 1);
+}
+
+/// One outbound HTTP attempt, as `http.client.request.duration` counts
+/// it: who was called (`peer.service`, and the OData service for S/4HANA:
+/// names from the code), the method, the status or why there was none.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientCall<'a> {
+    pub peer: &'static str,
+    pub odata_service: Option<&'static str>,
+    pub method: &'static str,
+    pub status: Option<u16>,
+    pub error_type: Option<&'a str>,
+    pub seconds: f64,
+}
+
+/// One outbound HTTP attempt ended (answered or not).
+pub fn http_client_request(call: ClientCall<'_>) {
+    pipeline::figures().client_request(&call);
+}
+
+/// One S/4HANA read ended after `retries` retries (429 or 503 answers
+/// tried again), counted by OData service; a read without retries makes
+/// its service's series appear at 0.
+pub fn s4hana_retries(odata_service: &str, retries: u32) {
+    S4_RETRIES.add(ODATA_SERVICES.index(odata_service), u64::from(retries));
 }
 
 /// Spans that will never reach the collector, by reason (`queue_full`,

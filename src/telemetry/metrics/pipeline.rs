@@ -5,9 +5,9 @@
 //! reads the atomics whenever anyone takes a reading.
 
 use super::{
-    BUDGET_EXPIRIES, DROP_REASONS, ERROR_CODES, METHODS, OTHER, PUSH_RESULTS, PUSHES,
-    REJECTION_REASONS, REJECTIONS, REQUESTS, SPANS_DROPPED, SPECIALISTS, TASK_STATES, TASKS,
-    counts::Counts,
+    BUDGET_EXPIRIES, ClientCall, DROP_REASONS, ERROR_CODES, METHODS, ODATA_SERVICES, OTHER,
+    PUSH_RESULTS, PUSHES, REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES, SPANS_DROPPED,
+    SPECIALISTS, TASK_STATES, TASKS, counts::Counts,
 };
 use opentelemetry::metrics::{AsyncInstrument, BoundHistogram, Histogram, Meter, MeterProvider};
 use opentelemetry::{KeyValue, Value};
@@ -23,6 +23,12 @@ use std::time::Duration;
 
 /// Upper bounds of the request latency buckets, in seconds.
 const BUCKETS: [f64; 10] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0, 60.0];
+
+/// Upper bounds of the outbound call buckets, in seconds: OpenTelemetry's
+/// advice for `http.client.request.duration`.
+const CLIENT_BUCKETS: [f64; 14] = [
+    0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+];
 
 /// The provider's only reader, shared with `/metrics`. Always cumulative:
 /// a delta reading by `/metrics` would take counts away from the export,
@@ -64,6 +70,9 @@ pub(super) struct Figures {
     /// series appears with its first observation): no attribute look-up
     /// per call.
     latency: [OnceLock<BoundHistogram<f64>>; METHODS.len()],
+    /// `http.client.request.duration`: outbound calls are few per request,
+    /// so their attributes are looked up per call.
+    client_duration: Histogram<f64>,
 }
 
 static FIGURES: OnceLock<Figures> = OnceLock::new();
@@ -117,6 +126,12 @@ impl Figures {
                 .with_boundaries(BUCKETS.to_vec())
                 .build(),
             latency: [const { OnceLock::new() }; METHODS.len()],
+            client_duration: meter
+                .f64_histogram("http.client.request.duration")
+                .with_description("Outbound HTTP attempts by peer service, method and outcome")
+                .with_unit("s")
+                .with_boundaries(CLIENT_BUCKETS.to_vec())
+                .build(),
             _kept: None,
         };
         (figures, provider)
@@ -128,6 +143,26 @@ impl Figures {
             self.duration
                 .bind(&[KeyValue::new("rpc.method", METHODS[method])])
         })
+    }
+
+    /// Record one outbound attempt.
+    pub(super) fn client_request(&self, call: &ClientCall<'_>) {
+        let mut attributes = Vec::with_capacity(5);
+        attributes.push(KeyValue::new("peer.service", call.peer));
+        attributes.push(KeyValue::new("http.request.method", call.method));
+        if let Some(service) = call.odata_service {
+            attributes.push(KeyValue::new("odata.service", service));
+        }
+        if let Some(status) = call.status {
+            attributes.push(KeyValue::new(
+                "http.response.status_code",
+                i64::from(status),
+            ));
+        }
+        if let Some(error_type) = call.error_type {
+            attributes.push(KeyValue::new("error.type", error_type.to_string()));
+        }
+        self.client_duration.record(call.seconds, &attributes);
     }
 
     /// A reading of everything; empty after shutdown.
@@ -209,6 +244,22 @@ fn observe(meter: &Meter) {
     .with_callback(|observer| {
         for (_, count) in BUDGET_EXPIRIES.counted() {
             observer.observe(count, &[]);
+        }
+    })
+    .build();
+    counter(
+        "a2a.s4hana.retries",
+        "S/4HANA answers (429, 503) tried again, by OData service",
+    )
+    .with_callback(|observer| {
+        // A service's series appears (at 0) with its first read.
+        for (slot, count) in S4_RETRIES.all() {
+            let service = match ODATA_SERVICES.value(slot) {
+                Some(name) => Value::from(name.clone()),
+                None if count > 0 => Value::from(OTHER),
+                None => continue,
+            };
+            observer.observe(count, &[KeyValue::new("odata.service", service)]);
         }
     })
     .build();

@@ -21,7 +21,7 @@ struct Family {
 }
 
 /// In the order `/metrics` prints them.
-const FAMILIES: [Family; 7] = [
+const FAMILIES: [Family; 9] = [
     Family {
         otel: "a2a.requests",
         name: "a2a_requests_total",
@@ -66,6 +66,26 @@ const FAMILIES: [Family; 7] = [
         help: "Blocking sends answered `working` when the budget ran out.",
         histogram: false,
         labels: &[],
+    },
+    Family {
+        otel: "http.client.request.duration",
+        name: "http_client_request_duration_seconds",
+        help: "Outbound HTTP attempts by peer service, method and outcome.",
+        histogram: true,
+        labels: &[
+            ("peer.service", "peer_service"),
+            ("odata.service", "odata_service"),
+            ("http.request.method", "method"),
+            ("http.response.status_code", "status_code"),
+            ("error.type", "error_type"),
+        ],
+    },
+    Family {
+        otel: "a2a.s4hana.retries",
+        name: "a2a_s4hana_retries_total",
+        help: "S/4HANA answers (429, 503) tried again, by OData service.",
+        histogram: false,
+        labels: &[("odata.service", "odata_service")],
     },
     Family {
         otel: "a2a.telemetry.spans.dropped",

@@ -224,12 +224,7 @@ pub fn correlation_id() -> Option<String> {
     if let Ok(Some(caller)) = CORRELATION.try_with(Clone::clone) {
         return Some(caller);
     }
-    use opentelemetry::trace::TraceContextExt;
-    use tracing_opentelemetry::OpenTelemetrySpanExt;
-    let context = tracing::Span::current().context();
-    let span = context.span();
-    let ids = span.span_context();
-    ids.is_valid().then(|| ids.trace_id().to_string())
+    super::propagation::trace_id(&tracing::Span::current())
 }
 
 tokio::task_local! {

@@ -72,3 +72,14 @@ pub fn inject_span(
     }
     request
 }
+
+/// The W3C trace id of `span` (32 hex digits), `None` when it has none
+/// (no span is made, or the trace is not valid): for log lines written
+/// outside the span that should still name its trace.
+pub fn trace_id(span: &tracing::Span) -> Option<String> {
+    use opentelemetry::trace::TraceContextExt;
+    let context = span.context();
+    let otel_span = context.span();
+    let ids = otel_span.span_context();
+    ids.is_valid().then(|| ids.trace_id().to_string())
+}

@@ -459,3 +459,128 @@ async fn s4hana_calls_are_client_spans_per_attempt_and_measured_by_service() {
     );
     setup.keys.stop().await;
 }
+
+const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+/// Push failures can be told apart: a webhook that answers 500 makes each
+/// attempt an ERROR `push.delivery` span (`error.type` 500, the retry with
+/// `http.request.resend_count`), counts its attempts as failed and the
+/// delivery once as given up with its reason and format (the outcomes that
+/// did not happen are there at 0), and the give-up line is a warning that
+/// names the trace, the caller's correlation id, the attempts made and the
+/// last status.
+#[tokio::test]
+async fn a_push_given_up_is_counted_once_with_its_reason_and_logged_with_trace_and_status() {
+    let collector = Collector::start().await;
+    let webhook = WebhookReceiver::start().await;
+    webhook.fail("/hook", 100);
+    let mut envs = collector.variables().to_vec();
+    envs.extend([
+        ("AGENT__TELEMETRY__LOG_FORMAT", "json"),
+        ("AGENT__AUTH__MODE", "off"),
+        ("AGENT__PUSH__ALLOWED_HOSTS", "127.0.0.1"),
+        ("AGENT__PUSH__ALLOW_LOOPBACK_HTTP", "true"),
+        ("AGENT__PUSH__ALLOW_PRIVATE_ADDRESSES", "true"),
+        ("AGENT__PUSH__MAX_ATTEMPTS", "2"),
+        ("AGENT__PUSH__RETRY_BASE_MS", "10"),
+    ]);
+    let running = start_binary(&envs).await;
+    let mut send = message_send("why is order 4711 blocked by credit");
+    send["params"]["configuration"]["pushNotificationConfig"] =
+        json!({"url": format!("{}/hook", webhook.url)});
+    let sent = crate::helpers::http_client()
+        .post(format!("http://127.0.0.1:{}/", running.port))
+        .header("x-correlationid", "corr-push")
+        .header("traceparent", format!("00-{TRACE_ID}-00f067aa0ba902b7-01"))
+        .json(&send)
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap();
+    let task_id = sent["result"]["id"].as_str().expect("a task").to_string();
+    let given_up = [
+        ("result", "given_up"),
+        ("reason", "status_5xx"),
+        ("format", "a2a"),
+    ];
+    wait_until(Duration::from_secs(10), async || {
+        collector.value("a2a.push.deliveries", &given_up) == Some(1.0)
+            && collector.named("push.delivery").len() >= 2
+    })
+    .await;
+    let log = json_lines(&running.terminate().await);
+
+    assert_eq!(collector.value("a2a.push.deliveries", &given_up), Some(1.0));
+    assert_eq!(
+        collector.value(
+            "a2a.push.deliveries",
+            &[
+                ("result", "delivered"),
+                ("reason", "-"),
+                ("format", "joule")
+            ]
+        ),
+        Some(0.0),
+        "an outcome that did not happen is there at 0"
+    );
+    assert_eq!(
+        collector.value(
+            "a2a.push.attempts",
+            &[("result", "failed"), ("format", "a2a")]
+        ),
+        Some(2.0)
+    );
+    assert_eq!(
+        collector.value(
+            "http.client.request.duration",
+            &[("peer.service", "webhook"), ("error.type", "500")]
+        ),
+        Some(2.0)
+    );
+    let attempts = collector.named("push.delivery");
+    assert_eq!(attempts.len(), 2, "{attempts:?}");
+    for attempt in &attempts {
+        assert_eq!(status(attempt).0, STATUS_ERROR, "{attempt:?}");
+        assert_eq!(
+            text(&attempt.attributes, "error.type").as_deref(),
+            Some("500")
+        );
+        assert_eq!(
+            text(&attempt.attributes, "http.request.method").as_deref(),
+            Some("POST")
+        );
+        assert_eq!(
+            text(&attempt.attributes, "server.address").as_deref(),
+            Some("127.0.0.1")
+        );
+    }
+    let resends: Vec<Option<i64>> = attempts
+        .iter()
+        .map(|attempt| int(&attempt.attributes, "http.request.resend_count"))
+        .collect();
+    assert!(
+        resends.contains(&None) && resends.contains(&Some(1)),
+        "{resends:?}"
+    );
+
+    let failed_tries: Vec<&Value> = log
+        .iter()
+        .filter(|line| line["msg"] == "push delivery failed")
+        .collect();
+    assert_eq!(failed_tries.len(), 2, "{log:?}");
+    assert!(failed_tries.iter().all(|line| line["level"] == "WARN"));
+    let line = log
+        .iter()
+        .find(|line| line["msg"] == "push delivery given up")
+        .unwrap_or_else(|| panic!("the give-up line: {log:?}"));
+    assert_eq!(line["level"], "WARN");
+    assert_eq!(line["trace_id"], TRACE_ID, "{line}");
+    assert_eq!(line["correlation_id"], "corr-push", "{line}");
+    assert_eq!(line["push.attempts"], 2, "{line}");
+    assert_eq!(line["push.status"], 500, "{line}");
+    assert_eq!(line["push.reason"], "status_5xx", "{line}");
+    assert_eq!(line["push.format"], "a2a", "{line}");
+    assert_eq!(line["a2a.task.id"], task_id.as_str(), "{line}");
+}

@@ -66,7 +66,24 @@ const TASK_STATES: [&str; 10] = [
     OTHER,
 ];
 
-const PUSH_RESULTS: [&str; 4] = ["delivered", "failed", "refused", OTHER];
+/// How a push notification's delivery to one webhook ended: (`result`,
+/// `reason`). Given up: the last attempt's status class, or why no answer
+/// came; refused: never sent.
+const PUSH_OUTCOMES: [(&str, &str); 10] = [
+    ("delivered", "-"),
+    ("given_up", "status_3xx"),
+    ("given_up", "status_4xx"),
+    ("given_up", "status_5xx"),
+    ("given_up", "timeout"),
+    ("given_up", "no_answer"),
+    ("refused", "refused_by_guard"),
+    ("refused", "token_exchange_failed"),
+    ("refused", "not_encodable"),
+    (OTHER, OTHER),
+];
+const PUSH_FORMATS: [&str; 3] = ["a2a", "joule", OTHER];
+/// One attempt's result.
+const PUSH_ATTEMPT_RESULTS: [&str; 3] = ["delivered", "failed", OTHER];
 const REJECTION_REASONS: [&str; 5] = ["missing", "invalid", "forbidden", "unavailable", OTHER];
 const DROP_REASONS: [&str; 3] = ["queue_full", "export_failed", OTHER];
 
@@ -84,7 +101,10 @@ static ERROR_CODES: Claimed<i64, CODE_SLOTS> = Claimed::new();
 static TASKS: [Counts<SPECIALIST_SLOTS>; TASK_STATES.len()] =
     [const { Counts::new() }; TASK_STATES.len()];
 static SPECIALISTS: Claimed<String, SPECIALIST_SLOTS> = Claimed::new();
-static PUSHES: Counts<{ PUSH_RESULTS.len() }> = Counts::new();
+static PUSH_DELIVERIES: [Counts<{ PUSH_OUTCOMES.len() }>; PUSH_FORMATS.len()] =
+    [const { Counts::new() }; PUSH_FORMATS.len()];
+static PUSH_ATTEMPTS: [Counts<{ PUSH_ATTEMPT_RESULTS.len() }>; PUSH_FORMATS.len()] =
+    [const { Counts::new() }; PUSH_FORMATS.len()];
 static REJECTIONS: Counts<{ REJECTION_REASONS.len() }> = Counts::new();
 static BUDGET_EXPIRIES: Counts<1> = Counts::new();
 static SPANS_DROPPED: Counts<{ DROP_REASONS.len() }> = Counts::new();
@@ -107,10 +127,23 @@ pub fn task_outcome(task_state: &str, specialist: &str) {
     TASKS[position(&TASK_STATES, task_state)].add(SPECIALISTS.index(specialist), 1);
 }
 
-/// One push attempt: `delivered`, `failed` (a non-2xx answer or no
-/// answer) or `refused` (guard, no token).
-pub fn push(result: &str) {
-    PUSHES.add(position(&PUSH_RESULTS, result), 1);
+/// One push attempt in `format` (`a2a`, `joule`): `delivered` (2xx) or
+/// `failed` (another answer, or none).
+pub fn push_attempt(format: &str, delivered: bool) {
+    let result = if delivered { "delivered" } else { "failed" };
+    PUSH_ATTEMPTS[position(&PUSH_FORMATS, format)].add(position(&PUSH_ATTEMPT_RESULTS, result), 1);
+}
+
+/// One push delivery ended: `delivered` (`-`), `given_up` after its
+/// attempts (`status_3xx`, `status_4xx`, `status_5xx`, `timeout`,
+/// `no_answer`) or `refused` before any (`refused_by_guard`,
+/// `token_exchange_failed`, `not_encodable`).
+pub fn push_delivery(format: &str, result: &str, reason: &str) {
+    let outcome = PUSH_OUTCOMES
+        .iter()
+        .position(|known| *known == (result, reason))
+        .unwrap_or(PUSH_OUTCOMES.len() - 1);
+    PUSH_DELIVERIES[position(&PUSH_FORMATS, format)].add(outcome, 1);
 }
 
 /// A request refused by authentication, by reason (`missing`, `invalid`,
@@ -193,7 +226,8 @@ mod tests {
         request("tasks/pushNotificationConfig/list", None, 0.02);
         request("tasks/pushNotificationConfig/list", Some(-32099), 2.0);
         task_outcome("completed", "unit-specialist");
-        push("refused");
+        push_delivery("a2a", "refused", "refused_by_guard");
+        push_attempt("joule", false);
         token_rejected("forbidden");
         spans_dropped("export_failed", 3);
         let text = render();
@@ -237,7 +271,12 @@ mod tests {
         assert!(has(
             "a2a_task_outcomes_total{state=\"completed\",specialist=\"unit-specialist\"}"
         ));
-        assert!(has("a2a_push_deliveries_total{result=\"refused\"}"));
+        assert!(has(
+            "a2a_push_deliveries_total{result=\"refused\",reason=\"refused_by_guard\",format=\"a2a\"}"
+        ));
+        assert!(has(
+            "a2a_push_attempts_total{result=\"failed\",format=\"joule\"}"
+        ));
         assert!(has("a2a_token_rejections_total{reason=\"forbidden\"}"));
         assert!(text.contains("# TYPE a2a_budget_expiries_total counter"));
         assert!(text.contains("\na2a_budget_expiries_total "));

@@ -6,8 +6,9 @@
 
 use super::{
     BUDGET_EXPIRIES, ClientCall, DROP_REASONS, ERROR_CODES, METHODS, ODATA_SERVICES, OTHER,
-    PUSH_RESULTS, PUSHES, REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES, SPANS_DROPPED,
-    SPECIALISTS, TASK_STATES, TASKS, counts::Counts,
+    PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES, PUSH_FORMATS, PUSH_OUTCOMES,
+    REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES, SPANS_DROPPED, SPECIALISTS, TASK_STATES,
+    TASKS, counts::Counts,
 };
 use opentelemetry::metrics::{AsyncInstrument, BoundHistogram, Histogram, Meter, MeterProvider};
 use opentelemetry::{KeyValue, Value};
@@ -228,8 +229,48 @@ fn observe(meter: &Meter) {
         }
     })
     .build();
-    counter("a2a.push.deliveries", "Push attempts by result")
-        .with_callback(|observer| by_label(observer, &PUSHES, "result", &PUSH_RESULTS))
+    counter(
+        "a2a.push.deliveries",
+        "Push deliveries ended, by result, reason and format",
+    )
+    .with_callback(|observer| {
+        // Every outcome from the start, at 0 until it happens.
+        for (format, counts) in PUSH_DELIVERIES.iter().enumerate() {
+            for (slot, count) in counts.all() {
+                let (result, reason) = PUSH_OUTCOMES[slot];
+                if count == 0 && (format + 1 == PUSH_FORMATS.len() || result == OTHER) {
+                    continue;
+                }
+                observer.observe(
+                    count,
+                    &[
+                        KeyValue::new("result", result),
+                        KeyValue::new("reason", reason),
+                        KeyValue::new("format", PUSH_FORMATS[format]),
+                    ],
+                );
+            }
+        }
+    })
+    .build();
+    counter("a2a.push.attempts", "Push attempts by result and format")
+        .with_callback(|observer| {
+            for (format, counts) in PUSH_ATTEMPTS.iter().enumerate() {
+                for (slot, count) in counts.all() {
+                    let result = PUSH_ATTEMPT_RESULTS[slot];
+                    if count == 0 && (format + 1 == PUSH_FORMATS.len() || result == OTHER) {
+                        continue;
+                    }
+                    observer.observe(
+                        count,
+                        &[
+                            KeyValue::new("result", result),
+                            KeyValue::new("format", PUSH_FORMATS[format]),
+                        ],
+                    );
+                }
+            }
+        })
         .build();
     counter(
         "a2a.token.rejections",

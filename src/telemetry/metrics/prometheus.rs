@@ -21,7 +21,7 @@ struct Family {
 }
 
 /// In the order `/metrics` prints them.
-const FAMILIES: [Family; 9] = [
+const FAMILIES: [Family; 10] = [
     Family {
         otel: "a2a.requests",
         name: "a2a_requests_total",
@@ -49,9 +49,20 @@ const FAMILIES: [Family; 9] = [
     Family {
         otel: "a2a.push.deliveries",
         name: "a2a_push_deliveries_total",
-        help: "Push attempts by result.",
+        help: "Push deliveries ended, by result, reason and format.",
         histogram: false,
-        labels: &[("result", "result")],
+        labels: &[
+            ("result", "result"),
+            ("reason", "reason"),
+            ("format", "format"),
+        ],
+    },
+    Family {
+        otel: "a2a.push.attempts",
+        name: "a2a_push_attempts_total",
+        help: "Push attempts by result and format.",
+        histogram: false,
+        labels: &[("result", "result"), ("format", "format")],
     },
     Family {
         otel: "a2a.token.rejections",

@@ -180,6 +180,16 @@ pub async fn json_rpc(
         i64::from(response.status().as_u16()),
     );
     mark_failure(&span, response.status(), &facts);
+    // Every call is counted, those refused before any JSON-RPC answer too
+    // (by their HTTP status: 401, 403, 413, 415, 503, …).
+    let status = response.status();
+    let refused =
+        (status.is_client_error() || status.is_server_error()).then(|| i64::from(status.as_u16()));
+    crate::telemetry::metrics::request(
+        facts.rpc_method.as_deref().unwrap_or("-"),
+        facts.error_code.or(refused),
+        started.elapsed().as_secs_f64(),
+    );
     span.in_scope(|| request_log::log(&request, &response, &facts, started));
     response
 }

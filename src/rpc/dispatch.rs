@@ -20,7 +20,6 @@ use crate::tasks::{Answer, CallContext, TaskEngine, TaskJson, TaskStream};
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// The response body (or event stream) and what the request log line needs.
 pub struct RpcReply {
@@ -213,7 +212,6 @@ impl RpcReply {
 
 /// Handle one request body and always produce a JSON-RPC response.
 pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
-    let started = Instant::now();
     let reply = match jsonrpc::parse_request(body) {
         Err(envelope) => RpcReply {
             body: error_bytes(&envelope.id, &envelope.error),
@@ -257,11 +255,6 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
     if let Some(context_id) = &reply.task.context_id {
         span.record("a2a.context.id", context_id.as_str());
     }
-    crate::telemetry::metrics::request(
-        reply.method.as_deref().unwrap_or("-"),
-        reply.error_code,
-        started.elapsed().as_secs_f64(),
-    );
     reply
 }
 

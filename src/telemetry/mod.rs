@@ -21,6 +21,7 @@ mod span_queue;
 pub mod status;
 mod target;
 mod text;
+pub mod throttle;
 
 use crate::cloud_foundry::{CloudFoundry, EnvSource};
 use tracing_subscriber::EnvFilter;

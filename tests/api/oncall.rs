@@ -584,3 +584,118 @@ async fn a_push_given_up_is_counted_once_with_its_reason_and_logged_with_trace_a
     assert_eq!(line["push.format"], "a2a", "{line}");
     assert_eq!(line["a2a.task.id"], task_id.as_str(), "{line}");
 }
+
+/// Token rejections by reason: expired, bad signature, unknown key, wrong
+/// audience, wrong tenant and malformed tokens each count under their own
+/// `reason`, every refused call counts in `a2a.requests` (method `-`,
+/// outcome the HTTP status), the `authenticate` span is ERROR with the
+/// reason as `error.type`, and a reason repeated at speed is logged once
+/// per interval, not once per call.
+#[tokio::test]
+async fn token_rejections_are_counted_by_reason_and_logged_once_per_reason() {
+    use crate::helpers::key_server::{now, sign, token, user_claims, with};
+    let keys = KeyServer::start().await;
+    let collector = Collector::start().await;
+    let mut envs = collector.variables().to_vec();
+    envs.extend([
+        ("AGENT__TELEMETRY__LOG_FORMAT", "json"),
+        ("AGENT__AUTH__CLIENT_ID", key_server::CLIENT_ID),
+        ("AGENT__AUTH__DOMAINS", "accounts.test"),
+        ("AGENT__AUTH__APP_TID", key_server::APP_TID),
+        ("AGENT__AUTH__URL", key_server::ISSUER),
+        ("AGENT__AUTH__TEST_KEY_SERVER", keys.url.as_str()),
+    ]);
+    let running = start_binary(&envs).await;
+    let expired = token(&with(user_claims(), "exp", json!(now() - 3600)));
+    let cases: Vec<(&str, String, usize)> = vec![
+        ("expired", expired, 5),
+        (
+            "bad_signature",
+            sign(&user_claims(), Some("key-1"), "attacker"),
+            2,
+        ),
+        (
+            "unknown_key",
+            sign(&user_claims(), Some("key-2"), "key-2"),
+            1,
+        ),
+        (
+            "wrong_audience",
+            token(&with(user_claims(), "aud", json!("someone-else"))),
+            1,
+        ),
+        (
+            "wrong_tenant",
+            token(&with(user_claims(), "app_tid", json!("another-tenant"))),
+            1,
+        ),
+        ("malformed", "not-a-jwt".to_string(), 1),
+    ];
+    for (reason, bearer, times) in &cases {
+        for _ in 0..*times {
+            let response = crate::helpers::http_client()
+                .post(format!("http://127.0.0.1:{}/", running.port))
+                .bearer_auth(bearer)
+                .json(&message_send("why is order 4711 blocked by credit"))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 401, "{reason}");
+        }
+    }
+    let refused: usize = cases.iter().map(|(_, _, times)| times).sum();
+    wait_until(Duration::from_secs(10), async || {
+        collector
+            .value("a2a.requests", &[("rpc.method", "-"), ("outcome", "401")])
+            .is_some_and(|count| count as usize >= refused)
+    })
+    .await;
+    let log = json_lines(&running.terminate().await);
+    keys.stop().await;
+
+    for (reason, _, times) in &cases {
+        assert_eq!(
+            collector.value("a2a.token.rejections", &[("reason", reason)]),
+            Some(*times as f64),
+            "{reason}"
+        );
+        let lines: Vec<&Value> = log
+            .iter()
+            .filter(|line| {
+                line["msg"] == "request rejected by authentication"
+                    && line["auth.reason"] == *reason
+            })
+            .collect();
+        assert_eq!(
+            lines.len(),
+            1,
+            "one line for {reason} within the interval: {log:?}"
+        );
+        assert_eq!(lines[0]["level"], "WARN");
+        assert_eq!(
+            lines[0]["rejections_not_logged"], 0,
+            "the first line of its reason"
+        );
+    }
+    assert_eq!(
+        collector.value("a2a.token.rejections", &[("reason", "invalid")]),
+        None,
+        "no catch-all reason"
+    );
+    assert_eq!(
+        collector.value("a2a.requests", &[("rpc.method", "-"), ("outcome", "401")]),
+        Some(refused as f64),
+        "refused calls are requests too"
+    );
+    let auths = collector.named("authenticate");
+    let expired_spans: Vec<_> = auths
+        .iter()
+        .filter(|span| text(&span.attributes, "error.type").as_deref() == Some("expired"))
+        .collect();
+    assert_eq!(expired_spans.len(), 5, "{auths:?}");
+    assert!(
+        expired_spans
+            .iter()
+            .all(|span| status(span).0 == STATUS_ERROR)
+    );
+}

@@ -574,7 +574,7 @@ async fn authentication_is_a_child_span_with_issuer_client_and_outcome_never_the
     wait_until(Duration::from_secs(10), async || count("authenticate") >= 3).await;
     let rejections = prometheus_value(
         running.port,
-        "a2a_token_rejections_total{reason=\"invalid\"}",
+        "a2a_token_rejections_total{reason=\"expired\"}",
     )
     .await;
     let log = running.terminate().await;

@@ -84,12 +84,29 @@ const PUSH_OUTCOMES: [(&str, &str); 10] = [
 const PUSH_FORMATS: [&str; 3] = ["a2a", "joule", OTHER];
 /// One attempt's result.
 const PUSH_ATTEMPT_RESULTS: [&str; 3] = ["delivered", "failed", OTHER];
-const REJECTION_REASONS: [&str; 5] = ["missing", "invalid", "forbidden", "unavailable", OTHER];
+/// Why authentication refused a request: no token, the class of an
+/// invalid token (`auth::Rejection`), no permission, keys unavailable.
+const REJECTION_REASONS: [&str; 14] = [
+    "missing",
+    "malformed",
+    "unsupported_algorithm",
+    "expired",
+    "not_yet_valid",
+    "untrusted_issuer",
+    "wrong_audience",
+    "wrong_tenant",
+    "unknown_key",
+    "keys_refused",
+    "bad_signature",
+    "forbidden",
+    "unavailable",
+    OTHER,
+];
 const DROP_REASONS: [&str; 3] = ["queue_full", "export_failed", OTHER];
 
 /// Outcome slots of a request: `ok`, then the error codes met so far.
 const OUTCOMES: usize = 1 + CODE_SLOTS;
-const CODE_SLOTS: usize = 16;
+const CODE_SLOTS: usize = 32;
 const SPECIALIST_SLOTS: usize = 32;
 /// OData services of S/4HANA: names from the code, a handful.
 const ODATA_SERVICE_SLOTS: usize = 16;
@@ -114,7 +131,8 @@ static ODATA_SERVICES: Claimed<String, ODATA_SERVICE_SLOTS> = Claimed::new();
 // ---- recording (the request path) -----------------------------------------
 
 /// One JSON-RPC call: its method (`-` when unreadable), `ok` or the error
-/// code, and how long it took.
+/// code (a JSON-RPC code, or the HTTP status of a call refused before any
+/// JSON-RPC answer: 401, 403, 413, …), and how long it took.
 pub fn request(method: &str, error_code: Option<i64>, seconds: f64) {
     let method = position(&METHODS, method);
     let outcome = error_code.map_or(0, |code| 1 + ERROR_CODES.index(&code));
@@ -146,8 +164,9 @@ pub fn push_delivery(format: &str, result: &str, reason: &str) {
     PUSH_DELIVERIES[position(&PUSH_FORMATS, format)].add(outcome, 1);
 }
 
-/// A request refused by authentication, by reason (`missing`, `invalid`,
-/// `forbidden`, `unavailable`).
+/// A request refused by authentication, by reason (`missing`, an invalid
+/// token's class such as `expired` or `bad_signature`, `forbidden`,
+/// `unavailable`).
 pub fn token_rejected(reason: &str) {
     REJECTIONS.add(position(&REJECTION_REASONS, reason), 1);
 }

@@ -138,6 +138,8 @@ impl TaskEngine {
         settings: TaskSettings,
         observer: Option<Arc<dyn TaskObserver>>,
     ) -> Self {
+        // Every store call is timed and its failures counted.
+        let store: Arc<dyn TaskStore> = Arc::new(super::measured_store::MeasuredStore(store));
         TaskEngine {
             inner: Arc::new(Inner {
                 store,
@@ -342,7 +344,9 @@ impl TaskEngine {
             {
                 Ok(written) => Some(written),
                 Err(error) => {
-                    self.inner.turns().remove(&task.id);
+                    if self.inner.turns().remove(&task.id).is_some() {
+                        crate::telemetry::metrics::turns_running(-1);
+                    }
                     return Err(error.into());
                 }
             }
@@ -598,6 +602,9 @@ impl TaskEngine {
                 Ok(written) => {
                     self.inner.notify(&task, &written, call);
                     let turn = self.inner.turns().remove(task_id);
+                    if turn.is_some() {
+                        crate::telemetry::metrics::turns_running(-1);
+                    }
                     match turn {
                         Some(turn) => {
                             turn.cancel.notify_one();

@@ -159,13 +159,16 @@ impl TaskEngine {
         let events = self.inner.turn_channel(&mut turns, task_id);
         let listener = events.subscribe();
         let cancel = Arc::new(Notify::new());
-        turns.insert(
+        let replaced = turns.insert(
             task_id.to_string(),
             RunningTurn {
                 events: events.clone(),
                 cancel: Arc::clone(&cancel),
             },
         );
+        if replaced.is_none() {
+            crate::telemetry::metrics::turns_running(1);
+        }
         TurnChannel {
             events,
             listener,

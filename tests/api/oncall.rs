@@ -699,3 +699,149 @@ async fn token_rejections_are_counted_by_reason_and_logged_once_per_reason() {
             .all(|span| status(span).0 == STATUS_ERROR)
     );
 }
+
+/// State, and zero, are exported: the first OTLP reading of a fresh
+/// instance already has every counter of a fixed label set at 0 (requests
+/// per method, the known specialists' outcomes, push outcomes, token
+/// rejection reasons, store errors, lease expiries); a turn that runs shows
+/// in `a2a.turns.running` and `a2a.tasks.open`; a turn whose instance was
+/// killed ends `failed` on the survivor and counts as a lease expiry; the
+/// store's calls are timed.
+#[tokio::test]
+async fn state_gauges_lease_expiries_and_counters_at_zero_are_exported() {
+    let dir = std::env::temp_dir().join(format!("oea-oncall-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir_text = dir.to_string_lossy().to_string();
+    let store = [
+        ("AGENT__AUTH__MODE", "off"),
+        ("AGENT__STORE__BACKEND", "sqlite"),
+        ("AGENT__STORE__DATA_DIR", dir_text.as_str()),
+        ("AGENT__STORE__SQLITE_FILE", "agent.sqlite3"),
+        ("AGENT__STORE__LEASE_SECS", "1"),
+        ("AGENT__STORE__SWEEP_INTERVAL_SECS", "1"),
+        ("AGENT__BACKEND__LATENCY_MS", "4000"),
+    ];
+    let not_blocking = |text: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "message/send",
+            "params": {"message": crate::helpers::user_message(text),
+                       "configuration": {"blocking": false}}})
+    };
+    // An instance that dies in the middle of a turn.
+    let mut doomed = start_binary(&store).await;
+    let started = call(
+        doomed.port,
+        not_blocking("why is order 4711 blocked by credit"),
+    )
+    .await;
+    assert_eq!(started["result"]["status"]["state"], "working", "{started}");
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    doomed.child.kill().expect("kill -9");
+    let _ = doomed.child.wait();
+
+    let collector = Collector::start().await;
+    let mut envs = collector.variables().to_vec();
+    envs.extend(store);
+    let survivor = start_binary(&envs).await;
+    wait_until(Duration::from_secs(10), async || {
+        collector.first_metric("a2a.requests").is_some()
+    })
+    .await;
+    let first = |name: &str, labels: &[(&str, &str)]| {
+        collector.first_metric(name).and_then(|points| {
+            points
+                .iter()
+                .find(|point| {
+                    labels
+                        .iter()
+                        .all(|(key, value)| point.label(key).as_deref() == Some(*value))
+                })
+                .map(|point| point.value)
+        })
+    };
+    for (name, labels) in [
+        (
+            "a2a.requests",
+            vec![("rpc.method", "message/send"), ("outcome", "ok")],
+        ),
+        (
+            "a2a.requests",
+            vec![("rpc.method", "tasks/get"), ("outcome", "ok")],
+        ),
+        (
+            "a2a.task.outcomes",
+            vec![("a2a.task.state", "failed"), ("a2a.specialist", "credit")],
+        ),
+        (
+            "a2a.push.deliveries",
+            vec![
+                ("result", "given_up"),
+                ("reason", "status_5xx"),
+                ("format", "joule"),
+            ],
+        ),
+        ("a2a.token.rejections", vec![("reason", "bad_signature")]),
+        ("a2a.store.errors", vec![("error.type", "unavailable")]),
+        ("a2a.budget.expiries", vec![]),
+        (
+            "a2a.telemetry.spans.dropped",
+            vec![("reason", "queue_full")],
+        ),
+    ] {
+        assert_eq!(
+            first(name, &labels),
+            Some(0.0),
+            "{name} {labels:?} at 0 from the start"
+        );
+    }
+
+    // The survivor's sweep ends the dead instance's task.
+    wait_until(Duration::from_secs(15), async || {
+        collector.value("a2a.task.lease_expiries", &[]) == Some(1.0)
+    })
+    .await;
+    assert_eq!(collector.value("a2a.task.lease_expiries", &[]), Some(1.0));
+    let task = call(
+        survivor.port,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get",
+               "params": {"id": started["result"]["id"]}}),
+    )
+    .await;
+    assert_eq!(task["result"]["status"]["state"], "failed", "{task}");
+
+    // A turn of its own: running, and open in the store.
+    let running = call(
+        survivor.port,
+        not_blocking("why is order 4711 blocked by credit"),
+    )
+    .await;
+    assert_eq!(running["result"]["status"]["state"], "working", "{running}");
+    wait_until(Duration::from_secs(5), async || {
+        collector.value("a2a.turns.running", &[]) == Some(1.0)
+            && collector.value("a2a.tasks.open", &[]) == Some(1.0)
+    })
+    .await;
+    assert_eq!(collector.value("a2a.turns.running", &[]), Some(1.0));
+    assert_eq!(collector.value("a2a.tasks.open", &[]), Some(1.0));
+    wait_until(Duration::from_secs(10), async || {
+        collector.value("a2a.turns.running", &[]) == Some(0.0)
+            && collector.value("a2a.tasks.open", &[]) == Some(0.0)
+    })
+    .await;
+    assert_eq!(
+        collector.value("a2a.turns.running", &[]),
+        Some(0.0),
+        "the turn ended"
+    );
+    assert_eq!(collector.value("a2a.tasks.open", &[]), Some(0.0));
+    assert!(
+        collector
+            .value(
+                "a2a.store.duration",
+                &[("operation", "create"), ("outcome", "ok")]
+            )
+            .is_some_and(|calls| calls >= 1.0)
+    );
+    survivor.terminate().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -26,6 +26,7 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::metrics::reader::MetricReader;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 pub use pipeline::AlreadyCounting;
 
@@ -104,6 +105,37 @@ const REJECTION_REASONS: [&str; 14] = [
 ];
 const DROP_REASONS: [&str; 3] = ["queue_full", "export_failed", OTHER];
 
+/// The task store's operations (`tasks::TaskStore`'s methods).
+const STORE_OPERATIONS: [&str; 15] = [
+    "get",
+    "create",
+    "context_held_by_another",
+    "open_tasks_of",
+    "waiting_since",
+    "list",
+    "update",
+    "set_push_config",
+    "push_configs",
+    "delete_push_config",
+    "renew_leases",
+    "expired_leases",
+    "purge_finished",
+    "count_open",
+    OTHER,
+];
+/// The task store's errors that are faults (lost races are not counted).
+const STORE_ERROR_TYPES: [&str; 9] = [
+    "unavailable",
+    "disk_full",
+    "corrupt",
+    "unreadable_task",
+    "too_large",
+    "full",
+    "already_exists",
+    "not_found",
+    OTHER,
+];
+
 /// Outcome slots of a request: `ok`, then the error codes met so far.
 const OUTCOMES: usize = 1 + CODE_SLOTS;
 const CODE_SLOTS: usize = 32;
@@ -126,6 +158,15 @@ static REJECTIONS: Counts<{ REJECTION_REASONS.len() }> = Counts::new();
 static BUDGET_EXPIRIES: Counts<1> = Counts::new();
 static SPANS_DROPPED: Counts<{ DROP_REASONS.len() }> = Counts::new();
 static S4_RETRIES: Counts<ODATA_SERVICE_SLOTS> = Counts::new();
+static STORE_ERRORS: Counts<{ STORE_ERROR_TYPES.len() }> = Counts::new();
+/// Tasks ended `failed` because the instance running them stopped (their
+/// lease ran out), and tasks ended `canceled` after waiting too long.
+static LEASE_EXPIRIES: Counts<1> = Counts::new();
+static WAIT_EXPIRIES: Counts<1> = Counts::new();
+/// Turns running on this instance (a gauge: added to and taken from).
+static TURNS_RUNNING: AtomicI64 = AtomicI64::new(0);
+/// Open tasks in the store as the last sweep counted them; -1 before it.
+static OPEN_TASKS: AtomicI64 = AtomicI64::new(-1);
 static ODATA_SERVICES: Claimed<String, ODATA_SERVICE_SLOTS> = Claimed::new();
 
 // ---- recording (the request path) -----------------------------------------
@@ -139,6 +180,24 @@ pub fn request(method: &str, error_code: Option<i64>, seconds: f64) {
     REQUESTS[method].add(outcome, 1);
     pipeline::figures().latency(method).record(seconds);
 }
+
+/// The specialists the agent has (and `-`, a turn no specialist
+/// answered), so their outcomes are exported at 0 from the start.
+pub fn known_specialists<'a>(names: impl IntoIterator<Item = &'a str>) {
+    SPECIALISTS.index("-");
+    for name in names {
+        SPECIALISTS.index(name);
+    }
+}
+
+/// The states a turn ends in: exported at 0 for every known specialist.
+const TURN_END_STATES: [&str; 5] = [
+    "completed",
+    "failed",
+    "rejected",
+    "input-required",
+    "canceled",
+];
 
 /// A turn ended in `state`, answered by `specialist` (`-` when none).
 pub fn task_outcome(task_state: &str, specialist: &str) {
@@ -199,6 +258,37 @@ pub fn http_client_request(call: ClientCall<'_>) {
 /// its service's series appear at 0.
 pub fn s4hana_retries(odata_service: &str, retries: u32) {
     S4_RETRIES.add(ODATA_SERVICES.index(odata_service), u64::from(retries));
+}
+
+/// A turn started (`1`) or ended (`-1`) on this instance.
+pub fn turns_running(change: i64) {
+    TURNS_RUNNING.fetch_add(change, Ordering::Relaxed);
+}
+
+/// The open tasks the store holds (every instance's), as last counted.
+pub fn open_tasks(count: u64) {
+    OPEN_TASKS.store(i64::try_from(count).unwrap_or(i64::MAX), Ordering::Relaxed);
+}
+
+/// A task ended `failed` because its instance stopped (its lease ran out).
+pub fn lease_expired() {
+    LEASE_EXPIRIES.add(0, 1);
+}
+
+/// A task ended `canceled` after waiting too long for an answer.
+pub fn wait_expired() {
+    WAIT_EXPIRIES.add(0, 1);
+}
+
+/// One task store call: its operation, its error's type when it failed
+/// (a fault, not a lost race), and how long it took.
+pub fn store_call(operation: &str, error_type: Option<&str>, seconds: f64) {
+    if let Some(error_type) = error_type {
+        STORE_ERRORS.add(position(&STORE_ERROR_TYPES, error_type), 1);
+    }
+    pipeline::figures()
+        .store_latency(position(&STORE_OPERATIONS, operation), error_type.is_some())
+        .record(seconds);
 }
 
 /// Spans that will never reach the collector, by reason (`queue_full`,

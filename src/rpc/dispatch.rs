@@ -482,3 +482,52 @@ async fn push_method(context: &RpcContext<'_>, call: PushCall) -> Result<RpcResu
     };
     result.map_err(|error| error.to_rpc_error())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every method the service dispatches is a name telemetry knows (a
+    /// span name and a label of its own), none counted as `other`.
+    #[test]
+    fn every_dispatched_method_is_a_served_method_of_telemetry() {
+        let v1 = Method::ALL.map(Method::name);
+        for method in crate::a2a::v1::version::V0_3_METHODS
+            .iter()
+            .chain(v1.iter())
+        {
+            assert_eq!(
+                crate::telemetry::metrics::served_method(method),
+                Some(*method),
+                "{method}"
+            );
+        }
+        assert_eq!(crate::telemetry::metrics::served_method("no/such"), None);
+        assert_eq!(crate::telemetry::metrics::served_method("-"), None);
+    }
+
+    #[test]
+    fn the_task_ids_of_a_request_are_read_from_its_params() {
+        let send = serde_json::json!({"message": {"taskId": "t-1", "contextId": "c-1"}});
+        assert_eq!(
+            TaskIds::of_params(Some(&send)),
+            TaskIds {
+                task_id: Some("t-1".into()),
+                context_id: Some("c-1".into())
+            }
+        );
+        // Over 1.0 a push config's `id` is the config's; `taskId` wins.
+        let push = serde_json::json!({"taskId": "t-2", "id": "config-1"});
+        assert_eq!(
+            TaskIds::of_params(Some(&push)).task_id.as_deref(),
+            Some("t-2")
+        );
+        let get = serde_json::json!({"id": "t-3"});
+        assert_eq!(
+            TaskIds::of_params(Some(&get)).task_id.as_deref(),
+            Some("t-3")
+        );
+        let first_turn = serde_json::json!({"message": {"taskId": "", "contextId": " "}});
+        assert_eq!(TaskIds::of_params(Some(&first_turn)), TaskIds::default());
+    }
+}

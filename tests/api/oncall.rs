@@ -845,3 +845,112 @@ async fn state_gauges_lease_expiries_and_counters_at_zero_are_exported() {
     survivor.terminate().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The conventions' names: the server span is named by its method (0.3
+/// `message/send`, 1.0 `SendMessage`; `jsonrpc` for a method the service
+/// does not serve, never the caller's text) and carries OpenTelemetry's
+/// HTTP server attributes; the turn carries the GenAI agent attributes;
+/// the metrics count a 1.0 method under its own name.
+#[tokio::test]
+async fn the_server_span_is_named_by_its_method_with_http_server_and_genai_attributes() {
+    let collector = Collector::start().await;
+    let mut envs = collector.variables().to_vec();
+    envs.push(("AGENT__AUTH__MODE", "off"));
+    let running = start_binary(&envs).await;
+    let client = crate::helpers::http_client();
+    let url = format!("http://127.0.0.1:{}/", running.port);
+    let sent = client
+        .post(&url)
+        .header("user-agent", "joule-test/1.0")
+        .json(&message_send("why is order 4711 blocked by credit"))
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap();
+    let context_id = sent["result"]["contextId"]
+        .as_str()
+        .expect("a task")
+        .to_string();
+    let v1 = client
+        .post(&url)
+        .header("A2A-Version", "1.0")
+        .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "SendMessage",
+            "params": {"message": {"messageId": "m-v1", "role": "ROLE_USER",
+                "parts": [{"text": "why is order 4711 blocked by credit"}]}}}))
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap();
+    assert!(v1.get("result").is_some(), "{v1}");
+    let unknown = call(
+        running.port,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "made/up-by-a-caller", "params": {}}),
+    )
+    .await;
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let port = running.port;
+    wait_until(Duration::from_secs(10), async || {
+        server_spans(&collector.spans()).len() >= 3
+            && collector.value(
+                "a2a.requests",
+                &[("rpc.method", "SendMessage"), ("outcome", "ok")],
+            ) == Some(1.0)
+    })
+    .await;
+    running.terminate().await;
+
+    let spans = collector.spans();
+    let servers = server_spans(&spans);
+    let names: Vec<&str> = servers.iter().map(|span| span.name.as_str()).collect();
+    assert!(names.contains(&"message/send"), "{names:?}");
+    assert!(names.contains(&"SendMessage"), "{names:?}");
+    assert!(
+        names.contains(&"jsonrpc"),
+        "an unknown method keeps the system's name: {names:?}"
+    );
+    assert!(!names.iter().any(|name| name.contains("made/up")));
+    let send = servers
+        .iter()
+        .find(|span| span.name == "message/send")
+        .unwrap();
+    for (key, value) in [
+        ("http.request.method", "POST"),
+        ("http.route", "/"),
+        ("url.path", "/"),
+        ("url.scheme", "http"),
+        ("server.address", "127.0.0.1"),
+        ("client.address", "127.0.0.1"),
+        ("network.protocol.version", "1.1"),
+        ("user_agent.original", "joule-test/1.0"),
+    ] {
+        assert_eq!(text(&send.attributes, key).as_deref(), Some(value), "{key}");
+    }
+    assert_eq!(int(&send.attributes, "server.port"), Some(i64::from(port)));
+    let turn = collector
+        .named("a2a.turn")
+        .into_iter()
+        .find(|turn| {
+            text(&turn.attributes, "a2a.context.id").as_deref() == Some(context_id.as_str())
+        })
+        .expect("the turn");
+    assert_eq!(
+        text(&turn.attributes, "gen_ai.operation.name").as_deref(),
+        Some("invoke_agent")
+    );
+    assert_eq!(
+        text(&turn.attributes, "gen_ai.conversation.id").as_deref(),
+        Some(context_id.as_str())
+    );
+    assert_eq!(
+        collector.value(
+            "a2a.requests",
+            &[("rpc.method", "SendMessage"), ("outcome", "ok")]
+        ),
+        Some(1.0),
+        "a 1.0 method is counted under its name, not `other`"
+    );
+}

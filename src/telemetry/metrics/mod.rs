@@ -33,11 +33,12 @@ pub use pipeline::AlreadyCounting;
 /// The label of values outside a family's set (and of a full table).
 const OTHER: &str = "other";
 
-/// The methods the service serves (the A2A 0.3 methods and the legacy
-/// `tasks/send`, as `rpc.rs` dispatches them), `-` for a request whose method
-/// could not be read, and `other` for any name the service does not serve:
-/// the caller chooses that name, so it never becomes a label.
-const METHODS: [&str; 13] = [
+/// The methods the service serves (the A2A 0.3 methods, the legacy
+/// `tasks/send` and the A2A 1.0 methods, as `rpc/` dispatches them), `-`
+/// for a request whose method could not be read, and `other` for any name
+/// the service does not serve: the caller chooses that name, so it never
+/// becomes a label.
+const METHODS: [&str; 24] = [
     "message/send",
     "message/stream",
     "tasks/get",
@@ -49,9 +50,29 @@ const METHODS: [&str; 13] = [
     "tasks/pushNotificationConfig/delete",
     "agent/getAuthenticatedExtendedCard",
     "tasks/send",
+    "SendMessage",
+    "SendStreamingMessage",
+    "GetTask",
+    "ListTasks",
+    "CancelTask",
+    "SubscribeToTask",
+    "CreateTaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig",
+    "GetExtendedAgentCard",
     "-",
     OTHER,
 ];
+
+/// `method` as the service names it when it serves it (a bounded name for
+/// a span or a label), `None` for any other name.
+pub fn served_method(method: &str) -> Option<&'static str> {
+    METHODS[..METHODS.len() - 2]
+        .iter()
+        .find(|served| **served == method)
+        .copied()
+}
 
 /// The A2A task states (`TaskState::as_str`).
 const TASK_STATES: [&str; 10] = [

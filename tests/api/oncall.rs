@@ -844,6 +844,14 @@ async fn state_gauges_lease_expiries_and_counters_at_zero_are_exported() {
     );
     survivor.terminate().await;
     let _ = std::fs::remove_dir_all(&dir);
+    // Every metric the service exports is documented for the operator.
+    let docs = repository_file("docs/telemetry.md");
+    for name in collector.metric_names() {
+        assert!(
+            docs.contains(&format!("`{name}")),
+            "{name} in docs/telemetry.md"
+        );
+    }
 }
 
 /// The conventions' names: the server span is named by its method (0.3
@@ -953,4 +961,148 @@ async fn the_server_span_is_named_by_its_method_with_http_server_and_genai_attri
         Some(1.0),
         "a 1.0 method is counted under its name, not `other`"
     );
+}
+
+/// A file of the repository.
+fn repository_file(relative: &str) -> String {
+    std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(relative))
+        .unwrap_or_else(|error| panic!("{relative}: {error}"))
+}
+
+/// The dashboard for SAP Cloud Logging (OpenSearch Dashboards saved
+/// objects, NDJSON) parses, holds together (every reference points to an
+/// object of the file, every search is on the dashboard, on one of the
+/// three index patterns the docs name), and its searches are the runbook's
+/// queries, over fields the docs say the service writes.
+#[test]
+fn the_cloud_logging_dashboard_is_the_runbooks_queries_as_saved_objects() {
+    let text = repository_file("deploy/cloud-logging-dashboard.ndjson");
+    let docs = repository_file("docs/telemetry.md");
+    let flat_docs = docs.split_whitespace().collect::<Vec<_>>().join(" ");
+    let objects: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    let ids: std::collections::BTreeSet<(String, String)> = objects
+        .iter()
+        .map(|o| {
+            (
+                o["type"].as_str().unwrap().to_string(),
+                o["id"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let of_type = |kind: &'static str| objects.iter().filter(move |o| o["type"] == kind);
+    let patterns: Vec<&str> = of_type("index-pattern")
+        .map(|o| o["attributes"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        patterns,
+        ["logs-cfsyslog-*", "otel-v1-apm-span-*", "metrics-otel-v1-*"]
+    );
+    for pattern in &patterns {
+        assert!(
+            docs.contains(&format!("`{pattern}`")),
+            "{pattern} in the docs"
+        );
+    }
+    for object in &objects {
+        for reference in object["references"].as_array().unwrap() {
+            let target = (
+                reference["type"].as_str().unwrap().to_string(),
+                reference["id"].as_str().unwrap().to_string(),
+            );
+            assert!(ids.contains(&target), "{target:?} of {}", object["id"]);
+        }
+    }
+    let searches: Vec<&Value> = of_type("search").collect();
+    assert!(searches.len() >= 6, "the five alerts and finding a task");
+    for search in &searches {
+        let source: Value = serde_json::from_str(
+            search["attributes"]["kibanaSavedObjectMeta"]["searchSourceJSON"]
+                .as_str()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(source["query"]["language"], "kuery");
+        let query = source["query"]["query"].as_str().unwrap();
+        assert!(
+            flat_docs.contains(&format!("`{query}`")),
+            "the runbook has the query `{query}`"
+        );
+        let names = search["references"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap())
+            .collect::<Vec<_>>();
+        assert_eq!(source["indexRefName"], names[0]);
+        for field in query_fields(query) {
+            // Span and metric attributes as SAP Cloud Logging stores them.
+            let attribute = field
+                .strip_prefix("span.attributes.")
+                .or_else(|| field.strip_prefix("metric.attributes."))
+                .map(|name| name.replace('@', "."));
+            match attribute {
+                Some(name) => assert!(documented(&docs, &name), "{name} documented"),
+                None => assert!(
+                    ["name", "status.code", "msg", "a2a.task.id"].contains(&field.as_str()),
+                    "{field}: a field the docs name"
+                ),
+            }
+        }
+        // A metric queried by name is one the service exports.
+        if let Some(metric) = query
+            .strip_prefix("name:\"")
+            .and_then(|rest| rest.split('"').next())
+        {
+            assert!(docs.contains(&format!("`{metric}")), "{metric} documented");
+        }
+    }
+    let dashboard = of_type("dashboard").next().expect("a dashboard");
+    let panels: Vec<Value> =
+        serde_json::from_str(dashboard["attributes"]["panelsJSON"].as_str().unwrap()).unwrap();
+    let references = dashboard["references"].as_array().unwrap();
+    assert_eq!(
+        panels.len(),
+        searches.len(),
+        "every search is on the dashboard"
+    );
+    for panel in &panels {
+        let name = panel["panelRefName"].as_str().unwrap();
+        assert!(references.iter().any(|r| r["name"] == name), "{name}");
+    }
+}
+
+/// Whether `docs` names `name` as a word of its own (not inside a longer
+/// name): `` `push.reason` ``, `{result,reason,format}`.
+fn documented(docs: &str, name: &str) -> bool {
+    let part_of_a_name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '@');
+    docs.match_indices(name).any(|(at, _)| {
+        let before = docs[..at].chars().next_back();
+        let after = docs[at + name.len()..].chars().next();
+        !before.is_some_and(part_of_a_name) && !after.is_some_and(part_of_a_name)
+    })
+}
+
+/// The field names a DQL query filters on (`field:value`, `field >= n`).
+fn query_fields(query: &str) -> Vec<String> {
+    let mut fields = Vec::new();
+    for word in query.split_whitespace() {
+        let name = word
+            .split(':')
+            .next()
+            .filter(|_| word.contains(':'))
+            .map(str::to_string);
+        if let Some(name) = name {
+            fields.push(name.trim_start_matches('(').to_string());
+        }
+    }
+    let words: Vec<&str> = query.split_whitespace().collect();
+    for pair in words.windows(2) {
+        if matches!(pair[1], ">=" | "<=" | ">" | "<") {
+            fields.push(pair[0].to_string());
+        }
+    }
+    fields
 }

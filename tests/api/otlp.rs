@@ -317,6 +317,17 @@ impl Collector {
         })
     }
 
+    /// The names of every metric received.
+    pub fn metric_names(&self) -> std::collections::BTreeSet<String> {
+        let received = self.received.lock().unwrap();
+        received
+            .readings
+            .iter()
+            .flatten()
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
     /// The points of metric `name` in the very first reading that has it.
     pub fn first_metric(&self, name: &str) -> Option<Vec<Point>> {
         let received = self.received.lock().unwrap();

@@ -228,7 +228,7 @@ impl crate::agent::execution::ResultNotifier for LaterResults {
             ..crate::tasks::CallContext::default()
         };
         if let Err(error) = self.0.follow_up(&entry.task_id, text, &call).await {
-            tracing::warn!(%error, task.id = %entry.task_id, "the later result of an action could not be sent");
+            tracing::warn!(%error, a2a.task.id = %entry.task_id, "the later result of an action could not be sent");
         }
     }
 }
@@ -395,6 +395,7 @@ impl Application {
         let push =
             PushService::for_settings(&settings.push, cloud_foundry, Arc::clone(&stores.tasks))?;
         let observer = push.map(|service| Arc::new(PushObserver(service)) as Arc<dyn TaskObserver>);
+        crate::telemetry::metrics::known_specialists(agent.skills().iter().map(|skill| skill.id));
         let engine = TaskEngine::new(stores.tasks, agent, settings.tasks.clone(), observer);
         if let Some(executions) = executions {
             executions.set_notifier(Arc::new(LaterResults(engine.clone())));

@@ -24,7 +24,7 @@ impl BearerToken {
         }
         let token = token.trim();
         if token.is_empty() || has_whitespace(token) {
-            return Err(AuthError::Invalid("malformed Authorization header".into()));
+            return Err(AuthError::malformed("malformed Authorization header"));
         }
         Ok(BearerToken(token.to_string()))
     }

@@ -6,11 +6,13 @@ pub mod bearer;
 pub mod issuer;
 pub mod keys;
 pub mod principal;
+pub mod rejection;
 pub mod settings;
 pub mod validator;
 
 pub use bearer::BearerToken;
 pub use principal::{Principal, TokenIssuer, TokenKind};
+pub use rejection::{InvalidToken, Rejection};
 pub use settings::{
     AuthConfigError, AuthMode, AuthSettings, IdentityConfig, ResolvedAuth, resolve,
 };

@@ -7,6 +7,7 @@ use super::bearer::BearerToken;
 use super::issuer::trusted_issuer;
 use super::keys::{KeyCache, KeyError, KeyRequest, KeySource};
 use super::principal::{Principal, TokenIssuer, TokenKind};
+use super::rejection::{InvalidToken, Rejection};
 use super::settings::{IdentityConfig, XsuaaConfig};
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
@@ -25,15 +26,37 @@ pub enum AuthError {
     #[error("a bearer token is required")]
     Missing,
     #[error("the token is invalid: {0}")]
-    Invalid(String),
+    Invalid(InvalidToken),
     #[error("the token does not grant access: {0}")]
     Forbidden(String),
     #[error("the token cannot be checked right now: {0}")]
     Unavailable(String),
 }
 
-fn invalid(reason: impl Into<String>) -> AuthError {
-    AuthError::Invalid(reason.into())
+/// An invalid token of class `reason`, `detail` saying which check failed.
+pub(super) fn invalid(reason: Rejection, detail: impl Into<String>) -> AuthError {
+    AuthError::Invalid(InvalidToken {
+        reason,
+        detail: detail.into(),
+    })
+}
+
+impl AuthError {
+    /// A request whose `Authorization` header no token can be read from.
+    pub fn malformed(detail: impl Into<String>) -> AuthError {
+        invalid(Rejection::Malformed, detail)
+    }
+
+    /// The bounded reason of the refusal: `missing`, the invalid token's
+    /// class (`expired`, `bad_signature`, …), `forbidden`, `unavailable`.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            AuthError::Missing => "missing",
+            AuthError::Invalid(token) => token.reason.as_str(),
+            AuthError::Forbidden(_) => "forbidden",
+            AuthError::Unavailable(_) => "unavailable",
+        }
+    }
 }
 
 /// How long a verified token is remembered (never past its `exp` or the
@@ -92,9 +115,10 @@ fn check_times(claims: &Claims, now: i64) -> Result<(), AuthError> {
     let exp = claims
         .get("exp")
         .and_then(Value::as_f64)
-        .ok_or_else(|| invalid("exp missing or not a number"))? as i64;
+        .ok_or_else(|| invalid(Rejection::Malformed, "exp missing or not a number"))?
+        as i64;
     if now >= exp + LEEWAY_SECS {
-        return Err(invalid("expired"));
+        return Err(invalid(Rejection::Expired, "expired"));
     }
     let not_before = claims
         .get("nbf")
@@ -103,7 +127,7 @@ fn check_times(claims: &Claims, now: i64) -> Result<(), AuthError> {
     if let Some(not_before) = not_before
         && now < not_before as i64 - LEEWAY_SECS
     {
-        return Err(invalid("not yet valid"));
+        return Err(invalid(Rejection::NotYetValid, "not yet valid"));
     }
     Ok(())
 }
@@ -118,8 +142,8 @@ fn rs256_validation() -> Validation {
 
 fn key_error(error: KeyError) -> AuthError {
     match error {
-        KeyError::UnknownKid => invalid("no signing key with this kid"),
-        KeyError::Rejected(reason) => invalid(reason),
+        KeyError::UnknownKid => invalid(Rejection::UnknownKey, "no signing key with this kid"),
+        KeyError::Rejected(reason) => invalid(Rejection::KeysRefused, reason),
         KeyError::Unavailable(reason) => AuthError::Unavailable(reason),
     }
 }
@@ -225,14 +249,21 @@ impl TokenValidator {
     /// Every check, for a token not seen before; returns the principal and `exp`.
     async fn validate(&self, token: &str) -> Result<(Principal, i64), AuthError> {
         // Header: RS256 only (`none` and HMAC fail here), kid required.
-        let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("malformed token"))?;
+        let header = jsonwebtoken::decode_header(token)
+            .map_err(|_| invalid(Rejection::Malformed, "malformed token"))?;
         if header.alg != Algorithm::RS256 {
-            return Err(invalid("algorithm is not RS256"));
+            return Err(invalid(
+                Rejection::UnsupportedAlgorithm,
+                "algorithm is not RS256",
+            ));
         }
-        let kid = header.kid.clone().ok_or_else(|| invalid("kid missing"))?;
+        let kid = header
+            .kid
+            .clone()
+            .ok_or_else(|| invalid(Rejection::Malformed, "kid missing"))?;
         // Unverified claims: only to route (which tenant, which keys).
         let unverified: Claims = jsonwebtoken::dangerous::insecure_decode_claims(token)
-            .map_err(|_| invalid("malformed token payload"))?;
+            .map_err(|_| invalid(Rejection::Malformed, "malformed token payload"))?;
         // The claimed issuer, for the `authenticate` span even when the
         // token is refused below (a host name, never the token).
         if let Some(Value::String(claimed)) =
@@ -271,17 +302,27 @@ impl TokenValidator {
             .map_err(key_error)?;
         jsonwebtoken::decode(token, &key, validation)
             .map(|data| data.claims)
-            .map_err(|error| invalid(format!("signature or claims rejected ({:?})", error.kind())))
+            .map_err(|error| {
+                invalid(
+                    Rejection::of_jwt_error(error.kind()),
+                    format!("signature or claims rejected ({:?})", error.kind()),
+                )
+            })
     }
 
     /// The issuer (`ias_iss`, else `iss`) as a trusted `https://host`.
     fn trusted(&self, claims: &Claims) -> Result<String, AuthError> {
         let issuer = match claims.get("ias_iss").or_else(|| claims.get("iss")) {
             Some(Value::String(issuer)) => issuer.as_str(),
-            _ => return Err(invalid("issuer missing or not a string")),
+            _ => {
+                return Err(invalid(
+                    Rejection::UntrustedIssuer,
+                    "issuer missing or not a string",
+                ));
+            }
         };
         let trusted = trusted_issuer(issuer, &self.config.domains, self.config.trailing_slash)
-            .map_err(|error| invalid(error.to_string()))?;
+            .map_err(|error| invalid(Rejection::UntrustedIssuer, error.to_string()))?;
         if trusted.slash_stripped {
             tracing::debug!(issuer = %trusted.url, "tolerated a trailing slash in the token issuer");
         }
@@ -290,18 +331,27 @@ impl TokenValidator {
 
     fn check_ias_claims(&self, claims: &Claims, issuer: &str) -> Result<(), AuthError> {
         if !strings(claims, "aud").contains(&self.config.client_id) {
-            return Err(invalid("audience does not contain our client id"));
+            return Err(invalid(
+                Rejection::WrongAudience,
+                "audience does not contain our client id",
+            ));
         }
         let tenant = text(claims, "app_tid").or_else(|| text(claims, "zone_uuid"));
         match (&self.config.app_tid, tenant) {
             (Some(ours), Some(theirs)) if ours != theirs => {
-                return Err(invalid("app_tid does not match our tenant"));
+                return Err(invalid(
+                    Rejection::WrongTenant,
+                    "app_tid does not match our tenant",
+                ));
             }
-            (Some(_), None) => return Err(invalid("app_tid missing")),
+            (Some(_), None) => return Err(invalid(Rejection::WrongTenant, "app_tid missing")),
             (None, None)
                 if self.config.url.as_deref().map(|u| u.trim_end_matches('/')) != Some(issuer) =>
             {
-                return Err(invalid("app_tid missing for a foreign issuer"));
+                return Err(invalid(
+                    Rejection::WrongTenant,
+                    "app_tid missing for a foreign issuer",
+                ));
             }
             _ => {}
         }
@@ -334,7 +384,7 @@ impl TokenValidator {
         // From here on only verified claims count.
         check_times(&verified, now_secs())?;
         if self.trusted(&verified)? != issuer {
-            return Err(invalid("issuer changed"));
+            return Err(invalid(Rejection::UntrustedIssuer, "issuer changed"));
         }
         self.check_ias_claims(&verified, &issuer)?;
         let mut principal = self.ias_principal(&verified)?;
@@ -415,7 +465,7 @@ impl TokenValidator {
     ) -> Result<Principal, AuthError> {
         let zid = text(unverified, "zid")
             .filter(|zid| zid.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
-            .ok_or_else(|| invalid("zid missing or malformed"))?;
+            .ok_or_else(|| invalid(Rejection::WrongTenant, "zid missing or malformed"))?;
         let request = KeyRequest {
             source: KeySource::Xsuaa {
                 uaa_domain: xsuaa.uaa_domain.clone(),
@@ -433,7 +483,7 @@ impl TokenValidator {
         let verified = self.verify(token, kid, &request, &validation).await?;
         check_times(&verified, now_secs())?;
         if text(&verified, "zid") != Some(zid) {
-            return Err(invalid("zid changed"));
+            return Err(invalid(Rejection::WrongTenant, "zid changed"));
         }
         let scopes = strings(&verified, "scope");
         // Audience candidates: `aud` (else the scopes' prefixes) plus `cid`/`azp`,
@@ -449,7 +499,10 @@ impl TokenValidator {
             head == xsuaa.client_id || head == xsuaa.xsappname
         });
         if !audience_ok {
-            return Err(invalid("audience does not name this application"));
+            return Err(invalid(
+                Rejection::WrongAudience,
+                "audience does not name this application",
+            ));
         }
         let prefix = format!("{}.", xsuaa.xsappname);
         let roles: BTreeSet<_> = scopes

@@ -268,6 +268,19 @@ impl BackendError {
         }
     }
 
+    /// The class of the failure, as a failed span's `error.type` names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            BackendError::Unavailable(_) => "unavailable",
+            BackendError::InvalidData { .. } => "invalid_data",
+            BackendError::Settings(_) => "settings",
+            BackendError::Forbidden(_) => "forbidden",
+            BackendError::NoAnswer(_) => "no_answer",
+            BackendError::NoUser => "no_user",
+            BackendError::Identity(_) => "identity",
+        }
+    }
+
     /// What the user is told, and whether it is a refusal or a failure.
     /// The details (status, transaction id) are in the log and the span.
     pub fn for_the_user(&self) -> (Refusal, String) {

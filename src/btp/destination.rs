@@ -12,6 +12,7 @@ pub use super::found::FoundDestination;
 use super::found::read_answer;
 use super::oauth::{EndpointError, client_credentials, endpoint, without_url};
 use super::settings::{DestinationService, DestinationSettings};
+use crate::telemetry::outbound::{Attempt, Peer, Request};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -202,15 +203,24 @@ impl DestinationClient {
         if skip_tokens {
             url.set_query(Some("$skipTokenRetrieval=true"));
         }
-        let mut request =
-            crate::telemetry::propagation::inject(self.http.get(url)).bearer_auth(token);
+        // The name is in the path: the template says `{name}`.
+        let attempt = Attempt::start(&Request {
+            peer: Peer::Destination,
+            method: "GET",
+            url: &url,
+            template: Some("/destination-configuration/v1/destinations/{name}".into()),
+            resend_count: 0,
+            odata_service: None,
+        });
+        let mut request = self.http.get(url.clone()).bearer_auth(token);
         if let Some(user_token) = user_token {
             request = request.header("X-user-token", user_token);
         }
-        let response = request
-            .send()
-            .await
-            .map_err(|error| DestinationError::Lookup(without_url(&error)))?;
+        let response = attempt.send(request).await.map_err(|error| {
+            attempt.no_answer(&error);
+            DestinationError::Lookup(without_url(&error))
+        })?;
+        attempt.answered(response.status().as_u16());
         match response.status().as_u16() {
             200 => {}
             404 => return Err(DestinationError::NotFound(name.to_string())),

@@ -2,6 +2,9 @@
 //! token from an XSUAA/IAS token endpoint, URLs built segment by segment on
 //! a binding's base URL, and reqwest errors told without their URL.
 
+/// A reqwest error without the URL it carries (a query may hold a name).
+pub use crate::telemetry::outbound::without_url;
+use crate::telemetry::outbound::{Attempt, Peer, Request};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -44,6 +47,7 @@ pub enum EndpointError {
 
 /// A client-credentials token from `<token_url>/oauth/token` and its
 /// lifetime; the error says what failed, without a secret or a URL query.
+/// The call is a client span of its own (`POST /oauth/token`).
 pub async fn client_credentials(
     http: &reqwest::Client,
     token_url: &str,
@@ -51,14 +55,25 @@ pub async fn client_credentials(
     client_secret: &str,
 ) -> Result<(String, Duration), String> {
     let endpoint = endpoint(token_url, &["oauth", "token"]).map_err(|e| e.to_string())?;
-    let response = crate::telemetry::propagation::inject(http.post(endpoint))
+    let attempt = Attempt::start(&Request {
+        peer: Peer::Token,
+        method: "POST",
+        url: &endpoint,
+        template: Some("/oauth/token".into()),
+        resend_count: 0,
+        odata_service: None,
+    });
+    let request = http
+        .post(endpoint.clone())
         .basic_auth(client_id, Some(client_secret))
         .header("Content-Type", "application/x-www-form-urlencoded")
-        .body("grant_type=client_credentials")
-        .send()
-        .await
-        .map_err(|error| format!("the token request {}", without_url(&error)))?;
+        .body("grant_type=client_credentials");
+    let response = attempt.send(request).await.map_err(|error| {
+        attempt.no_answer(&error);
+        format!("the token request {}", without_url(&error))
+    })?;
     let status = response.status().as_u16();
+    attempt.answered(status);
     if status != 200 {
         return Err(format!("the token endpoint answered {status}"));
     }
@@ -74,24 +89,6 @@ pub async fn client_credentials(
         token.to_string(),
         seconds(&body["expires_in"]).unwrap_or(DEFAULT_LIFETIME),
     ))
-}
-
-/// A reqwest error without the URL it carries (a query may hold a name).
-pub fn without_url(error: &reqwest::Error) -> String {
-    let kind = if error.is_timeout() {
-        "timed out"
-    } else if error.is_connect() {
-        "could not connect"
-    } else {
-        "failed"
-    };
-    let mut text = kind.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(inner) = source {
-        text = format!("{kind}: {inner}");
-        source = inner.source();
-    }
-    text
 }
 
 /// `expires_in` as a string or a number of seconds.

@@ -11,6 +11,14 @@ use actix_web::{HttpRequest, HttpResponse};
 use serde_json::json;
 use std::sync::Arc;
 
+/// How often a refusal of one reason is logged; the count of those not
+/// logged is in the next line, and every refusal is in
+/// `a2a.token.rejections{reason}`.
+pub const REJECTION_LOG_INTERVAL: std::time::Duration = std::time::Duration::from_secs(10);
+
+static REJECTION_LINES: crate::telemetry::throttle::Throttle =
+    crate::telemetry::throttle::Throttle::new(REJECTION_LOG_INTERVAL);
+
 /// Who calls, and the token they called with.
 #[derive(Debug, Default)]
 pub struct Credentials {
@@ -43,6 +51,8 @@ pub async fn authenticate(
         auth.client_id = tracing::field::Empty,
         auth.issuer_host = tracing::field::Empty,
         auth.token_kind = tracing::field::Empty,
+        error.type = tracing::field::Empty,
+        otel.status_description = tracing::field::Empty,
     );
     let outcome = match &parsed {
         Ok(token) => {
@@ -74,8 +84,20 @@ pub async fn authenticate(
             token: parsed.ok().flatten(),
         }),
         Err(error) => {
-            crate::telemetry::metrics::token_rejected(label);
-            tracing::warn!(reason = %error, path = request.path(), "request rejected by authentication");
+            let reason = error.reason();
+            crate::telemetry::metrics::token_rejected(reason);
+            crate::telemetry::status::failed(&span, reason, &error.to_string());
+            // One line per reason per interval: a client with a bad token
+            // at 10 requests a second writes one line, not 20 a second.
+            if let Some(held_back) = REJECTION_LINES.admit(reason, std::time::Instant::now()) {
+                tracing::warn!(
+                    auth.reason = reason,
+                    rejections_not_logged = held_back,
+                    detail = %error,
+                    path = request.path(),
+                    "request rejected by authentication"
+                );
+            }
             Err(answer(&error))
         }
     }
@@ -88,13 +110,11 @@ fn bearer_token(request: &HttpRequest) -> Result<Option<BearerToken>, AuthError>
     let mut values = request.headers().get_all(header::AUTHORIZATION);
     let first = values.next();
     if values.next().is_some() {
-        return Err(AuthError::Invalid(
-            "more than one Authorization header".into(),
-        ));
+        return Err(AuthError::malformed("more than one Authorization header"));
     }
     match first.map(|value| value.to_str()) {
         None => Ok(None),
-        Some(Err(_)) => Err(AuthError::Invalid("malformed Authorization header".into())),
+        Some(Err(_)) => Err(AuthError::malformed("malformed Authorization header")),
         Some(Ok(value)) => BearerToken::from_authorization(value).map(Some),
     }
 }
@@ -115,7 +135,7 @@ fn answer(error: &AuthError) -> HttpResponse {
             StatusCode::UNAUTHORIZED,
             Some(format!(
                 "Bearer error=\"invalid_token\", error_description=\"{}\"",
-                quoted(reason)
+                quoted(&reason.detail)
             )),
             "invalid_token",
         ),

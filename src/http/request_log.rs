@@ -1,7 +1,9 @@
 //! The one log line per JSON-RPC call. With JSON logs it is a `type:
 //! request` record with the field names of SAP's request logs (`request`,
 //! `method`, `response_status`, `response_time_ms`, `remote_ip`, …) plus
-//! what the call was (`rpc.method`, `a2a.task.state`, `user.id`, …); the
+//! what the call was (`rpc.method`, `a2a.task.id`, `a2a.context.id`,
+//! `a2a.task.state`, `user.id`, …: the task's ids under the names its
+//! spans carry, so Cloud Logging finds a task without a sampled trace); the
 //! SAP JSON layer turns `log.type = "request"` into `"type": "request"`.
 //! With text logs it is a short line with the call's facts.
 
@@ -17,8 +19,12 @@ use std::time::Instant;
 pub struct CallFacts {
     pub rpc_method: Option<String>,
     pub rpc_id: Option<String>,
+    /// The task and context the call named or answered with.
+    pub task: crate::rpc::TaskIds,
     pub task_state: Option<&'static str>,
     pub error_code: Option<i64>,
+    /// The JSON-RPC error's message (for the span's status, not the line).
+    pub error_message: Option<String>,
     pub user_id: Option<String>,
     pub client_id: Option<String>,
     pub request_bytes: Option<usize>,
@@ -31,6 +37,8 @@ pub fn log(request: &HttpRequest, response: &HttpResponse, facts: &CallFacts, st
         tracing::info!(
             rpc.method = facts.rpc_method.as_deref().unwrap_or("-"),
             rpc.id = facts.rpc_id.as_deref().unwrap_or("-"),
+            a2a.task.id = facts.task.task_id.as_deref().unwrap_or("-"),
+            a2a.context.id = facts.task.context_id.as_deref().unwrap_or("-"),
             a2a.task.state = facts.task_state.unwrap_or("-"),
             rpc.error_code = facts.error_code,
             http.status = i64::from(response.status().as_u16()),
@@ -67,6 +75,8 @@ pub fn log(request: &HttpRequest, response: &HttpResponse, facts: &CallFacts, st
         request_id = header_text(request.headers(), "x-vcap-request-id").unwrap_or("-"),
         rpc.method = facts.rpc_method.as_deref().unwrap_or("-"),
         rpc.id = facts.rpc_id.as_deref().unwrap_or("-"),
+        a2a.task.id = facts.task.task_id.as_deref().unwrap_or("-"),
+        a2a.context.id = facts.task.context_id.as_deref().unwrap_or("-"),
         a2a.task.state = facts.task_state.unwrap_or("-"),
         rpc.error_code = facts.error_code,
         user.id = facts.user_id.as_deref().unwrap_or("-"),

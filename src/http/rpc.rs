@@ -122,7 +122,10 @@ fn a2a_version_query(query: &str) -> Option<String> {
 
 /// POST / — the JSON-RPC endpoint. Transport problems (content type, size)
 /// are HTTP errors; everything from the body on is a JSON-RPC answer with 200.
-/// One `jsonrpc` span per request, the child of the caller's `traceparent`.
+/// One server span per request, the child of the caller's `traceparent`,
+/// named by its method (`message/send`, `SendMessage`; `jsonrpc` when the
+/// method is unreadable or not served), with OpenTelemetry's HTTP server
+/// attributes.
 pub async fn json_rpc(
     request: HttpRequest,
     payload: web::Payload,
@@ -140,15 +143,31 @@ pub async fn json_rpc(
         otel.name = "jsonrpc",
         otel.kind = "server",
         rpc.system = "jsonrpc",
+        http.request.method = tracing::field::Empty,
+        http.route = "/",
+        url.path = tracing::field::Empty,
+        url.scheme = tracing::field::Empty,
+        server.address = tracing::field::Empty,
+        server.port = tracing::field::Empty,
+        client.address = tracing::field::Empty,
+        network.protocol.version = tracing::field::Empty,
+        user_agent.original = tracing::field::Empty,
         rpc.method = tracing::field::Empty,
         rpc.jsonrpc.request_id = tracing::field::Empty,
         rpc.jsonrpc.error_code = tracing::field::Empty,
         a2a.task.state = tracing::field::Empty,
+        a2a.task.id = tracing::field::Empty,
+        a2a.context.id = tracing::field::Empty,
         http.response.status_code = tracing::field::Empty,
+        error.type = tracing::field::Empty,
+        otel.status_description = tracing::field::Empty,
         correlation_id = tracing::field::Empty,
         sap.correlation_id = tracing::field::Empty,
         sap.conversation_id = tracing::field::Empty,
     );
+    if !span.is_disabled() {
+        record_http_server(&span, &request);
+    }
     if !correlation.is_empty() {
         span.record("correlation_id", correlation.as_str());
         span.record("sap.correlation_id", correlation.as_str());
@@ -175,8 +194,86 @@ pub async fn json_rpc(
         "http.response.status_code",
         i64::from(response.status().as_u16()),
     );
+    mark_failure(&span, response.status(), &facts);
+    if let Some(method) = facts
+        .rpc_method
+        .as_deref()
+        .and_then(crate::telemetry::metrics::served_method)
+    {
+        crate::telemetry::propagation::rename(&span, method);
+    }
+    // Every call is counted, those refused before any JSON-RPC answer too
+    // (by their HTTP status: 401, 403, 413, 415, 503, …).
+    let status = response.status();
+    let refused =
+        (status.is_client_error() || status.is_server_error()).then(|| i64::from(status.as_u16()));
+    crate::telemetry::metrics::request(
+        facts.rpc_method.as_deref().unwrap_or("-"),
+        facts.error_code.or(refused),
+        started.elapsed().as_secs_f64(),
+    );
     span.in_scope(|| request_log::log(&request, &response, &facts, started));
     response
+}
+
+/// OpenTelemetry's HTTP server attributes of `request` (the scheme, host
+/// and client as the gorouter forwards them).
+fn record_http_server(span: &tracing::Span, request: &HttpRequest) {
+    span.record("http.request.method", request.method().as_str());
+    span.record("url.path", request.path());
+    let connection = request.connection_info();
+    span.record("url.scheme", connection.scheme());
+    let (address, port) = host_and_port(connection.host());
+    span.record("server.address", address);
+    if let Some(port) = port {
+        span.record("server.port", i64::from(port));
+    }
+    if let Some(client) = connection.realip_remote_addr() {
+        span.record("client.address", client);
+    }
+    let version = match request.version() {
+        actix_web::http::Version::HTTP_10 => "1.0",
+        actix_web::http::Version::HTTP_2 => "2",
+        actix_web::http::Version::HTTP_3 => "3",
+        _ => "1.1",
+    };
+    span.record("network.protocol.version", version);
+    if let Some(agent) = header_text(request.headers(), header::USER_AGENT) {
+        span.record("user_agent.original", agent);
+    }
+}
+
+/// A `Host` value's address and port: `[::1]:8080`, `example.com`.
+fn host_and_port(host: &str) -> (&str, Option<u16>) {
+    if let Some(rest) = host.strip_prefix('[') {
+        return match rest.split_once(']') {
+            Some((address, port)) => (address, port.strip_prefix(':').and_then(|p| p.parse().ok())),
+            None => (host, None),
+        };
+    }
+    match host.split_once(':') {
+        Some((address, port)) => (address, port.parse().ok()),
+        None => (host, None),
+    }
+}
+
+/// A call answered with an error is a failed server span (JSON-RPC's
+/// rule: an answer with an `error` object is an error): status ERROR with
+/// the error's message, `error.type` the JSON-RPC code; a call refused
+/// before any JSON-RPC answer (401, 403, 413, 503, …) has the HTTP status
+/// as its `error.type`.
+fn mark_failure(span: &tracing::Span, status: StatusCode, facts: &CallFacts) {
+    if let Some(code) = facts.error_code {
+        let message = facts.error_message.as_deref().unwrap_or("JSON-RPC error");
+        crate::telemetry::status::failed(span, &code.to_string(), message);
+    } else if status.is_client_error() || status.is_server_error() {
+        let reason = status.canonical_reason().unwrap_or("refused");
+        crate::telemetry::status::failed(
+            span,
+            status.as_str(),
+            &format!("HTTP {} {reason}", status.as_str()),
+        );
+    }
 }
 
 /// `facts` collects what the request log line says about the call.
@@ -247,11 +344,13 @@ async fn json_rpc_in_span(
             query: version_query.as_deref(),
         },
     };
-    let reply = crate::rpc::handle(&context, &body).await;
+    let mut reply = crate::rpc::handle(&context, &body).await;
     facts.rpc_method = reply.method.clone();
     facts.rpc_id = reply.request_id();
+    facts.task = std::mem::take(&mut reply.task);
     facts.task_state = reply.task_state;
     facts.error_code = reply.error_code;
+    facts.error_message = reply.error_message.take();
     if let Some(stream) = reply.stream {
         return server_sent_events(stream, state.sse_keep_alive);
     }
@@ -263,6 +362,18 @@ async fn json_rpc_in_span(
 #[cfg(test)]
 mod tests {
     use super::is_json;
+
+    #[test]
+    fn a_host_value_is_split_into_address_and_port() {
+        use super::host_and_port;
+        assert_eq!(
+            host_and_port("agent.cfapps.eu10.hana.ondemand.com"),
+            ("agent.cfapps.eu10.hana.ondemand.com", None)
+        );
+        assert_eq!(host_and_port("127.0.0.1:8080"), ("127.0.0.1", Some(8080)));
+        assert_eq!(host_and_port("[::1]:8080"), ("::1", Some(8080)));
+        assert_eq!(host_and_port("[::1]"), ("::1", None));
+    }
 
     #[test]
     fn json_content_types() {

@@ -3,10 +3,16 @@
 //! the task, for configs set over 1.0) or Joule's (see `joule`), with the
 //! config's token or credentials, retried with a doubling backoff and
 //! jitter up to `push.max_attempts`, one `push.delivery` span per attempt.
+//! Each attempt is counted (`a2a.push.attempts`) and each delivery once,
+//! when it ends (`a2a.push.deliveries{result,reason,format}`: delivered,
+//! given up with the last status class or why no answer came, refused
+//! before any attempt); the give-up line names the trace, the caller's
+//! correlation id, the attempts made and the last status.
 
 use super::{PushService, guard, joule};
 use crate::a2a::{PushNotificationConfig, PushPayload, Task, v1};
 use crate::tasks::CallContext;
+use crate::telemetry::outbound::{Attempt, Peer, Request};
 
 impl PushService {
     pub(super) async fn deliver(
@@ -21,12 +27,20 @@ impl PushService {
         let webhook = match self.guard.check(&config.url) {
             Ok(webhook) => webhook,
             Err(reason) => {
-                tracing::warn!(task.id = %task.id, %reason, "push refused");
-                crate::telemetry::metrics::push("refused");
+                tracing::warn!(
+                    a2a.task.id = %task.id,
+                    a2a.context.id = %task.context_id,
+                    push.reason = "refused_by_guard",
+                    %reason,
+                    "push refused"
+                );
+                // The host is not judged: the format is the A2A one.
+                crate::telemetry::metrics::push_delivery("a2a", "refused", "refused_by_guard");
                 return;
             }
         };
         let joule = self.settings.is_joule_host(&webhook.host);
+        let format = if joule { "joule" } else { "a2a" };
         let encoded = match (joule, config.payload_version) {
             (true, _) => joule::envelope(task, call),
             (false, PushPayload::V0_3) => serde_json::to_vec(task),
@@ -38,7 +52,8 @@ impl PushService {
         let body = match encoded {
             Ok(body) => body,
             Err(error) => {
-                tracing::error!(task.id = %task.id, %error, "push body could not be encoded");
+                tracing::error!(a2a.task.id = %task.id, %error, "push body could not be encoded");
+                crate::telemetry::metrics::push_delivery(format, "refused", "not_encodable");
                 return;
             }
         };
@@ -46,8 +61,20 @@ impl PushService {
             match self.joule_authorization(call).await {
                 Ok(header) => Some(header),
                 Err(reason) => {
-                    tracing::warn!(task.id = %task.id, %reason, "Joule callback token not available; push given up");
-                    crate::telemetry::metrics::push("refused");
+                    tracing::warn!(
+                        a2a.task.id = %task.id,
+                        a2a.context.id = %task.context_id,
+                        push.format = format,
+                        push.reason = "token_exchange_failed",
+                        correlation_id = call.correlation_id.as_deref().unwrap_or("-"),
+                        %reason,
+                        "Joule callback token not available; push given up"
+                    );
+                    crate::telemetry::metrics::push_delivery(
+                        format,
+                        "refused",
+                        "token_exchange_failed",
+                    );
                     return;
                 }
             }
@@ -57,6 +84,9 @@ impl PushService {
         // The webhook as logs name it: scheme, host, port, path.
         let shown = guard::shown(&webhook.url);
         let mut last_failure = String::new();
+        let mut last_status: Option<u16> = None;
+        let mut last_reason = "no_answer";
+        let mut attempts_made = 0u32;
         for attempt in 1..=self.settings.attempts() {
             let span = tracing::info_span!(
                 parent: cause,
@@ -66,8 +96,28 @@ impl PushService {
                 a2a.task.id = task.id.as_str(),
                 a2a.task.state = task.status.state.as_str(),
                 push.attempt = i64::from(attempt),
-                push.format = if joule { "joule" } else { "a2a" },
+                push.format = format,
+                peer.service = Peer::Webhook.as_str(),
+                http.request.method = tracing::field::Empty,
+                server.address = tracing::field::Empty,
+                server.port = tracing::field::Empty,
+                url.template = tracing::field::Empty,
+                http.request.resend_count = tracing::field::Empty,
                 http.response.status_code = tracing::field::Empty,
+                error.type = tracing::field::Empty,
+                otel.status_description = tracing::field::Empty,
+            );
+            // The webhook's path is the caller's: no template.
+            let sent = Attempt::on(
+                span.clone(),
+                &Request {
+                    peer: Peer::Webhook,
+                    method: "POST",
+                    url: &webhook.url,
+                    template: None,
+                    resend_count: attempt - 1,
+                    odata_service: None,
+                },
             );
             let mut request = self
                 .http
@@ -93,25 +143,38 @@ impl PushService {
             {
                 request = request.header("Authorization", format!("{scheme} {credentials}"));
             }
-            let request = crate::telemetry::propagation::inject_span(request, &span);
-            let outcome = tracing::Instrument::instrument(request.send(), span.clone()).await;
+            let outcome = sent.send(request).await;
             if let Err(error) = &outcome
                 && let Some(refused) = guard::refused_resolution(error)
             {
                 // Not a failure to retry: the resolver will refuse again.
+                sent.stopped("refused_by_guard", &refused.to_string());
                 let _entered = span.enter();
-                tracing::warn!(task.id = %task.id, reason = %refused, "push refused at delivery");
-                crate::telemetry::metrics::push("refused");
+                tracing::warn!(
+                    a2a.task.id = %task.id,
+                    a2a.context.id = %task.context_id,
+                    push.format = format,
+                    push.reason = "refused_by_guard",
+                    reason = %refused,
+                    "push refused at delivery"
+                );
+                crate::telemetry::metrics::push_delivery(format, "refused", "refused_by_guard");
                 return;
             }
             let status = outcome.as_ref().map(|r| r.status().as_u16()).ok();
-            // Integers, as OpenTelemetry's conventions have them; no status
-            // code when no answer came.
-            if let Some(status) = status {
-                span.record("http.response.status_code", i64::from(status));
+            match &outcome {
+                Ok(response) => sent.answered(response.status().as_u16()),
+                Err(error) => sent.no_answer(error),
             }
+            attempts_made = attempt;
             let delivered = status.is_some_and(|s| (200..300).contains(&s));
-            crate::telemetry::metrics::push(if delivered { "delivered" } else { "failed" });
+            crate::telemetry::metrics::push_attempt(format, delivered);
+            last_status = status;
+            last_reason = match (&outcome, status) {
+                (_, Some(status)) => status_class(status),
+                (Err(error), None) if error.is_timeout() => "timeout",
+                _ => "no_answer",
+            };
             let failure = match (&outcome, status) {
                 _ if delivered => String::new(),
                 (_, Some(status)) => format!("the webhook answered HTTP {status}"),
@@ -121,22 +184,23 @@ impl PushService {
             let _entered = span.enter();
             if delivered {
                 tracing::info!(
-                    task.id = %task.id,
+                    a2a.task.id = %task.id,
                     a2a.task.state = task.status.state.as_str(),
                     push.attempt = i64::from(attempt),
                     push.status = i64::from(status.unwrap_or(0)),
-                    push.format = if joule { "joule" } else { "a2a" },
+                    push.format = format,
                     push.webhook = %shown,
                     "push delivery"
                 );
+                crate::telemetry::metrics::push_delivery(format, "delivered", "-");
                 return;
             }
             tracing::warn!(
-                task.id = %task.id,
+                a2a.task.id = %task.id,
                 a2a.task.state = task.status.state.as_str(),
                 push.attempt = i64::from(attempt),
                 push.status = i64::from(status.unwrap_or(0)),
-                push.format = if joule { "joule" } else { "a2a" },
+                push.format = format,
                 push.webhook = %shown,
                 push.failure = %failure,
                 "push delivery failed"
@@ -154,13 +218,40 @@ impl PushService {
                 tokio::time::sleep(backoff + jitter).await;
             }
         }
+        crate::telemetry::metrics::push_delivery(format, "given_up", last_reason);
+        // In the turn's span (the line joins its trace in Cloud Logging),
+        // and naming the trace and the caller's correlation id itself, for
+        // text logs and for a trace that was not sampled.
+        let trace_id = crate::telemetry::propagation::trace_id(cause);
+        let _entered = cause.enter();
         tracing::warn!(
-            task.id = %task.id,
+            a2a.task.id = %task.id,
+            a2a.context.id = %task.context_id,
+            a2a.task.state = task.status.state.as_str(),
+            trace_id = trace_id.as_deref().unwrap_or("-"),
+            correlation_id = call
+                .correlation_id
+                .as_deref()
+                .or(trace_id.as_deref())
+                .unwrap_or("-"),
+            push.format = format,
             push.webhook = %shown,
-            push.attempts = i64::from(self.settings.attempts()),
+            push.attempts = i64::from(attempts_made),
+            push.status = last_status.map(i64::from),
+            push.reason = last_reason,
             push.failure = %last_failure,
             "push delivery given up"
         );
+    }
+}
+
+/// The class of a webhook's answer, as a given-up delivery's `reason`.
+fn status_class(status: u16) -> &'static str {
+    match status {
+        300..=399 => "status_3xx",
+        400..=499 => "status_4xx",
+        500..=599 => "status_5xx",
+        _ => "no_answer",
     }
 }
 

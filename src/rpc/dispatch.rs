@@ -20,7 +20,6 @@ use crate::tasks::{Answer, CallContext, TaskEngine, TaskJson, TaskStream};
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// The response body (or event stream) and what the request log line needs.
 pub struct RpcReply {
@@ -31,6 +30,85 @@ pub struct RpcReply {
     pub method: Option<String>,
     pub task_state: Option<&'static str>,
     pub error_code: Option<i64>,
+    /// The error's message, for the request span's status.
+    pub error_message: Option<String>,
+    /// The task and context the call was about (from the answer, else
+    /// from the request), so the request line and span name them.
+    pub task: TaskIds,
+}
+
+/// The ids a call names or answers with: `a2a.task.id` and
+/// `a2a.context.id` on the request line and the request span.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskIds {
+    pub task_id: Option<String>,
+    pub context_id: Option<String>,
+}
+
+impl TaskIds {
+    /// The ids a request's params name: a message's `taskId` and
+    /// `contextId` (sends), else `taskId` (push configs; over 1.0 their
+    /// `id` is the config's), else `id` (get, cancel, resubscribe).
+    fn of_params(params: Option<&Value>) -> TaskIds {
+        let text = |value: Option<&Value>| {
+            value
+                .and_then(Value::as_str)
+                .filter(|id| !id.trim().is_empty())
+                .map(str::to_string)
+        };
+        let Some(params) = params else {
+            return TaskIds::default();
+        };
+        let message = params.get("message");
+        TaskIds {
+            task_id: text(message.and_then(|m| m.get("taskId")))
+                .or_else(|| text(params.get("taskId")))
+                .or_else(|| text(params.get("id"))),
+            context_id: text(message.and_then(|m| m.get("contextId"))),
+        }
+    }
+
+    fn of_task(task: &Task) -> TaskIds {
+        TaskIds {
+            task_id: Some(task.id.clone()),
+            context_id: Some(task.context_id.clone()),
+        }
+    }
+
+    fn of_message(message: &Message) -> TaskIds {
+        TaskIds {
+            task_id: message.task_id.clone(),
+            context_id: message.context_id.clone(),
+        }
+    }
+
+    /// The ids of a 1.0 answer (ProtoJSON): a task (`{"task": …}` or the
+    /// task itself) or a message.
+    fn of_v1_result(result: &Value) -> TaskIds {
+        let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_string);
+        if let Some(message) = result.get("message") {
+            return TaskIds {
+                task_id: text(message.get("taskId")),
+                context_id: text(message.get("contextId")),
+            };
+        }
+        let task = result.get("task").unwrap_or(result);
+        match text(task.get("contextId")) {
+            Some(context_id) => TaskIds {
+                task_id: text(task.get("id")),
+                context_id: Some(context_id),
+            },
+            None => TaskIds::default(),
+        }
+    }
+
+    /// What the answer says, completed by what the request said.
+    fn or(self, asked: TaskIds) -> TaskIds {
+        TaskIds {
+            task_id: self.task_id.or(asked.task_id),
+            context_id: self.context_id.or(asked.context_id),
+        }
+    }
 }
 
 /// A known method with its decoded params: decoding comes first for every
@@ -134,7 +212,6 @@ impl RpcReply {
 
 /// Handle one request body and always produce a JSON-RPC response.
 pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
-    let started = Instant::now();
     let reply = match jsonrpc::parse_request(body) {
         Err(envelope) => RpcReply {
             body: error_bytes(&envelope.id, &envelope.error),
@@ -143,26 +220,23 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
             method: None,
             task_state: None,
             error_code: Some(envelope.error.code),
+            error_message: Some(envelope.error.message.clone()),
+            task: TaskIds::default(),
         },
-        Ok(request) => match negotiate(
-            context.a2a_version.header,
-            context.a2a_version.query,
-            &request.method,
-        ) {
-            Ok(Route::V0_3) => handle_v03(context, request).await,
-            Ok(Route::V1_0(method)) => handle_v1(context, request, method).await,
-            Err(refused) => {
-                let error = refused.to_rpc_error();
-                RpcReply {
-                    body: error_bytes(&request.id, &error),
-                    stream: None,
-                    error_code: Some(error.code),
-                    id: request.id,
-                    method: Some(request.method),
-                    task_state: None,
-                }
-            }
-        },
+        Ok(request) => {
+            let asked = TaskIds::of_params(request.params.as_ref());
+            let mut reply = match negotiate(
+                context.a2a_version.header,
+                context.a2a_version.query,
+                &request.method,
+            ) {
+                Ok(Route::V0_3) => handle_v03(context, request).await,
+                Ok(Route::V1_0(method)) => handle_v1(context, request, method).await,
+                Err(refused) => refused_version(request, &refused),
+            };
+            reply.task = std::mem::take(&mut reply.task).or(asked);
+            reply
+        }
     };
     let span = tracing::Span::current();
     span.record("rpc.method", reply.method.as_deref().unwrap_or("-"));
@@ -175,24 +249,46 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
     if let Some(state) = reply.task_state {
         span.record("a2a.task.state", state);
     }
-    crate::telemetry::metrics::request(
-        reply.method.as_deref().unwrap_or("-"),
-        reply.error_code,
-        started.elapsed().as_secs_f64(),
-    );
+    if let Some(task_id) = &reply.task.task_id {
+        span.record("a2a.task.id", task_id.as_str());
+    }
+    if let Some(context_id) = &reply.task.context_id {
+        span.record("a2a.context.id", context_id.as_str());
+    }
     reply
+}
+
+/// A request in a protocol version the service does not speak.
+fn refused_version(request: RpcRequest, refused: &crate::a2a::v1::NegotiationError) -> RpcReply {
+    let error = refused.to_rpc_error();
+    RpcReply {
+        body: error_bytes(&request.id, &error),
+        stream: None,
+        error_code: Some(error.code),
+        error_message: Some(error.message.clone()),
+        id: request.id,
+        method: Some(request.method),
+        task_state: None,
+        task: TaskIds::default(),
+    }
 }
 
 /// A 0.3 request, exactly as before 1.0 was spoken.
 async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcReply {
     match checked_run(context, &mut request).await {
         Ok(RpcResult::Stream(stream)) => RpcReply {
+            task: stream
+                .first
+                .as_ref()
+                .map(TaskIds::of_task)
+                .unwrap_or_default(),
             body: Vec::new(),
             stream: Some(EventStream::new(request.id.clone(), *stream)),
             task_state: None,
             id: request.id,
             method: Some(request.method),
             error_code: None,
+            error_message: None,
         },
         Ok(RpcResult::StoredTask(task, json)) => RpcReply {
             body: success_bytes_raw(&request.id, &json),
@@ -201,6 +297,8 @@ async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcRep
             id: request.id,
             method: Some(request.method),
             error_code: None,
+            error_message: None,
+            task: TaskIds::of_task(&task),
         },
         Ok(result) => RpcReply {
             body: success_bytes(&request.id, &result),
@@ -209,17 +307,25 @@ async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcRep
                 RpcResult::Task(task) => Some(task.status.state.as_str()),
                 _ => None,
             },
+            task: match &result {
+                RpcResult::Task(task) => TaskIds::of_task(task),
+                RpcResult::Message(message) => TaskIds::of_message(message),
+                _ => TaskIds::default(),
+            },
             id: request.id,
             method: Some(request.method),
             error_code: None,
+            error_message: None,
         },
         Err(error) if is_streaming(&request.method) => RpcReply {
             body: Vec::new(),
             stream: Some(EventStream::failed(request.id.clone(), &error)),
             task_state: None,
             error_code: Some(error.code),
+            error_message: Some(error.message.clone()),
             id: request.id,
             method: Some(request.method),
+            task: TaskIds::default(),
         },
         Err(error) => RpcReply {
             body: error_bytes(&request.id, &error),
@@ -228,6 +334,8 @@ async fn handle_v03(context: &RpcContext<'_>, mut request: RpcRequest) -> RpcRep
             method: Some(request.method),
             task_state: None,
             error_code: Some(error.code),
+            error_message: Some(error.message.clone()),
+            task: TaskIds::default(),
         },
     }
 }
@@ -241,20 +349,28 @@ async fn handle_v1(context: &RpcContext<'_>, mut request: RpcRequest, method: Me
     };
     match ran {
         Ok(V1Result::Stream(stream)) => RpcReply {
+            task: stream
+                .first
+                .as_ref()
+                .map(TaskIds::of_task)
+                .unwrap_or_default(),
             body: Vec::new(),
             stream: Some(v1::stream(request.id.clone(), *stream)),
             task_state: None,
             id: request.id,
             method: Some(request.method),
             error_code: None,
+            error_message: None,
         },
         Ok(V1Result::Value(result, task_state)) => RpcReply {
             body: success_bytes(&request.id, &result),
             stream: None,
             task_state,
+            task: TaskIds::of_v1_result(&result),
             id: request.id,
             method: Some(request.method),
             error_code: None,
+            error_message: None,
         },
         // Also for a streaming method: a call that cannot start its stream
         // (bad params, unknown or finished task) answers one plain JSON-RPC
@@ -268,8 +384,10 @@ async fn handle_v1(context: &RpcContext<'_>, mut request: RpcRequest, method: Me
                 stream: None,
                 task_state: None,
                 error_code: Some(error.code),
+                error_message: Some(error.message.clone()),
                 id: request.id,
                 method: Some(request.method),
+                task: TaskIds::default(),
             }
         }
     }
@@ -363,4 +481,53 @@ async fn push_method(context: &RpcContext<'_>, call: PushCall) -> Result<RpcResu
             .map(|()| RpcResult::Null(())),
     };
     result.map_err(|error| error.to_rpc_error())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every method the service dispatches is a name telemetry knows (a
+    /// span name and a label of its own), none counted as `other`.
+    #[test]
+    fn every_dispatched_method_is_a_served_method_of_telemetry() {
+        let v1 = Method::ALL.map(Method::name);
+        for method in crate::a2a::v1::version::V0_3_METHODS
+            .iter()
+            .chain(v1.iter())
+        {
+            assert_eq!(
+                crate::telemetry::metrics::served_method(method),
+                Some(*method),
+                "{method}"
+            );
+        }
+        assert_eq!(crate::telemetry::metrics::served_method("no/such"), None);
+        assert_eq!(crate::telemetry::metrics::served_method("-"), None);
+    }
+
+    #[test]
+    fn the_task_ids_of_a_request_are_read_from_its_params() {
+        let send = serde_json::json!({"message": {"taskId": "t-1", "contextId": "c-1"}});
+        assert_eq!(
+            TaskIds::of_params(Some(&send)),
+            TaskIds {
+                task_id: Some("t-1".into()),
+                context_id: Some("c-1".into())
+            }
+        );
+        // Over 1.0 a push config's `id` is the config's; `taskId` wins.
+        let push = serde_json::json!({"taskId": "t-2", "id": "config-1"});
+        assert_eq!(
+            TaskIds::of_params(Some(&push)).task_id.as_deref(),
+            Some("t-2")
+        );
+        let get = serde_json::json!({"id": "t-3"});
+        assert_eq!(
+            TaskIds::of_params(Some(&get)).task_id.as_deref(),
+            Some("t-3")
+        );
+        let first_turn = serde_json::json!({"message": {"taskId": "", "contextId": " "}});
+        assert_eq!(TaskIds::of_params(Some(&first_turn)), TaskIds::default());
+    }
 }

@@ -10,5 +10,5 @@ mod event_stream;
 mod legacy;
 mod v1;
 
-pub use dispatch::{RpcContext, RpcReply, VersionParameter, handle};
+pub use dispatch::{RpcContext, RpcReply, TaskIds, VersionParameter, handle};
 pub use event_stream::EventStream;

@@ -94,7 +94,7 @@ impl TaskEngine {
             .create(&task, &configs, call.owner())
             .await?;
         tracing::info!(
-            task.id = %task.id,
+            a2a.task.id = %task.id,
             origin = %origin.id,
             "message for a task whose caller was told to ask again: its result"
         );

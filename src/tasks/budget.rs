@@ -79,7 +79,7 @@ impl TaskEngine {
                     crate::telemetry::metrics::budget_expired();
                     let waits_on = call.rules.wait_past_budget;
                     tracing::info!(
-                        task.id = %task.id,
+                        a2a.task.id = %task.id,
                         budget_ms = i64::try_from(self.inner.settings.budget().as_millis())
                             .unwrap_or(i64::MAX),
                         waits_on,

@@ -145,6 +145,8 @@ impl TaskEngine {
         settings: TaskSettings,
         observer: Option<Arc<dyn TaskObserver>>,
     ) -> Self {
+        // Every store call is timed and its failures counted.
+        let store: Arc<dyn TaskStore> = Arc::new(super::measured_store::MeasuredStore(store));
         TaskEngine {
             inner: Arc::new(Inner {
                 store,
@@ -267,7 +269,7 @@ impl TaskEngine {
                                 self.answer_again(stored.task, message, push, call).await?;
                             return Ok((Started::AsItIs(Box::new(answer)), history_length));
                         }
-                        tracing::info!(task.id = %task_id, "message for a finished task: new task in the same context");
+                        tracing::info!(a2a.task.id = %task_id, "message for a finished task: new task in the same context");
                         let context = stored.task.context_id.clone();
                         self.start_task(
                             message,
@@ -287,7 +289,7 @@ impl TaskEngine {
                         }
                         // Another caller's task is an unknown task here, and
                         // another caller's context is not joined.
-                        tracing::info!(task.id = %task_id, "message for an unknown task: new task");
+                        tracing::info!(a2a.task.id = %task_id, "message for an unknown task: new task");
                         let context_id = self.own_context(context_id, call).await?;
                         self.start_task(message, context_id, Some(task_id), push, call, defer_store)
                             .await?
@@ -356,7 +358,9 @@ impl TaskEngine {
             {
                 Ok(written) => Some(written),
                 Err(error) => {
-                    self.inner.turns().remove(&task.id);
+                    if self.inner.turns().remove(&task.id).is_some() {
+                        crate::telemetry::metrics::turns_running(-1);
+                    }
                     return Err(error.into());
                 }
             }
@@ -526,7 +530,7 @@ impl TaskEngine {
                 if !call.scope.admits(owner.as_deref()) {
                     return Ok(None);
                 }
-                tracing::error!(task.id = %id, error = %source, "the caller's task does not read back");
+                tracing::error!(a2a.task.id = %id, error = %source, "the caller's task does not read back");
                 return Err(EngineError::Unreadable(id));
             }
             Err(error) => return Err(error.into()),
@@ -562,7 +566,7 @@ impl TaskEngine {
             .context_held_by_another(context, owner)
             .await?
         {
-            tracing::info!(context.id = %context, "contextId of another caller: new context");
+            tracing::info!(a2a.context.id = %context, "contextId of another caller: new context");
             return Ok(None);
         }
         Ok(context_id)
@@ -612,6 +616,9 @@ impl TaskEngine {
                 Ok(written) => {
                     self.inner.notify(&task, &written, call);
                     let turn = self.inner.turns().remove(task_id);
+                    if turn.is_some() {
+                        crate::telemetry::metrics::turns_running(-1);
+                    }
                     match turn {
                         Some(turn) => {
                             turn.cancel.notify_one();

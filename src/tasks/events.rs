@@ -155,7 +155,11 @@ impl Inner {
         {
             return;
         }
-        if let Some(turn) = turns.remove(task_id)
+        let removed = turns.remove(task_id);
+        if removed.is_some() {
+            crate::telemetry::metrics::turns_running(-1);
+        }
+        if let Some(turn) = removed
             && goes_on
             && turn.events.receiver_count() > 0
         {

@@ -194,7 +194,7 @@ pub(super) fn page_of<'a>(
 /// page (the rest of the page is still the caller's) and says so in the log.
 pub(super) fn skipped_unreadable(task_id: &str, error: &super::store::StoreError) {
     tracing::error!(
-        task.id = %task_id,
+        a2a.task.id = %task_id,
         %error,
         "a listing skipped a task that does not read back"
     );

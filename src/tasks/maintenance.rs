@@ -70,6 +70,12 @@ impl TaskEngine {
                             Ok(deleted) => tracing::info!(deleted, "finished tasks past the retention deleted"),
                             Err(error) => tracing::warn!(%error, "deleting old finished tasks failed"),
                         }
+                        // The open tasks gauge, every instance's.
+                        match engine.inner.store.count_open().await {
+                            Ok(Some(open)) => crate::telemetry::metrics::open_tasks(open),
+                            Ok(None) => {}
+                            Err(error) => tracing::warn!(%error, "counting the open tasks failed"),
+                        }
                     }
                 }
             }
@@ -103,7 +109,7 @@ impl TaskEngine {
                 Ok(Some(stored)) => stored,
                 Ok(None) => continue,
                 Err(error @ StoreError::UnreadableTask { .. }) => {
-                    tracing::error!(task.id = %task_id, %error, "a waiting task does not read back: left as it is");
+                    tracing::error!(a2a.task.id = %task_id, %error, "a waiting task does not read back: left as it is");
                     continue;
                 }
                 Err(error) => return Err(error),
@@ -113,7 +119,8 @@ impl TaskEngine {
             }
             // Not ended: its owner answered in the meantime.
             if self.end_task(stored, TaskState::Canceled, &reason).await? {
-                tracing::info!(task.id = %task_id, "task waited too long for an answer: canceled");
+                tracing::info!(a2a.task.id = %task_id, "task waited too long for an answer: canceled");
+                crate::telemetry::metrics::wait_expired();
                 ended += 1;
             }
         }
@@ -161,7 +168,8 @@ impl TaskEngine {
             }
             // Not ended: another instance ended it first, or its owner came back.
             if self.end_task(stored, TaskState::Failed, LEASE_LOST).await? {
-                tracing::warn!(task.id = %task_id, "turn abandoned by a stopped instance: task failed");
+                tracing::warn!(a2a.task.id = %task_id, "turn abandoned by a stopped instance: task failed");
+                crate::telemetry::metrics::lease_expired();
                 ended += 1;
             }
         }

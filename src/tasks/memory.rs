@@ -282,6 +282,10 @@ impl TaskStore for InMemoryTaskStore {
             .min(at_most))
     }
 
+    async fn count_open(&self) -> Result<Option<u64>, StoreError> {
+        Ok(Some(self.lock()?.open_by_age.len() as u64))
+    }
+
     async fn waiting_since(&self, before_ms: i64, at_most: u64) -> Result<Vec<String>, StoreError> {
         let tasks = self.lock()?;
         let mut waiting: Vec<(i64, &String)> = tasks

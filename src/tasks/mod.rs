@@ -13,6 +13,7 @@ mod follow_up;
 mod health;
 mod listing;
 mod maintenance;
+mod measured_store;
 mod memory;
 mod observer;
 mod push_configs;

@@ -122,7 +122,7 @@ pub(super) fn pending_approval(task: &Task) -> Option<PendingApproval> {
     match serde_json::from_value(value.clone()) {
         Ok(proposal) => Some(proposal),
         Err(error) => {
-            tracing::error!(task.id = %task.id, %error, "stored pending approval is unreadable");
+            tracing::error!(a2a.task.id = %task.id, %error, "stored pending approval is unreadable");
             None
         }
     }

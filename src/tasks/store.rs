@@ -94,6 +94,29 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// The class of the error, as `error.type` and the store's metrics
+    /// name it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StoreError::AlreadyExists(_) => "already_exists",
+            StoreError::NotFound(_) => "not_found",
+            StoreError::Conflict(_) => "conflict",
+            StoreError::Terminal(_) => "terminal",
+            StoreError::Unavailable(_) => "unavailable",
+            StoreError::Corrupt { .. } => "corrupt",
+            StoreError::UnreadableTask { .. } => "unreadable_task",
+            StoreError::TooLarge { .. } => "too_large",
+            StoreError::DiskFull(_) => "disk_full",
+            StoreError::Full(_) => "full",
+        }
+    }
+
+    /// A race another writer won (a stale version, a task already ended):
+    /// how optimistic writes work, not a fault of the store.
+    pub fn is_race(&self) -> bool {
+        matches!(self, StoreError::Conflict(_) | StoreError::Terminal(_))
+    }
+
     /// The store did not answer; `cause` says why, for the log.
     pub fn unavailable(cause: impl std::error::Error + Send + Sync + 'static) -> Self {
         StoreError::Unavailable(std::sync::Arc::new(cause))
@@ -215,6 +238,13 @@ pub trait TaskStore: Send + Sync {
     /// many went.
     async fn purge_finished(&self, _before_ms: i64) -> Result<u64, StoreError> {
         Ok(0)
+    }
+
+    /// How many tasks are open (not terminal: working, waiting for an
+    /// answer), of every owner and instance: the `a2a.tasks.open` gauge,
+    /// read at each maintenance sweep. `None` for a store that cannot say.
+    async fn count_open(&self) -> Result<Option<u64>, StoreError> {
+        Ok(None)
     }
 }
 

@@ -138,14 +138,22 @@ impl TaskEngine {
             otel.name = "a2a.turn",
             a2a.task.id = task.id.as_str(),
             a2a.context.id = task.context_id.as_str(),
+            gen_ai.operation.name = "invoke_agent",
+            gen_ai.agent.name = "order-exception-agent",
+            gen_ai.conversation.id = task.context_id.as_str(),
             a2a.task.state = tracing::field::Empty,
             a2a.specialist = tracing::field::Empty,
             a2a.router.scores = tracing::field::Empty,
             a2a.router.basis = tracing::field::Empty,
             latency_ms = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+            otel.status_description = tracing::field::Empty,
         );
+        // The caller's `x-correlationid` goes along on the turn's calls to
+        // S/4HANA, whichever task drives the turn.
+        let correlation = call.correlation_id.clone();
         let pending = PendingTurn(Some(Box::pin(tracing::Instrument::instrument(
-            async move {
+            crate::telemetry::outbound::correlation_scope(correlation, async move {
                 let task_id = task.id.clone();
                 let switch = Arc::clone(&cancel);
                 let left = inner
@@ -156,7 +164,7 @@ impl TaskEngine {
                     &switch,
                     left.is_some_and(|state| !state.is_terminal()),
                 );
-            },
+            }),
             span,
         ))));
         Started::Running {
@@ -175,7 +183,7 @@ impl TaskEngine {
         let events = self.inner.turn_channel(&mut turns, task_id);
         let listener = events.subscribe();
         let cancel = Arc::new(Notify::new());
-        turns.insert(
+        let replaced = turns.insert(
             task_id.to_string(),
             RunningTurn {
                 events: events.clone(),
@@ -183,6 +191,9 @@ impl TaskEngine {
                 stored: None,
             },
         );
+        if replaced.is_none() {
+            crate::telemetry::metrics::turns_running(1);
+        }
         TurnChannel {
             events,
             listener,
@@ -207,6 +218,8 @@ impl Inner {
         let started = std::time::Instant::now();
         // A panicking turn fails this task, not the server.
         let responding = std::panic::AssertUnwindSafe(self.agent.respond(turn)).catch_unwind();
+        // What a failed turn's span names as its `error.type`.
+        let mut failure_type = "agent_failed";
         let reply = tokio::select! {
             answered = responding => match answered {
                 Ok(reply) => reply,
@@ -216,7 +229,8 @@ impl Inner {
                         .map(|text| text.to_string())
                         .or_else(|| panic.downcast_ref::<String>().cloned())
                         .unwrap_or_default();
-                    tracing::error!(task.id = %task.id, reason, "agent turn panicked");
+                    tracing::error!(a2a.task.id = %task.id, reason, "agent turn panicked");
+                    failure_type = "panic";
                     Reply::new(
                         Outcome::Failed,
                         "The agent failed on this request (internal error). Please try again.",
@@ -224,7 +238,7 @@ impl Inner {
                 }
             },
             _ = cancel.notified() => {
-                tracing::info!(task.id = %task.id, "turn stopped by tasks/cancel");
+                tracing::info!(a2a.task.id = %task.id, "turn stopped by tasks/cancel");
                 return None;
             }
         };
@@ -257,6 +271,10 @@ impl Inner {
             }
         }
         let chunks = reply.artifact_chunks.clone();
+        // A failed turn is a failed span, with what the user was told.
+        if reply.outcome == Outcome::Failed {
+            crate::telemetry::status::failed(&span, failure_type, &reply.text);
+        }
         let touched = apply_reply(&mut task, reply);
         span.record("a2a.task.state", task.status.state.as_str());
         crate::telemetry::metrics::task_outcome(task.status.state.as_str(), &specialist);
@@ -311,7 +329,8 @@ impl Inner {
             // Canceled while the turn ran: the cancel stands.
             Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => None,
             Err(error) => {
-                tracing::error!(task.id = %task.id, %error, "the turn's result could not be stored");
+                tracing::error!(a2a.task.id = %task.id, %error, "the turn's result could not be stored");
+                crate::telemetry::status::failed(&span, "store_error", &error.to_string());
                 let _ = events.send(TaskEvent::StoreFailed(error));
                 None
             }

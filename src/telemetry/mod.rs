@@ -13,12 +13,15 @@
 mod cloud_logging;
 mod export;
 pub mod metrics;
+pub mod outbound;
 pub mod propagation;
 mod sap_json;
 mod settings;
 mod span_queue;
+pub mod status;
 mod target;
 mod text;
+pub mod throttle;
 
 use crate::cloud_foundry::{CloudFoundry, EnvSource};
 use tracing_subscriber::EnvFilter;

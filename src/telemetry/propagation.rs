@@ -72,3 +72,22 @@ pub fn inject_span(
     }
     request
 }
+
+/// Give `span` the name `name` in the exported trace, also after the span
+/// was started (a child span starts its parent, and a started span takes no
+/// new `otel.name`).
+pub fn rename(span: &tracing::Span, name: &'static str) {
+    use opentelemetry::trace::TraceContextExt;
+    span.context().span().update_name(name);
+}
+
+/// The W3C trace id of `span` (32 hex digits), `None` when it has none
+/// (no span is made, or the trace is not valid): for log lines written
+/// outside the span that should still name its trace.
+pub fn trace_id(span: &tracing::Span) -> Option<String> {
+    use opentelemetry::trace::TraceContextExt;
+    let context = span.context();
+    let otel_span = context.span();
+    let ids = otel_span.span_context();
+    ids.is_valid().then(|| ids.trace_id().to_string())
+}

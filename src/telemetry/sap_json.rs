@@ -165,7 +165,13 @@ where
             .map(|cx| cx.span().span_context().clone())
             .filter(|sc| sc.is_valid())
             .map(|sc| (sc.trace_id().to_string(), sc.span_id().to_string()));
-        let correlation = correlation.or_else(|| ids.as_ref().map(|(trace, _)| trace.clone()));
+        // An event that names its own correlation id (a line written for a
+        // call outside its spans) says it best.
+        let correlation = fields
+            .correlation
+            .take()
+            .or(correlation)
+            .or_else(|| ids.as_ref().map(|(trace, _)| trace.clone()));
         line.insert(
             "correlation_id".into(),
             correlation.unwrap_or_else(|| "-".into()).into(),
@@ -234,6 +240,10 @@ mod tests {
             let _entered = span.enter();
             tracing::info!(rpc.method = "message/send", "jsonrpc request");
             tracing::info!(log.type = "request", response_status = 200, "jsonrpc request");
+            tracing::warn!(
+                correlation_id = "corr-own",
+                "a line naming its own correlation"
+            );
         });
         let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
         let lines: Vec<Value> = text
@@ -246,6 +256,10 @@ mod tests {
         );
         assert_eq!(lines[1]["response_status"], 200);
         assert!(lines[1].get("log.type").is_none());
+        assert_eq!(
+            lines[2]["correlation_id"], "corr-own",
+            "the event's own wins"
+        );
         let line = &lines[0];
         assert_eq!(line["type"], "log");
         assert_eq!(line["level"], "INFO");

@@ -32,6 +32,7 @@ mod jsonrpc_errors;
 mod jsonrpc_fuzz;
 mod ledger_key;
 mod lifecycle;
+mod oncall;
 mod otlp;
 mod ownership;
 mod process;

@@ -1,11 +1,21 @@
-//! Reading OTLP exports and `/metrics` in the telemetry tests, and the
-//! certificates their TLS collectors and clients use.
+//! Reading OTLP exports and `/metrics` in the telemetry tests, a loopback
+//! OTLP/HTTP collector that keeps every span and metric point
+//! ([`Collector`]), and the certificates their TLS collectors and clients
+//! use.
 
+use actix_web::{App, HttpResponse, HttpServer, web};
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::KeyValue;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
+use opentelemetry_proto::tonic::metrics::v1::metric::Data;
+use opentelemetry_proto::tonic::metrics::v1::number_data_point::Value as NumberValue;
+use opentelemetry_proto::tonic::trace::v1::Span;
+use prost::Message;
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, ExtendedKeyUsagePurpose, IsCa, KeyPair,
 };
+use std::sync::{Arc, Mutex};
 
 /// Trace and span ids as W3C hex.
 pub fn hex(bytes: &[u8]) -> String {
@@ -146,3 +156,218 @@ impl Drop for PemFiles {
         let _ = std::fs::remove_dir_all(&self.folder);
     }
 }
+
+/// One metric data point as a test reads it: its attributes, and its value
+/// (a sum or gauge) or, for a histogram, its count and sum.
+#[derive(Debug, Clone)]
+pub struct Point {
+    pub attributes: Vec<KeyValue>,
+    pub value: f64,
+    /// A histogram's count of observations; `None` for a sum or gauge.
+    pub count: Option<u64>,
+}
+
+impl Point {
+    /// The value of attribute `key` as text.
+    pub fn label(&self, key: &str) -> Option<String> {
+        text(&self.attributes, key)
+    }
+}
+
+#[derive(Default)]
+struct Received {
+    spans: Vec<Span>,
+    /// Each metric export as it came: (metric name, its points).
+    readings: Vec<Vec<(String, Vec<Point>)>>,
+}
+
+/// An OTLP/HTTP collector on loopback (`/v1/traces`, `/v1/metrics`) that
+/// keeps every span and every metric reading.
+#[derive(Clone)]
+pub struct Collector {
+    /// `http://127.0.0.1:<port>`, for `OTEL_EXPORTER_OTLP_ENDPOINT`.
+    pub url: String,
+    received: Arc<Mutex<Received>>,
+}
+
+async fn collect_traces(
+    body: web::Bytes,
+    received: web::Data<Arc<Mutex<Received>>>,
+) -> HttpResponse {
+    let Ok(request) = ExportTraceServiceRequest::decode(body) else {
+        return HttpResponse::BadRequest().finish();
+    };
+    let mut received = received.lock().unwrap();
+    for resource in request.resource_spans {
+        for scope in resource.scope_spans {
+            received.spans.extend(scope.spans);
+        }
+    }
+    HttpResponse::Ok().finish()
+}
+
+async fn collect_metrics(
+    body: web::Bytes,
+    received: web::Data<Arc<Mutex<Received>>>,
+) -> HttpResponse {
+    let Ok(request) = ExportMetricsServiceRequest::decode(body) else {
+        return HttpResponse::BadRequest().finish();
+    };
+    let mut reading = Vec::new();
+    for resource in request.resource_metrics {
+        for scope in resource.scope_metrics {
+            for metric in scope.metrics {
+                let number = |value: Option<NumberValue>| match value {
+                    Some(NumberValue::AsInt(value)) => value as f64,
+                    Some(NumberValue::AsDouble(value)) => value,
+                    None => f64::NAN,
+                };
+                let points: Vec<Point> = match metric.data {
+                    Some(Data::Sum(sum)) => sum
+                        .data_points
+                        .into_iter()
+                        .map(|p| Point {
+                            attributes: p.attributes,
+                            value: number(p.value),
+                            count: None,
+                        })
+                        .collect(),
+                    Some(Data::Gauge(gauge)) => gauge
+                        .data_points
+                        .into_iter()
+                        .map(|p| Point {
+                            attributes: p.attributes,
+                            value: number(p.value),
+                            count: None,
+                        })
+                        .collect(),
+                    Some(Data::Histogram(histogram)) => histogram
+                        .data_points
+                        .into_iter()
+                        .map(|p| Point {
+                            attributes: p.attributes,
+                            value: p.sum.unwrap_or(f64::NAN),
+                            count: Some(p.count),
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                reading.push((metric.name, points));
+            }
+        }
+    }
+    received.lock().unwrap().readings.push(reading);
+    HttpResponse::Ok().finish()
+}
+
+impl Collector {
+    pub async fn start() -> Collector {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+        let received = Arc::new(Mutex::new(Received::default()));
+        let data = web::Data::new(Arc::clone(&received));
+        let server = HttpServer::new(move || {
+            App::new()
+                .app_data(data.clone())
+                .app_data(web::PayloadConfig::new(16 * 1024 * 1024))
+                .route("/v1/traces", web::post().to(collect_traces))
+                .route("/v1/metrics", web::post().to(collect_metrics))
+        })
+        .workers(1)
+        .disable_signals()
+        .listen(listener)
+        .unwrap()
+        .run();
+        tokio::spawn(server);
+        Collector { url, received }
+    }
+
+    /// The variables that export to this collector quickly: spans every
+    /// 100 ms, metrics every 200 ms.
+    pub fn variables(&self) -> [(&'static str, &str); 3] {
+        [
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", self.url.as_str()),
+            ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+            ("OTEL_METRIC_EXPORT_INTERVAL", "200"),
+        ]
+    }
+
+    /// Every span received so far.
+    pub fn spans(&self) -> Vec<Span> {
+        self.received.lock().unwrap().spans.clone()
+    }
+
+    /// The spans named `name`.
+    pub fn named(&self, name: &str) -> Vec<Span> {
+        self.spans()
+            .into_iter()
+            .filter(|span| span.name == name)
+            .collect()
+    }
+
+    /// The points of metric `name` in the latest reading that has it
+    /// (readings are cumulative); `None` before one has.
+    pub fn metric(&self, name: &str) -> Option<Vec<Point>> {
+        let received = self.received.lock().unwrap();
+        received.readings.iter().rev().find_map(|reading| {
+            reading
+                .iter()
+                .find(|(metric, _)| metric == name)
+                .map(|(_, points)| points.clone())
+        })
+    }
+
+    /// The names of every metric received.
+    pub fn metric_names(&self) -> std::collections::BTreeSet<String> {
+        let received = self.received.lock().unwrap();
+        received
+            .readings
+            .iter()
+            .flatten()
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
+    /// The points of metric `name` in the very first reading that has it.
+    pub fn first_metric(&self, name: &str) -> Option<Vec<Point>> {
+        let received = self.received.lock().unwrap();
+        received.readings.iter().find_map(|reading| {
+            reading
+                .iter()
+                .find(|(metric, _)| metric == name)
+                .map(|(_, points)| points.clone())
+        })
+    }
+
+    /// The latest value (a histogram's count) of metric `name`, summed over
+    /// its points whose attributes include every pair of `labels`; `None`
+    /// when no point matches.
+    pub fn value(&self, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+        let points = self.metric(name)?;
+        let matching: Vec<&Point> = points
+            .iter()
+            .filter(|point| {
+                labels
+                    .iter()
+                    .all(|(key, value)| point.label(key).as_deref() == Some(*value))
+            })
+            .collect();
+        (!matching.is_empty()).then(|| {
+            matching
+                .iter()
+                .map(|point| point.count.map_or(point.value, |count| count as f64))
+                .sum()
+        })
+    }
+}
+
+/// The span's status code (0 unset, 1 ok, 2 error) and message.
+pub fn status(span: &Span) -> (i32, String) {
+    span.status
+        .as_ref()
+        .map(|status| (status.code, status.message.clone()))
+        .unwrap_or((0, String::new()))
+}
+
+/// OTLP's code for a span whose status is ERROR.
+pub const STATUS_ERROR: i32 = 2;

@@ -639,9 +639,11 @@ async fn refused_pushes(app: &TestApp) -> u64 {
         .text()
         .await
         .unwrap();
+    // Refused deliveries, whatever the reason and format.
     text.lines()
-        .find_map(|line| line.strip_prefix("a2a_push_deliveries_total{result=\"refused\"} "))
-        .map_or(0, |count| count.trim().parse().unwrap())
+        .filter(|line| line.starts_with("a2a_push_deliveries_total{result=\"refused\","))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
 }
 
 #[tokio::test]

@@ -215,7 +215,8 @@ async fn a_request_is_traced_from_the_callers_traceparent_to_the_push_and_flushe
         );
     }
     let spans = &seen.spans;
-    let request = named(spans, "jsonrpc");
+    // Named by its method, as the server span of a JSON-RPC call.
+    let request = named(spans, "message/send");
     assert_eq!(request.len(), 1, "one request span: {spans:?}");
     let request = request[0];
     assert_eq!(hex(&request.trace_id), TRACE_ID);
@@ -574,7 +575,7 @@ async fn authentication_is_a_child_span_with_issuer_client_and_outcome_never_the
     wait_until(Duration::from_secs(10), async || count("authenticate") >= 3).await;
     let rejections = prometheus_value(
         running.port,
-        "a2a_token_rejections_total{reason=\"invalid\"}",
+        "a2a_token_rejections_total{reason=\"expired\"}",
     )
     .await;
     let log = running.terminate().await;
@@ -606,7 +607,12 @@ async fn authentication_is_a_child_span_with_issuer_client_and_outcome_never_the
     let seen = seen.lock().unwrap();
     let auths = named(&seen.spans, "authenticate");
     assert_eq!(auths.len(), 3, "{:?}", seen.spans);
-    let requests = named(&seen.spans, "jsonrpc");
+    // The request spans: `message/send`, and `jsonrpc` for the refused one.
+    let requests: Vec<&Span> = seen
+        .spans
+        .iter()
+        .filter(|span| span.name == "message/send" || span.name == "jsonrpc")
+        .collect();
     for auth in &auths {
         assert_eq!(hex(&auth.trace_id), TRACE_ID);
         assert!(
@@ -794,7 +800,7 @@ async fn a_budget_expiry_is_an_event_of_the_request_span_and_counted() {
     wait_until(Duration::from_secs(10), async || turn_done()).await;
     {
         let seen = seen.lock().unwrap();
-        let request = named(&seen.spans, "jsonrpc");
+        let request = named(&seen.spans, "message/send");
         assert_eq!(request.len(), 1, "{:?}", seen.spans);
         assert!(
             request[0]
@@ -850,12 +856,12 @@ async fn otel_certificate_variables_give_http_mutual_tls() {
             .unwrap()
             .spans
             .iter()
-            .any(|s| s.name == "jsonrpc")
+            .any(|s| s.name == "message/send")
     };
     wait_until(Duration::from_secs(10), async || has_request()).await;
     let log = running.terminate().await.join("\n");
     let seen = seen.lock().unwrap();
-    let request = named(&seen.spans, "jsonrpc");
+    let request = named(&seen.spans, "message/send");
     assert_eq!(request.len(), 1, "the span came over mutual TLS: {log}");
     assert_eq!(hex(&request[0].trace_id), TRACE_ID);
     assert!(

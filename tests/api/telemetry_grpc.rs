@@ -198,7 +198,7 @@ async fn export_one_request(envs: &[(&str, &str)], collector: &Collector) -> Run
     let received = &collector.0;
     wait_for("the request's spans and the request counter", 15, || {
         let received = received.lock().unwrap();
-        received.spans.iter().any(|s| s.name == "jsonrpc")
+        received.spans.iter().any(|s| s.name == "message/send")
             && received.spans.iter().any(|s| s.name == "a2a.turn")
             && point(&received, "a2a.requests", &[("rpc.method", "message/send")]).is_some()
     })
@@ -224,7 +224,7 @@ async fn otel_variables_with_grpc_export_traces_and_metrics_to_a_collector() {
         let request = received
             .spans
             .iter()
-            .find(|s| s.name == "jsonrpc")
+            .find(|s| s.name == "message/send")
             .expect("a request span");
         assert_eq!(hex(&request.trace_id), TRACE_ID);
         assert_eq!(
@@ -371,7 +371,11 @@ async fn the_cloud_logging_binding_exports_over_grpc_with_mutual_tls_and_gzip() 
     let received = &collector.0;
     {
         let received = received.lock().unwrap();
-        let request = received.spans.iter().find(|s| s.name == "jsonrpc").unwrap();
+        let request = received
+            .spans
+            .iter()
+            .find(|s| s.name == "message/send")
+            .unwrap();
         assert_eq!(hex(&request.trace_id), TRACE_ID);
         let resource = &received.resources[0];
         for (key, value) in [
@@ -431,7 +435,11 @@ async fn otel_certificate_variables_give_grpc_mutual_tls_to_any_collector() {
     let running = export_one_request(&envs, &collector).await;
     let request_trace = {
         let received = collector.0.lock().unwrap();
-        let request = received.spans.iter().find(|s| s.name == "jsonrpc").unwrap();
+        let request = received
+            .spans
+            .iter()
+            .find(|s| s.name == "message/send")
+            .unwrap();
         hex(&request.trace_id)
     };
     assert_eq!(request_trace, TRACE_ID);

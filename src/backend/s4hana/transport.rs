@@ -4,14 +4,19 @@
 //! with a timeout, retries of 429 and 503 with backoff (`Retry-After`
 //! honoured) within the read's budget, and one `backend.read` span
 //! (service, entity set, status, latency, retries, sales order; never a
-//! token). Statuses become [`BackendError`]s: 403 `Forbidden`, 401
-//! `Identity`, timeouts and 5xx `NoAnswer`, 404 "not there" (`None`).
+//! token) over one HTTP client span per attempt (`telemetry::outbound`:
+//! `http.client.request.duration` by OData service, `traceparent` and
+//! `x-correlationid` sent), the retries counted by service. Statuses become
+//! [`BackendError`]s: 403 `Forbidden`, 401 `Identity`, timeouts and 5xx
+//! `NoAnswer`, 404 "not there" (`None`); a read that fails is an ERROR
+//! span with its `error.type`.
 
 use super::connectivity::ConnectivityProxy;
 use super::odata;
 use crate::backend::{BackendError, UserToken};
 use crate::btp::oauth::without_url;
 use crate::btp::{DestinationClient, DestinationError};
+use crate::telemetry::outbound::{Attempt, Peer, Request};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -233,10 +238,10 @@ impl Transport {
         target: &Target,
         read: Read<'_>,
     ) -> Result<Option<Value>, BackendError> {
+        // The read as a whole; each HTTP attempt is a client span below it.
         let span = tracing::info_span!(
             "backend.read",
             otel.name = "backend.read",
-            otel.kind = "client",
             backend.system = "s4hana",
             odata.service = read.service,
             odata.entity_set = read.entity_set,
@@ -244,7 +249,8 @@ impl Transport {
             http.response.status_code = tracing::field::Empty,
             backend.latency_ms = tracing::field::Empty,
             backend.retries = tracing::field::Empty,
-            otel.status_code = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+            otel.status_description = tracing::field::Empty,
         );
         let started = Instant::now();
         let result = tracing::Instrument::instrument(
@@ -257,13 +263,19 @@ impl Transport {
             Ok((status, retries, _)) => {
                 span.record("http.response.status_code", i64::from(*status));
                 span.record("backend.retries", i64::from(*retries));
+                crate::telemetry::metrics::s4hana_retries(read.service, *retries);
             }
-            Err((status, retries, _)) => {
+            Err((status, retries, error)) => {
                 if let Some(status) = status {
                     span.record("http.response.status_code", i64::from(*status));
                 }
                 span.record("backend.retries", i64::from(*retries));
-                span.record("otel.status_code", "ERROR");
+                crate::telemetry::metrics::s4hana_retries(read.service, *retries);
+                let error_type = match status {
+                    Some(status) => status.to_string(),
+                    None => error.kind().to_string(),
+                };
+                crate::telemetry::status::failed(&span, &error_type, &error.to_string());
             }
         }
         result
@@ -279,19 +291,41 @@ impl Transport {
         started: Instant,
     ) -> Result<(u16, u32, Option<Value>), (Option<u16>, u32, BackendError)> {
         let url = Self::url(target, read.service, &read.path);
+        let parsed = reqwest::Url::parse(&url).map_err(|error| {
+            (
+                None,
+                0,
+                BackendError::Settings(format!("the S/4HANA URL does not parse: {error}")),
+            )
+        })?;
+        let template = crate::telemetry::outbound::odata_template(read.service, &read.path);
         let mut retries = 0u32;
         loop {
+            let attempt = Attempt::start(&Request {
+                peer: Peer::S4hana,
+                method: "GET",
+                url: &parsed,
+                template: Some(template.clone()),
+                resend_count: retries,
+                odata_service: Some(read.service),
+            });
             let mut request = self
                 .client(target)
-                .get(&url)
+                .get(parsed.clone())
                 .header("Accept", "application/json");
             for (name, value) in &target.headers {
                 request = request.header(name.as_str(), value.as_str());
             }
-            let request = crate::telemetry::propagation::inject(request);
-            let response = match request.send().await {
-                Ok(response) => response,
+            if let Some(correlation) = crate::telemetry::outbound::correlation_id() {
+                request = request.header("x-correlationid", correlation);
+            }
+            let response = match attempt.send(request).await {
+                Ok(response) => {
+                    attempt.answered(response.status().as_u16());
+                    response
+                }
                 Err(error) => {
+                    attempt.no_answer(&error);
                     let detail = without_url(&error);
                     tracing::warn!(service = read.service, entity_set = read.entity_set, %detail, "S/4HANA read failed");
                     return Err((None, retries, BackendError::NoAnswer(detail)));

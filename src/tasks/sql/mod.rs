@@ -511,6 +511,16 @@ impl TaskStore for SqlTaskStore {
         first_column_ids(&rows)
     }
 
+    async fn count_open(&self) -> Result<Option<u64>, StoreError> {
+        let row = crate::db::once_more(|| {
+            sqlx::query("SELECT COUNT(*) FROM tasks WHERE terminal = 0").fetch_one(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
+        let count: i64 = row.try_get(0).map_err(unavailable)?;
+        Ok(Some(count.max(0).unsigned_abs()))
+    }
+
     async fn purge_finished(&self, before_ms: i64) -> Result<u64, StoreError> {
         // Deleting twice deletes what once would (the count may come out low).
         let deleted = crate::db::once_more(|| {

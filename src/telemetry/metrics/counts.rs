@@ -20,6 +20,19 @@ impl<const N: usize> Counts<N> {
         self.0[index].fetch_add(n, Ordering::Relaxed);
     }
 
+    /// Every value's count together.
+    pub(super) fn total(&self) -> u64 {
+        self.all().map(|(_, count)| count).sum()
+    }
+
+    /// (slot, count) of every value, those still at zero too.
+    pub(super) fn all(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.0
+            .iter()
+            .map(|count| count.load(Ordering::Relaxed))
+            .enumerate()
+    }
+
     /// (slot, count) of the values counted at least once.
     pub(super) fn counted(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
         self.0

@@ -26,17 +26,19 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::metrics::reader::MetricReader;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 pub use pipeline::AlreadyCounting;
 
 /// The label of values outside a family's set (and of a full table).
 const OTHER: &str = "other";
 
-/// The methods the service serves (the A2A 0.3 methods and the legacy
-/// `tasks/send`, as `rpc.rs` dispatches them), `-` for a request whose method
-/// could not be read, and `other` for any name the service does not serve:
-/// the caller chooses that name, so it never becomes a label.
-const METHODS: [&str; 13] = [
+/// The methods the service serves (the A2A 0.3 methods, the legacy
+/// `tasks/send` and the A2A 1.0 methods, as `rpc/` dispatches them), `-`
+/// for a request whose method could not be read, and `other` for any name
+/// the service does not serve: the caller chooses that name, so it never
+/// becomes a label.
+const METHODS: [&str; 24] = [
     "message/send",
     "message/stream",
     "tasks/get",
@@ -48,9 +50,29 @@ const METHODS: [&str; 13] = [
     "tasks/pushNotificationConfig/delete",
     "agent/getAuthenticatedExtendedCard",
     "tasks/send",
+    "SendMessage",
+    "SendStreamingMessage",
+    "GetTask",
+    "ListTasks",
+    "CancelTask",
+    "SubscribeToTask",
+    "CreateTaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig",
+    "GetExtendedAgentCard",
     "-",
     OTHER,
 ];
+
+/// `method` as the service names it when it serves it (a bounded name for
+/// a span or a label), `None` for any other name.
+pub fn served_method(method: &str) -> Option<&'static str> {
+    METHODS[..METHODS.len() - 2]
+        .iter()
+        .find(|served| **served == method)
+        .copied()
+}
 
 /// The A2A task states (`TaskState::as_str`).
 const TASK_STATES: [&str; 10] = [
@@ -66,14 +88,81 @@ const TASK_STATES: [&str; 10] = [
     OTHER,
 ];
 
-const PUSH_RESULTS: [&str; 4] = ["delivered", "failed", "refused", OTHER];
-const REJECTION_REASONS: [&str; 5] = ["missing", "invalid", "forbidden", "unavailable", OTHER];
+/// How a push notification's delivery to one webhook ended: (`result`,
+/// `reason`). Given up: the last attempt's status class, or why no answer
+/// came; refused: never sent.
+const PUSH_OUTCOMES: [(&str, &str); 10] = [
+    ("delivered", "-"),
+    ("given_up", "status_3xx"),
+    ("given_up", "status_4xx"),
+    ("given_up", "status_5xx"),
+    ("given_up", "timeout"),
+    ("given_up", "no_answer"),
+    ("refused", "refused_by_guard"),
+    ("refused", "token_exchange_failed"),
+    ("refused", "not_encodable"),
+    (OTHER, OTHER),
+];
+const PUSH_FORMATS: [&str; 3] = ["a2a", "joule", OTHER];
+/// One attempt's result.
+const PUSH_ATTEMPT_RESULTS: [&str; 3] = ["delivered", "failed", OTHER];
+/// Why authentication refused a request: no token, the class of an
+/// invalid token (`auth::Rejection`), no permission, keys unavailable.
+const REJECTION_REASONS: [&str; 14] = [
+    "missing",
+    "malformed",
+    "unsupported_algorithm",
+    "expired",
+    "not_yet_valid",
+    "untrusted_issuer",
+    "wrong_audience",
+    "wrong_tenant",
+    "unknown_key",
+    "keys_refused",
+    "bad_signature",
+    "forbidden",
+    "unavailable",
+    OTHER,
+];
 const DROP_REASONS: [&str; 3] = ["queue_full", "export_failed", OTHER];
+
+/// The task store's operations (`tasks::TaskStore`'s methods).
+const STORE_OPERATIONS: [&str; 15] = [
+    "get",
+    "create",
+    "context_held_by_another",
+    "open_tasks_of",
+    "waiting_since",
+    "list",
+    "update",
+    "set_push_config",
+    "push_configs",
+    "delete_push_config",
+    "renew_leases",
+    "expired_leases",
+    "purge_finished",
+    "count_open",
+    OTHER,
+];
+/// The task store's errors that are faults (lost races are not counted).
+const STORE_ERROR_TYPES: [&str; 9] = [
+    "unavailable",
+    "disk_full",
+    "corrupt",
+    "unreadable_task",
+    "too_large",
+    "full",
+    "already_exists",
+    "not_found",
+    OTHER,
+];
 
 /// Outcome slots of a request: `ok`, then the error codes met so far.
 const OUTCOMES: usize = 1 + CODE_SLOTS;
-const CODE_SLOTS: usize = 16;
+const CODE_SLOTS: usize = 32;
 const SPECIALIST_SLOTS: usize = 32;
+/// OData services of S/4HANA: names from the code, a handful.
+const ODATA_SERVICE_SLOTS: usize = 16;
 
 // ---- the figures ----------------------------------------------------------
 
@@ -82,15 +171,30 @@ static ERROR_CODES: Claimed<i64, CODE_SLOTS> = Claimed::new();
 static TASKS: [Counts<SPECIALIST_SLOTS>; TASK_STATES.len()] =
     [const { Counts::new() }; TASK_STATES.len()];
 static SPECIALISTS: Claimed<String, SPECIALIST_SLOTS> = Claimed::new();
-static PUSHES: Counts<{ PUSH_RESULTS.len() }> = Counts::new();
+static PUSH_DELIVERIES: [Counts<{ PUSH_OUTCOMES.len() }>; PUSH_FORMATS.len()] =
+    [const { Counts::new() }; PUSH_FORMATS.len()];
+static PUSH_ATTEMPTS: [Counts<{ PUSH_ATTEMPT_RESULTS.len() }>; PUSH_FORMATS.len()] =
+    [const { Counts::new() }; PUSH_FORMATS.len()];
 static REJECTIONS: Counts<{ REJECTION_REASONS.len() }> = Counts::new();
 static BUDGET_EXPIRIES: Counts<1> = Counts::new();
 static SPANS_DROPPED: Counts<{ DROP_REASONS.len() }> = Counts::new();
+static S4_RETRIES: Counts<ODATA_SERVICE_SLOTS> = Counts::new();
+static STORE_ERRORS: Counts<{ STORE_ERROR_TYPES.len() }> = Counts::new();
+/// Tasks ended `failed` because the instance running them stopped (their
+/// lease ran out), and tasks ended `canceled` after waiting too long.
+static LEASE_EXPIRIES: Counts<1> = Counts::new();
+static WAIT_EXPIRIES: Counts<1> = Counts::new();
+/// Turns running on this instance (a gauge: added to and taken from).
+static TURNS_RUNNING: AtomicI64 = AtomicI64::new(0);
+/// Open tasks in the store as the last sweep counted them; -1 before it.
+static OPEN_TASKS: AtomicI64 = AtomicI64::new(-1);
+static ODATA_SERVICES: Claimed<String, ODATA_SERVICE_SLOTS> = Claimed::new();
 
 // ---- recording (the request path) -----------------------------------------
 
 /// One JSON-RPC call: its method (`-` when unreadable), `ok` or the error
-/// code, and how long it took.
+/// code (a JSON-RPC code, or the HTTP status of a call refused before any
+/// JSON-RPC answer: 401, 403, 413, …), and how long it took.
 pub fn request(method: &str, error_code: Option<i64>, seconds: f64) {
     let method = position(&METHODS, method);
     let outcome = error_code.map_or(0, |code| 1 + ERROR_CODES.index(&code));
@@ -98,19 +202,51 @@ pub fn request(method: &str, error_code: Option<i64>, seconds: f64) {
     pipeline::figures().latency(method).record(seconds);
 }
 
+/// The specialists the agent has (and `-`, a turn no specialist
+/// answered), so their outcomes are exported at 0 from the start.
+pub fn known_specialists<'a>(names: impl IntoIterator<Item = &'a str>) {
+    SPECIALISTS.index("-");
+    for name in names {
+        SPECIALISTS.index(name);
+    }
+}
+
+/// The states a turn ends in: exported at 0 for every known specialist.
+const TURN_END_STATES: [&str; 5] = [
+    "completed",
+    "failed",
+    "rejected",
+    "input-required",
+    "canceled",
+];
+
 /// A turn ended in `state`, answered by `specialist` (`-` when none).
 pub fn task_outcome(task_state: &str, specialist: &str) {
     TASKS[position(&TASK_STATES, task_state)].add(SPECIALISTS.index(specialist), 1);
 }
 
-/// One push attempt: `delivered`, `failed` (a non-2xx answer or no
-/// answer) or `refused` (guard, no token).
-pub fn push(result: &str) {
-    PUSHES.add(position(&PUSH_RESULTS, result), 1);
+/// One push attempt in `format` (`a2a`, `joule`): `delivered` (2xx) or
+/// `failed` (another answer, or none).
+pub fn push_attempt(format: &str, delivered: bool) {
+    let result = if delivered { "delivered" } else { "failed" };
+    PUSH_ATTEMPTS[position(&PUSH_FORMATS, format)].add(position(&PUSH_ATTEMPT_RESULTS, result), 1);
 }
 
-/// A request refused by authentication, by reason (`missing`, `invalid`,
-/// `forbidden`, `unavailable`).
+/// One push delivery ended: `delivered` (`-`), `given_up` after its
+/// attempts (`status_3xx`, `status_4xx`, `status_5xx`, `timeout`,
+/// `no_answer`) or `refused` before any (`refused_by_guard`,
+/// `token_exchange_failed`, `not_encodable`).
+pub fn push_delivery(format: &str, result: &str, reason: &str) {
+    let outcome = PUSH_OUTCOMES
+        .iter()
+        .position(|known| *known == (result, reason))
+        .unwrap_or(PUSH_OUTCOMES.len() - 1);
+    PUSH_DELIVERIES[position(&PUSH_FORMATS, format)].add(outcome, 1);
+}
+
+/// A request refused by authentication, by reason (`missing`, an invalid
+/// token's class such as `expired` or `bad_signature`, `forbidden`,
+/// `unavailable`).
 pub fn token_rejected(reason: &str) {
     REJECTIONS.add(position(&REJECTION_REASONS, reason), 1);
 }
@@ -118,6 +254,62 @@ pub fn token_rejected(reason: &str) {
 /// A blocking `message/send` answered `working` because its budget ran out.
 pub fn budget_expired() {
     BUDGET_EXPIRIES.add(0, 1);
+}
+
+/// One outbound HTTP attempt, as `http.client.request.duration` counts
+/// it: who was called (`peer.service`, and the OData service for S/4HANA:
+/// names from the code), the method, the status or why there was none.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientCall<'a> {
+    pub peer: &'static str,
+    pub odata_service: Option<&'static str>,
+    pub method: &'static str,
+    pub status: Option<u16>,
+    pub error_type: Option<&'a str>,
+    pub seconds: f64,
+}
+
+/// One outbound HTTP attempt ended (answered or not).
+pub fn http_client_request(call: ClientCall<'_>) {
+    pipeline::figures().client_request(&call);
+}
+
+/// One S/4HANA read ended after `retries` retries (429 or 503 answers
+/// tried again), counted by OData service; a read without retries makes
+/// its service's series appear at 0.
+pub fn s4hana_retries(odata_service: &str, retries: u32) {
+    S4_RETRIES.add(ODATA_SERVICES.index(odata_service), u64::from(retries));
+}
+
+/// A turn started (`1`) or ended (`-1`) on this instance.
+pub fn turns_running(change: i64) {
+    TURNS_RUNNING.fetch_add(change, Ordering::Relaxed);
+}
+
+/// The open tasks the store holds (every instance's), as last counted.
+pub fn open_tasks(count: u64) {
+    OPEN_TASKS.store(i64::try_from(count).unwrap_or(i64::MAX), Ordering::Relaxed);
+}
+
+/// A task ended `failed` because its instance stopped (its lease ran out).
+pub fn lease_expired() {
+    LEASE_EXPIRIES.add(0, 1);
+}
+
+/// A task ended `canceled` after waiting too long for an answer.
+pub fn wait_expired() {
+    WAIT_EXPIRIES.add(0, 1);
+}
+
+/// One task store call: its operation, its error's type when it failed
+/// (a fault, not a lost race), and how long it took.
+pub fn store_call(operation: &str, error_type: Option<&str>, seconds: f64) {
+    if let Some(error_type) = error_type {
+        STORE_ERRORS.add(position(&STORE_ERROR_TYPES, error_type), 1);
+    }
+    pipeline::figures()
+        .store_latency(position(&STORE_OPERATIONS, operation), error_type.is_some())
+        .record(seconds);
 }
 
 /// Spans that will never reach the collector, by reason (`queue_full`,
@@ -164,7 +356,8 @@ mod tests {
         request("tasks/pushNotificationConfig/list", None, 0.02);
         request("tasks/pushNotificationConfig/list", Some(-32099), 2.0);
         task_outcome("completed", "unit-specialist");
-        push("refused");
+        push_delivery("a2a", "refused", "refused_by_guard");
+        push_attempt("joule", false);
         token_rejected("forbidden");
         spans_dropped("export_failed", 3);
         let text = render();
@@ -208,7 +401,12 @@ mod tests {
         assert!(has(
             "a2a_task_outcomes_total{state=\"completed\",specialist=\"unit-specialist\"}"
         ));
-        assert!(has("a2a_push_deliveries_total{result=\"refused\"}"));
+        assert!(has(
+            "a2a_push_deliveries_total{result=\"refused\",reason=\"refused_by_guard\",format=\"a2a\"}"
+        ));
+        assert!(has(
+            "a2a_push_attempts_total{result=\"failed\",format=\"joule\"}"
+        ));
         assert!(has("a2a_token_rejections_total{reason=\"forbidden\"}"));
         assert!(text.contains("# TYPE a2a_budget_expiries_total counter"));
         assert!(text.contains("\na2a_budget_expiries_total "));

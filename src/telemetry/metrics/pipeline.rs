@@ -5,10 +5,13 @@
 //! reads the atomics whenever anyone takes a reading.
 
 use super::{
-    BUDGET_EXPIRIES, DROP_REASONS, ERROR_CODES, METHODS, OTHER, PUSH_RESULTS, PUSHES,
-    REJECTION_REASONS, REJECTIONS, REQUESTS, SPANS_DROPPED, SPECIALISTS, TASK_STATES, TASKS,
+    BUDGET_EXPIRIES, ClientCall, DROP_REASONS, ERROR_CODES, METHODS, ODATA_SERVICES, OTHER,
+    PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES, PUSH_FORMATS, PUSH_OUTCOMES,
+    REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES, SPANS_DROPPED, SPECIALISTS,
+    STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES, TASKS, TURN_END_STATES,
     counts::Counts,
 };
+use super::{LEASE_EXPIRIES, OPEN_TASKS, TURNS_RUNNING, WAIT_EXPIRIES};
 use opentelemetry::metrics::{AsyncInstrument, BoundHistogram, Histogram, Meter, MeterProvider};
 use opentelemetry::{KeyValue, Value};
 use opentelemetry_sdk::Resource;
@@ -18,11 +21,24 @@ use opentelemetry_sdk::metrics::reader::MetricReader;
 use opentelemetry_sdk::metrics::{
     InstrumentKind, ManualReader, Pipeline, SdkMeterProvider, Temporality,
 };
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 /// Upper bounds of the request latency buckets, in seconds.
 const BUCKETS: [f64; 10] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0, 60.0];
+
+/// Upper bounds of the task store buckets, in seconds: a memory store
+/// answers in microseconds, a database in milliseconds.
+const STORE_BUCKETS: [f64; 11] = [
+    0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.5,
+];
+
+/// Upper bounds of the outbound call buckets, in seconds: OpenTelemetry's
+/// advice for `http.client.request.duration`.
+const CLIENT_BUCKETS: [f64; 14] = [
+    0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+];
 
 /// The provider's only reader, shared with `/metrics`. Always cumulative:
 /// a delta reading by `/metrics` would take counts away from the export,
@@ -64,6 +80,12 @@ pub(super) struct Figures {
     /// series appears with its first observation): no attribute look-up
     /// per call.
     latency: [OnceLock<BoundHistogram<f64>>; METHODS.len()],
+    store_duration: Histogram<f64>,
+    /// The store histogram bound per operation and outcome (ok, error).
+    store_latency: [[OnceLock<BoundHistogram<f64>>; 2]; STORE_OPERATIONS.len()],
+    /// `http.client.request.duration`: outbound calls are few per request,
+    /// so their attributes are looked up per call.
+    client_duration: Histogram<f64>,
 }
 
 static FIGURES: OnceLock<Figures> = OnceLock::new();
@@ -117,6 +139,19 @@ impl Figures {
                 .with_boundaries(BUCKETS.to_vec())
                 .build(),
             latency: [const { OnceLock::new() }; METHODS.len()],
+            store_duration: meter
+                .f64_histogram("a2a.store.duration")
+                .with_description("Task store calls by operation and outcome")
+                .with_unit("s")
+                .with_boundaries(STORE_BUCKETS.to_vec())
+                .build(),
+            store_latency: [const { [const { OnceLock::new() }; 2] }; STORE_OPERATIONS.len()],
+            client_duration: meter
+                .f64_histogram("http.client.request.duration")
+                .with_description("Outbound HTTP attempts by peer service, method and outcome")
+                .with_unit("s")
+                .with_boundaries(CLIENT_BUCKETS.to_vec())
+                .build(),
             _kept: None,
         };
         (figures, provider)
@@ -130,6 +165,37 @@ impl Figures {
         })
     }
 
+    /// The store histogram of operation `operation` (its slot), ok or
+    /// failed.
+    pub(super) fn store_latency(&self, operation: usize, failed: bool) -> &BoundHistogram<f64> {
+        self.store_latency[operation][usize::from(failed)].get_or_init(|| {
+            self.store_duration.bind(&[
+                KeyValue::new("operation", STORE_OPERATIONS[operation]),
+                KeyValue::new("outcome", if failed { "error" } else { "ok" }),
+            ])
+        })
+    }
+
+    /// Record one outbound attempt.
+    pub(super) fn client_request(&self, call: &ClientCall<'_>) {
+        let mut attributes = Vec::with_capacity(5);
+        attributes.push(KeyValue::new("peer.service", call.peer));
+        attributes.push(KeyValue::new("http.request.method", call.method));
+        if let Some(service) = call.odata_service {
+            attributes.push(KeyValue::new("odata.service", service));
+        }
+        if let Some(status) = call.status {
+            attributes.push(KeyValue::new(
+                "http.response.status_code",
+                i64::from(status),
+            ));
+        }
+        if let Some(error_type) = call.error_type {
+            attributes.push(KeyValue::new("error.type", error_type.to_string()));
+        }
+        self.client_duration.record(call.seconds, &attributes);
+    }
+
     /// A reading of everything; empty after shutdown.
     pub(super) fn reading(&self) -> ResourceMetrics {
         let mut reading = ResourceMetrics::default();
@@ -141,7 +207,11 @@ impl Figures {
 }
 
 /// The counters as OpenTelemetry observable counters: a reading reads the
-/// atomics; a series appears once it counted something.
+/// atomics. Every series of a fixed label set is exported from the start,
+/// at 0 until it counts (so a dashboard or an "absent" alert does not read
+/// a missing series as no data); series of run-time values (error codes,
+/// OData services) appear with their first use, the known specialists'
+/// outcomes from the start.
 fn observe(meter: &Meter) {
     let counter = |name: &'static str, description: &'static str| {
         meter
@@ -154,7 +224,12 @@ fn observe(meter: &Meter) {
     )
     .with_callback(|observer| {
         for (method, counts) in REQUESTS.iter().enumerate() {
-            for (outcome, count) in counts.counted() {
+            // Each served method's `ok` from the start, at 0 until called.
+            let served = !matches!(METHODS[method], "-" | OTHER);
+            for (outcome, count) in counts.all() {
+                if count == 0 && !(served && outcome == 0) {
+                    continue;
+                }
                 let outcome = match outcome {
                     0 => Value::from("ok"),
                     code => ERROR_CODES
@@ -178,10 +253,14 @@ fn observe(meter: &Meter) {
     )
     .with_callback(|observer| {
         for (state, counts) in TASKS.iter().enumerate() {
-            for (specialist, count) in counts.counted() {
-                let specialist = SPECIALISTS
-                    .value(specialist)
-                    .map_or(Value::from(OTHER), |name| Value::from(name.clone()));
+            // The end states of every known specialist from the start.
+            let end_state = TURN_END_STATES.contains(&TASK_STATES[state]);
+            for (specialist, count) in counts.all() {
+                let known = SPECIALISTS.value(specialist);
+                if count == 0 && !(end_state && known.is_some()) {
+                    continue;
+                }
+                let specialist = known.map_or(Value::from(OTHER), |name| Value::from(name.clone()));
                 observer.observe(
                     count,
                     &[
@@ -193,41 +272,133 @@ fn observe(meter: &Meter) {
         }
     })
     .build();
-    counter("a2a.push.deliveries", "Push attempts by result")
-        .with_callback(|observer| by_label(observer, &PUSHES, "result", &PUSH_RESULTS))
+    counter(
+        "a2a.push.deliveries",
+        "Push deliveries ended, by result, reason and format",
+    )
+    .with_callback(|observer| {
+        // Every outcome from the start, at 0 until it happens.
+        for (format, counts) in PUSH_DELIVERIES.iter().enumerate() {
+            for (slot, count) in counts.all() {
+                let (result, reason) = PUSH_OUTCOMES[slot];
+                if count == 0 && (format + 1 == PUSH_FORMATS.len() || result == OTHER) {
+                    continue;
+                }
+                observer.observe(
+                    count,
+                    &[
+                        KeyValue::new("result", result),
+                        KeyValue::new("reason", reason),
+                        KeyValue::new("format", PUSH_FORMATS[format]),
+                    ],
+                );
+            }
+        }
+    })
+    .build();
+    counter("a2a.push.attempts", "Push attempts by result and format")
+        .with_callback(|observer| {
+            for (format, counts) in PUSH_ATTEMPTS.iter().enumerate() {
+                for (slot, count) in counts.all() {
+                    let result = PUSH_ATTEMPT_RESULTS[slot];
+                    if count == 0 && (format + 1 == PUSH_FORMATS.len() || result == OTHER) {
+                        continue;
+                    }
+                    observer.observe(
+                        count,
+                        &[
+                            KeyValue::new("result", result),
+                            KeyValue::new("format", PUSH_FORMATS[format]),
+                        ],
+                    );
+                }
+            }
+        })
         .build();
     counter(
         "a2a.token.rejections",
         "Requests refused by authentication, by reason",
     )
-    .with_callback(|observer| by_label(observer, &REJECTIONS, "reason", &REJECTION_REASONS))
+    .with_callback(|observer| all_by_label(observer, &REJECTIONS, "reason", &REJECTION_REASONS))
     .build();
     counter(
         "a2a.budget.expiries",
         "Blocking sends answered `working` when the budget ran out",
     )
+    .with_callback(|observer| observer.observe(BUDGET_EXPIRIES.total(), &[]))
+    .build();
+    counter(
+        "a2a.s4hana.retries",
+        "S/4HANA answers (429, 503) tried again, by OData service",
+    )
     .with_callback(|observer| {
-        for (_, count) in BUDGET_EXPIRIES.counted() {
-            observer.observe(count, &[]);
+        // A service's series appears (at 0) with its first read.
+        for (slot, count) in S4_RETRIES.all() {
+            let service = match ODATA_SERVICES.value(slot) {
+                Some(name) => Value::from(name.clone()),
+                None if count > 0 => Value::from(OTHER),
+                None => continue,
+            };
+            observer.observe(count, &[KeyValue::new("odata.service", service)]);
         }
     })
     .build();
     counter(
+        "a2a.task.lease_expiries",
+        "Tasks ended failed because the instance running them stopped",
+    )
+    .with_callback(|observer| observer.observe(LEASE_EXPIRIES.total(), &[]))
+    .build();
+    counter(
+        "a2a.task.wait_expiries",
+        "Tasks ended canceled after waiting too long for an answer",
+    )
+    .with_callback(|observer| observer.observe(WAIT_EXPIRIES.total(), &[]))
+    .build();
+    counter(
+        "a2a.store.errors",
+        "Task store calls that failed (lost races aside), by error type",
+    )
+    .with_callback(|observer| {
+        all_by_label(observer, &STORE_ERRORS, "error.type", &STORE_ERROR_TYPES);
+    })
+    .build();
+    meter
+        .i64_observable_gauge("a2a.turns.running")
+        .with_description("Turns running on this instance")
+        .with_callback(|observer| {
+            observer.observe(TURNS_RUNNING.load(Ordering::Relaxed).max(0), &[]);
+        })
+        .build();
+    meter
+        .i64_observable_gauge("a2a.tasks.open")
+        .with_description("Open tasks in the store (all instances), as the last sweep counted")
+        .with_callback(|observer| {
+            let open = OPEN_TASKS.load(Ordering::Relaxed);
+            if open >= 0 {
+                observer.observe(open, &[]);
+            }
+        })
+        .build();
+    counter(
         "a2a.telemetry.spans.dropped",
         "Spans not exported: queue full or export failed",
     )
-    .with_callback(|observer| by_label(observer, &SPANS_DROPPED, "reason", &DROP_REASONS))
+    .with_callback(|observer| all_by_label(observer, &SPANS_DROPPED, "reason", &DROP_REASONS))
     .build();
 }
 
-/// Observe a family with one label from a fixed set.
-fn by_label<const N: usize>(
+/// Observe a family with one label from a fixed set, every value from the
+/// start (at 0 until counted) but `other`, which appears when counted.
+fn all_by_label<const N: usize>(
     observer: &dyn AsyncInstrument<u64>,
     counts: &Counts<N>,
     key: &'static str,
     values: &[&'static str; N],
 ) {
-    for (slot, count) in counts.counted() {
-        observer.observe(count, &[KeyValue::new(key, values[slot])]);
+    for (slot, count) in counts.all() {
+        if values[slot] != OTHER || count > 0 {
+            observer.observe(count, &[KeyValue::new(key, values[slot])]);
+        }
     }
 }

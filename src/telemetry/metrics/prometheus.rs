@@ -10,37 +10,45 @@ use opentelemetry_sdk::metrics::data::{
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+/// What a family's samples are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Counter,
+    Gauge,
+    Histogram,
+}
+
 /// A Prometheus family and the OpenTelemetry instrument it is read from.
 struct Family {
     otel: &'static str,
     name: &'static str,
     help: &'static str,
-    histogram: bool,
+    kind: Kind,
     /// (OpenTelemetry attribute, Prometheus label), in the order printed.
     labels: &'static [(&'static str, &'static str)],
 }
 
 /// In the order `/metrics` prints them.
-const FAMILIES: [Family; 7] = [
+const FAMILIES: [Family; 16] = [
     Family {
         otel: "a2a.requests",
         name: "a2a_requests_total",
         help: "JSON-RPC calls by method and outcome (ok or error code).",
-        histogram: false,
+        kind: Kind::Counter,
         labels: &[("rpc.method", "method"), ("outcome", "outcome")],
     },
     Family {
         otel: "a2a.request.duration",
         name: "a2a_request_duration_seconds",
         help: "JSON-RPC call latency by method.",
-        histogram: true,
+        kind: Kind::Histogram,
         labels: &[("rpc.method", "method")],
     },
     Family {
         otel: "a2a.task.outcomes",
         name: "a2a_task_outcomes_total",
         help: "Turns ended, by task state and specialist.",
-        histogram: false,
+        kind: Kind::Counter,
         labels: &[
             ("a2a.task.state", "state"),
             ("a2a.specialist", "specialist"),
@@ -49,29 +57,102 @@ const FAMILIES: [Family; 7] = [
     Family {
         otel: "a2a.push.deliveries",
         name: "a2a_push_deliveries_total",
-        help: "Push attempts by result.",
-        histogram: false,
-        labels: &[("result", "result")],
+        help: "Push deliveries ended, by result, reason and format.",
+        kind: Kind::Counter,
+        labels: &[
+            ("result", "result"),
+            ("reason", "reason"),
+            ("format", "format"),
+        ],
+    },
+    Family {
+        otel: "a2a.push.attempts",
+        name: "a2a_push_attempts_total",
+        help: "Push attempts by result and format.",
+        kind: Kind::Counter,
+        labels: &[("result", "result"), ("format", "format")],
     },
     Family {
         otel: "a2a.token.rejections",
         name: "a2a_token_rejections_total",
         help: "Requests refused by authentication, by reason.",
-        histogram: false,
+        kind: Kind::Counter,
         labels: &[("reason", "reason")],
     },
     Family {
         otel: "a2a.budget.expiries",
         name: "a2a_budget_expiries_total",
         help: "Blocking sends answered `working` when the budget ran out.",
-        histogram: false,
+        kind: Kind::Counter,
         labels: &[],
+    },
+    Family {
+        otel: "http.client.request.duration",
+        name: "http_client_request_duration_seconds",
+        help: "Outbound HTTP attempts by peer service, method and outcome.",
+        kind: Kind::Histogram,
+        labels: &[
+            ("peer.service", "peer_service"),
+            ("odata.service", "odata_service"),
+            ("http.request.method", "method"),
+            ("http.response.status_code", "status_code"),
+            ("error.type", "error_type"),
+        ],
+    },
+    Family {
+        otel: "a2a.s4hana.retries",
+        name: "a2a_s4hana_retries_total",
+        help: "S/4HANA answers (429, 503) tried again, by OData service.",
+        kind: Kind::Counter,
+        labels: &[("odata.service", "odata_service")],
+    },
+    Family {
+        otel: "a2a.turns.running",
+        name: "a2a_turns_running",
+        help: "Turns running on this instance.",
+        kind: Kind::Gauge,
+        labels: &[],
+    },
+    Family {
+        otel: "a2a.tasks.open",
+        name: "a2a_tasks_open",
+        help: "Open tasks in the store (all instances), as the last sweep counted.",
+        kind: Kind::Gauge,
+        labels: &[],
+    },
+    Family {
+        otel: "a2a.task.lease_expiries",
+        name: "a2a_task_lease_expiries_total",
+        help: "Tasks ended failed because the instance running them stopped.",
+        kind: Kind::Counter,
+        labels: &[],
+    },
+    Family {
+        otel: "a2a.task.wait_expiries",
+        name: "a2a_task_wait_expiries_total",
+        help: "Tasks ended canceled after waiting too long for an answer.",
+        kind: Kind::Counter,
+        labels: &[],
+    },
+    Family {
+        otel: "a2a.store.errors",
+        name: "a2a_store_errors_total",
+        help: "Task store calls that failed (lost races aside), by error type.",
+        kind: Kind::Counter,
+        labels: &[("error.type", "error_type")],
+    },
+    Family {
+        otel: "a2a.store.duration",
+        name: "a2a_store_duration_seconds",
+        help: "Task store calls by operation and outcome.",
+        kind: Kind::Histogram,
+        labels: &[("operation", "operation"), ("outcome", "outcome")],
     },
     Family {
         otel: "a2a.telemetry.spans.dropped",
         name: "a2a_telemetry_spans_dropped_total",
         help: "Spans not exported, by reason (queue_full, export_failed).",
-        histogram: false,
+        kind: Kind::Counter,
         labels: &[("reason", "reason")],
     },
 ];
@@ -85,10 +166,10 @@ pub(super) fn render(reading: &ResourceMetrics) -> String {
         .collect();
     let mut out = String::new();
     for family in &FAMILIES {
-        let kind = if family.histogram {
-            "histogram"
-        } else {
-            "counter"
+        let kind = match family.kind {
+            Kind::Counter => "counter",
+            Kind::Gauge => "gauge",
+            Kind::Histogram => "histogram",
         };
         let _ = writeln!(
             out,
@@ -113,6 +194,21 @@ pub(super) fn render(reading: &ResourceMetrics) -> String {
                 }
                 write_counter(&mut out, family, &series);
             }
+            Some(AggregatedMetrics::I64(MetricData::Gauge(gauge))) => {
+                let series: BTreeMap<_, _> = gauge
+                    .data_points()
+                    .map(|point| (label_values(family, point.attributes()), point.value()))
+                    .collect();
+                for (values, value) in series {
+                    let _ = writeln!(
+                        out,
+                        "{}{} {value}",
+                        family.name,
+                        labels(family, &values, None)
+                    );
+                }
+            }
+            _ if family.kind == Kind::Gauge => {}
             _ => write_counter(&mut out, family, &BTreeMap::new()),
         }
     }

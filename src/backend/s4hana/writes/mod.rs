@@ -49,6 +49,18 @@ pub enum WriteError {
 }
 
 impl WriteError {
+    /// The class of the failure, as a failed span's `error.type` names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WriteError::Stale(_) => "stale",
+            WriteError::Forbidden(_) => "forbidden",
+            WriteError::Refused(_) => "refused",
+            WriteError::Transient(_) => "transient",
+            WriteError::Identity(_) => "identity",
+            WriteError::NotFound(_) => "not_found",
+        }
+    }
+
     /// Worth another attempt later.
     pub fn is_transient(&self) -> bool {
         matches!(self, WriteError::Transient(_))

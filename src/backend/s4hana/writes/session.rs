@@ -3,12 +3,41 @@
 //! fetched once more in a new session on a 403 with `x-csrf-token:
 //! Required`), the request with `If-Match` when given, the status mapped
 //! to a [`WriteError`], and one `backend.write` span (method, service,
-//! entity set, order, status; never a token, cookie or CSRF token).
+//! entity set, order, status; never a token, cookie or CSRF token; ERROR
+//! with `error.type` when refused) over one HTTP client span per request
+//! (`telemetry::outbound`, with `traceparent` and `x-correlationid`).
 
 use super::super::odata;
 use super::super::transport::Transport;
 use super::{S4Writer, WriteError};
 use crate::btp::oauth::without_url;
+use crate::telemetry::outbound::{Attempt, Peer, Request, correlation_id, odata_template};
+
+/// `url` parsed for an attempt's span, or the write's error.
+fn parsed(url: &str) -> Result<reqwest::Url, WriteError> {
+    reqwest::Url::parse(url)
+        .map_err(|error| WriteError::Refused(format!("the S/4HANA URL does not parse: {error}")))
+}
+
+/// The client span of one request to `service`, `path` after its root.
+fn attempt(method: &'static str, url: &reqwest::Url, service: &'static str, path: &str) -> Attempt {
+    Attempt::start(&Request {
+        peer: Peer::S4hana,
+        method,
+        url,
+        template: Some(odata_template(service, path)),
+        resend_count: 0,
+        odata_service: Some(service),
+    })
+}
+
+/// `request` with the caller's `x-correlationid` (else the trace id).
+fn correlated(request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+    match correlation_id() {
+        Some(correlation) => request.header("x-correlationid", correlation),
+        None => request,
+    }
+}
 
 /// One modifying call.
 pub(super) struct Write<'a> {
@@ -23,7 +52,11 @@ pub(super) struct Write<'a> {
 
 impl S4Writer {
     /// The session's CSRF token and cookies, fetched on first use (or again).
-    async fn csrf(&self, service: &str, again: bool) -> Result<(String, String), WriteError> {
+    async fn csrf(
+        &self,
+        service: &'static str,
+        again: bool,
+    ) -> Result<(String, String), WriteError> {
         let mut session = self.session.lock().await;
         if let (Some(pair), false) = (session.as_ref(), again) {
             return Ok(pair.clone());
@@ -33,6 +66,8 @@ impl S4Writer {
             "{}/",
             Transport::url(&self.target, service, "").trim_end_matches('/')
         );
+        let url = parsed(&url)?;
+        let attempt = attempt("GET", &url, service, "");
         let mut request = transport
             .client(&self.target)
             .get(url)
@@ -41,11 +76,12 @@ impl S4Writer {
         for (name, value) in &self.target.headers {
             request = request.header(name.as_str(), value.as_str());
         }
-        let response = request
-            .send()
-            .await
-            .map_err(|error| WriteError::Transient(without_url(&error)))?;
+        let response = attempt.send(correlated(request)).await.map_err(|error| {
+            attempt.no_answer(&error);
+            WriteError::Transient(without_url(&error))
+        })?;
         let status = response.status().as_u16();
+        attempt.answered(status);
         let token = response
             .headers()
             .get("x-csrf-token")
@@ -80,17 +116,18 @@ impl S4Writer {
         write: Write<'_>,
         accepted: &[u16],
     ) -> Result<String, WriteError> {
+        // The write as a whole; each HTTP request is a client span below it.
         let span = tracing::info_span!(
             "backend.write",
             otel.name = "backend.write",
-            otel.kind = "client",
             backend.system = "s4hana",
             http.request.method = write.method,
             odata.service = write.service,
             odata.entity_set = write.entity_set,
             sap.sales_order = write.order,
             http.response.status_code = tracing::field::Empty,
-            otel.status_code = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+            otel.status_description = tracing::field::Empty,
         );
         let result =
             tracing::Instrument::instrument(self.send_once(&write, accepted), span.clone()).await;
@@ -98,11 +135,15 @@ impl S4Writer {
             Ok((status, _)) => {
                 span.record("http.response.status_code", i64::from(*status));
             }
-            Err((status, _)) => {
+            Err((status, error)) => {
                 if let Some(status) = status {
                     span.record("http.response.status_code", i64::from(*status));
                 }
-                span.record("otel.status_code", "ERROR");
+                let error_type = match status {
+                    Some(status) => status.to_string(),
+                    None => error.kind().to_string(),
+                };
+                crate::telemetry::status::failed(&span, &error_type, &error.to_string());
             }
         }
         result.map(|(_, body)| body).map_err(|(_, error)| error)
@@ -123,9 +164,11 @@ impl S4Writer {
                 .map_err(|error| (None, error))?;
             let method = reqwest::Method::from_bytes(write.method.as_bytes())
                 .map_err(|_| (None, WriteError::Refused("bad method".into())))?;
+            let target_url = parsed(&url).map_err(|error| (None, error))?;
+            let attempt = attempt(write.method, &target_url, write.service, &write.path);
             let mut request = transport
                 .client(&self.target)
-                .request(method, &url)
+                .request(method, target_url)
                 .header("Accept", "application/json")
                 .header("x-csrf-token", token);
             if !cookies.is_empty() {
@@ -142,12 +185,12 @@ impl S4Writer {
                     .header("Content-Type", "application/json")
                     .body(body.clone());
             }
-            let request = crate::telemetry::propagation::inject(request);
-            let response = request
-                .send()
-                .await
-                .map_err(|error| (None, WriteError::Transient(without_url(&error))))?;
+            let response = attempt.send(correlated(request)).await.map_err(|error| {
+                attempt.no_answer(&error);
+                (None, WriteError::Transient(without_url(&error)))
+            })?;
             let status = response.status().as_u16();
+            attempt.answered(status);
             let csrf_required = response
                 .headers()
                 .get("x-csrf-token")

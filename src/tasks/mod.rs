@@ -10,6 +10,7 @@ mod error;
 mod events;
 mod follow_up;
 mod health;
+mod language;
 mod listing;
 mod maintenance;
 mod memory;

@@ -30,6 +30,7 @@ mod helpers;
 mod interop;
 mod jsonrpc_errors;
 mod jsonrpc_fuzz;
+mod languages;
 mod lifecycle;
 mod otlp;
 mod ownership;

@@ -8,6 +8,7 @@
 use super::error::EngineError;
 use super::events::{Answer, TaskEvent};
 use super::language::{self, TurnCues};
+use super::listing::TaskQuery;
 use super::observer::{CallContext, TaskObserver};
 use super::push_configs::push_config_error;
 use super::reply::{agent_message, archive_status_message, pending_approval, set_status};
@@ -18,7 +19,7 @@ use crate::a2a::{
     Message, MessageSendParams, Part, PushConfigPlace, PushNotificationConfig, Role, Task,
     TaskKind, TaskState, TaskStatus,
 };
-use crate::agent::{Agent, Progress, Turn, UserMessage};
+use crate::agent::{Agent, Language, Progress, Turn, UserMessage};
 use crate::clock::now_rfc3339;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -306,6 +307,15 @@ impl TaskEngine {
     ) -> Result<Started, EngineError> {
         self.check_open_tasks(call).await?;
         let task_id = uuid::Uuid::now_v7().to_string();
+        let (text, data) = (message.text(), message.data());
+        // A text too short to tell its language in a conversation that goes
+        // on: the language of the context's latest task.
+        let conversation = match (cues.conversation, context_id.as_deref()) {
+            (None, Some(context)) if !crate::agent::language::tells_its_language(&text) => {
+                self.context_language(context, call).await
+            }
+            (conversation, _) => conversation,
+        };
         let context_id = context_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         message.task_id = Some(task_id.clone());
         message.context_id = Some(context_id.clone());
@@ -315,13 +325,12 @@ impl TaskEngine {
                 references.push(stale);
             }
         }
-        let (text, data) = (message.text(), message.data());
         let language = language::decide(
             &message,
             &text,
             cues.request_hint.as_deref(),
             call,
-            cues.conversation,
+            conversation,
         );
         let mut task = Task {
             kind: TaskKind::Value,
@@ -437,6 +446,27 @@ impl TaskEngine {
         archive_status_message(&mut task);
         task.history.get_or_insert_with(Vec::new).push(message);
         self.claim_turn(task, stored.version, turn, call).await
+    }
+
+    /// The language the latest task of `context` the caller may see was
+    /// answered in; `None` when there is none, or the store cannot say (a
+    /// turn is never refused for its language).
+    async fn context_language(&self, context: &str, call: &CallContext) -> Option<Language> {
+        let query = TaskQuery {
+            scope: call.scope.clone(),
+            context_id: Some(context.to_string()),
+            state: None,
+            changed_since_ms: None,
+            page_size: 1,
+            after: None,
+        };
+        match self.inner.store.list(&query).await {
+            Ok(page) => page.tasks.first().and_then(language::of_task),
+            Err(error) => {
+                tracing::warn!(%error, "the conversation's language could not be read");
+                None
+            }
+        }
     }
 
     /// Whether `task` has room for `message` and the answer to it: at most

@@ -196,6 +196,37 @@ async fn a_follow_up_keeps_the_conversations_language() {
     assert_eq!(kept(&switched), "en");
 }
 
+/// Joule starts a new task in the same context once a task is finished
+/// (the task id cleared, or the finished task's id sent again): a short
+/// follow-up keeps the conversation's language there too.
+#[tokio::test]
+async fn a_new_task_in_the_conversation_keeps_its_language() {
+    let app = TestApp::spawn().await;
+    let first = app
+        .send_text("Beim Warenempfänger von Auftrag 4723 fehlt die Straße")
+        .await;
+    assert_eq!(state(&first), "completed", "{first}");
+    assert_eq!(kept(&first), "de");
+
+    // The context only.
+    let mut message = user_message("4740");
+    message["contextId"] = first["contextId"].clone();
+    let next = app.send(message).await;
+    assert_ne!(next["id"], first["id"]);
+    assert_eq!(next["contextId"], first["contextId"]);
+    assert_eq!(routed_to(&next).as_deref(), Some("delivery"), "{next}");
+    assert_eq!(language(&next), ("de".into(), "conversation".into()));
+
+    // The finished task's id again.
+    let again = app.reply(&first, "4711").await;
+    assert_ne!(again["id"], first["id"]);
+    assert_eq!(language(&again), ("de".into(), "conversation".into()));
+
+    // Another conversation starts in English.
+    let fresh = app.send_text("4711").await;
+    assert_eq!(language(&fresh), ("en".into(), "default".into()));
+}
+
 /// The same order gets the same specialist and the same proposal in every
 /// language: the rule book decides, not the words.
 #[tokio::test]

@@ -186,6 +186,12 @@ pub fn decide(cues: &LanguageCues<'_>) -> TurnLanguage {
     }
 }
 
+/// Whether `text` has words enough ([`SURE_WORDS`]) to switch a
+/// conversation's language; a shorter one keeps it.
+pub fn tells_its_language(text: &str) -> bool {
+    Reading::words_of(text).len() >= SURE_WORDS
+}
+
 /// The language of `text` alone, if it tells.
 pub fn detect(text: &str) -> Option<Language> {
     let read = Reading::of(text);
@@ -207,21 +213,25 @@ struct Reading {
 }
 
 impl Reading {
-    fn of(text: &str) -> Reading {
+    /// The words of the start of `text`, without numbers or overlong
+    /// tokens: what the model reads and the vocabularies vote on.
+    fn words_of(text: &str) -> Vec<String> {
         let mut end = text.len().min(DETECTION_BYTES);
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        // The words of the start, without numbers or overlong tokens:
-        // what the model reads and the vocabularies vote on.
-        let words: Vec<String> = crate::agent::text::tokens(&text[..end])
+        crate::agent::text::tokens(&text[..end])
             .into_iter()
             .filter(|word| {
                 word.len() <= crate::agent::text::LONGEST_WORD
                     && word.chars().any(char::is_alphabetic)
             })
             .take(DETECTION_WORDS)
-            .collect();
+            .collect()
+    }
+
+    fn of(text: &str) -> Reading {
+        let words = Reading::words_of(text);
         let mut votes = [0usize; lexicon::LANGUAGE_COUNT];
         for word in &words {
             let known_in = lexicon::lexicon().analyse(word).known_in;

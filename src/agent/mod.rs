@@ -7,6 +7,7 @@ pub mod batch;
 pub mod decision;
 pub mod execution;
 pub mod input;
+pub mod language;
 pub mod ledger;
 mod order_agent;
 mod proposal;
@@ -19,6 +20,7 @@ pub mod text;
 
 pub use approval::{ApprovalNote, ApprovalStatus, Approvals, PendingApproval};
 pub use batch::{BatchItem, BatchReport, ItemState};
+pub use language::{Language, LanguageSource, TurnLanguage};
 pub use order_agent::OrderExceptionAgent;
 pub use proposal::{Action, ORDER_VERSION, Proposal};
 pub use router::{Router, RoutingBasis, RoutingDecision};
@@ -90,6 +92,9 @@ pub struct Turn {
     /// The new message's id (the conformance agent reads its scenario from
     /// the prefix; the order agent ignores it).
     pub message_id: String,
+    /// The language the user is answered in this turn, decided once by the
+    /// task engine ([`language::decide`]) and kept on the task.
+    pub language: TurnLanguage,
 }
 
 /// How far a turn got, as one line for the user; the task engine reads the

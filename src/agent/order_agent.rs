@@ -243,6 +243,8 @@ impl OrderExceptionAgent {
                 .or_else(|| find_sales_order(text))
         });
         let mut decision = self.router.route(&everything);
+        decision.language = Some(turn.language.language);
+        decision.language_source = Some(turn.language.source);
 
         if decision.specialist.is_none() {
             let Some(number) = sales_order.as_deref() else {

@@ -1,5 +1,6 @@
 //! `eval`: run a routing evaluation set against an agent, print OK/MISS per
-//! case and the accuracy, write a JSON report, and fail below a threshold.
+//! case and the accuracy, in all and per language, write a JSON report,
+//! and fail below a threshold.
 //! The decision comes from the `routing` metadata of the agent's status
 //! message, never from the reply text.
 
@@ -10,7 +11,8 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The shipped set: the twelve walkthrough cases.
+/// The shipped set: the twelve walkthrough cases, then more English and
+/// the German, French and Spanish sets.
 pub const BUILT_IN_SET: &str = include_str!("../../data/routing_eval.json");
 const BUILT_IN_NAME: &str = "data/routing_eval.json (built in)";
 
@@ -23,6 +25,7 @@ Examples:
 Set files (.json or .toml, by extension). JSON: an array of cases, as in
 data/routing_eval.json:
   [ { \"text\": \"why is order 4711 blocked by credit\", \"expected\": \"credit\" },
+    { \"text\": \"Kreditsperre bei 4711\", \"expected\": \"credit\", \"language\": \"de\" },
     { \"text\": \"book a meeting room for tomorrow\", \"expected\": null } ]
 TOML: one [[case]] table per case:
   [[case]]
@@ -32,7 +35,9 @@ TOML: one [[case]] table per case:
   text = \"book a meeting room for tomorrow\"
   expected = \"none\"
 `expected` is a skill id of the card; null, \"none\" or leaving it out means
-no specialist (the agent must ask which problem it is).
+no specialist (the agent must ask which problem it is). `language` (optional)
+groups the accuracy per language; without it a case counts under the
+language the agent reports.
 
 Exit codes: 0 accuracy at or above the threshold, 1 below it, 2 bad
 arguments or set file, 3 the agent could not be reached or answered an error.";
@@ -42,8 +47,8 @@ pub struct EvalArgs {
     #[command(flatten)]
     pub target: AgentArgs,
 
-    /// The evaluation set (.json or .toml); default: the twelve cases built
-    /// into the binary (data/routing_eval.json).
+    /// The evaluation set (.json or .toml); default: the cases built into
+    /// the binary (data/routing_eval.json).
     #[arg(long, value_name = "FILE")]
     pub set: Option<PathBuf>,
 
@@ -62,6 +67,10 @@ pub struct Case {
     pub text: String,
     #[serde(default)]
     pub expected: Option<String>,
+    /// The language the case is in (`en`, `de`, …), for the accuracy per
+    /// language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -113,9 +122,14 @@ fn normalize(cases: Vec<Case>) -> Result<Vec<Case>, String> {
                 .expected
                 .map(|expected| expected.trim().to_string())
                 .filter(|expected| !expected.is_empty() && !expected.eq_ignore_ascii_case("none"));
+            let language = case
+                .language
+                .map(|language| language.trim().to_lowercase())
+                .filter(|language| !language.is_empty());
             Ok(Case {
                 text: case.text,
                 expected,
+                language,
             })
         })
         .collect()
@@ -156,6 +170,8 @@ pub fn load_set(path: Option<&Path>) -> Result<(Vec<Case>, String), CliError> {
 pub struct CaseResult {
     pub text: String,
     pub expected: Option<String>,
+    /// The case's language, or else the one the agent reported.
+    pub language: Option<String>,
     /// What the router chose (`None`: no specialist, or not reported).
     pub specialist: Option<String>,
     pub ok: bool,
@@ -177,18 +193,55 @@ pub struct Report {
     pub accuracy_percent: f64,
     pub threshold_percent: f64,
     pub meets_threshold: bool,
+    /// The accuracy per language, by language code.
+    pub by_language: BTreeMap<String, LanguageTally>,
     pub cases: Vec<CaseResult>,
 }
+
+/// One language's cases.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LanguageTally {
+    pub total: usize,
+    pub passed: usize,
+    pub accuracy_percent: f64,
+}
+
+/// The share of `passed` in `total`, in percent (0 for no cases).
+fn percent(passed: usize, total: usize) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        passed as f64 * 100.0 / total as f64
+    }
+}
+
+/// Cases without a language count here.
+const NO_LANGUAGE: &str = "?";
 
 impl Report {
     pub fn new(endpoint: String, set: String, threshold: f64, cases: Vec<CaseResult>) -> Report {
         let total = cases.len();
         let passed = cases.iter().filter(|case| case.ok).count();
-        let accuracy_percent = if total == 0 {
-            0.0
-        } else {
-            passed as f64 * 100.0 / total as f64
-        };
+        let accuracy_percent = percent(passed, total);
+        let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+        for case in &cases {
+            let language = case.language.as_deref().unwrap_or(NO_LANGUAGE);
+            let (total, passed) = counts.entry(language.to_string()).or_default();
+            *total += 1;
+            *passed += usize::from(case.ok);
+        }
+        let by_language = counts
+            .into_iter()
+            .map(|(language, (total, passed))| {
+                let tally = LanguageTally {
+                    total,
+                    passed,
+                    accuracy_percent: percent(passed, total),
+                };
+                (language, tally)
+            })
+            .collect();
         Report {
             endpoint,
             set,
@@ -198,8 +251,22 @@ impl Report {
             threshold_percent: threshold,
             // Compared in whole counts, so 12/12 meets 100 exactly.
             meets_threshold: passed as f64 * 100.0 >= threshold * total as f64,
+            by_language,
             cases,
         }
+    }
+
+    /// One line per language: `de: 40/40 routed as expected: 100.0 %`.
+    pub fn language_lines(&self) -> Vec<String> {
+        self.by_language
+            .iter()
+            .map(|(language, tally)| {
+                format!(
+                    "{language}: {}/{} routed as expected: {:.1} %",
+                    tally.passed, tally.total, tally.accuracy_percent
+                )
+            })
+            .collect()
     }
 
     pub fn summary(&self) -> String {
@@ -275,10 +342,15 @@ pub async fn run(args: EvalArgs) -> Result<u8, CliError> {
             Routing::NotReported => (false, None, BTreeMap::new()),
         };
         let specialist = view.routing.specialist().map(str::to_string);
+        let reported_language = match &view.routing {
+            Routing::Reported(decision) => decision.language.map(|l| l.code().to_string()),
+            Routing::NotReported => None,
+        };
         let result = CaseResult {
             ok: reported && specialist == case.expected,
             text: case.text,
             expected: case.expected,
+            language: case.language.or(reported_language),
             specialist,
             routing_reported: reported,
             basis,
@@ -296,6 +368,9 @@ pub async fn run(args: EvalArgs) -> Result<u8, CliError> {
         results,
     );
     print::line(&report.summary())?;
+    for line in report.language_lines() {
+        print::line(&line)?;
+    }
     if let Some(path) = &args.out {
         let write_error = |reason: String| CliError::Write {
             path: path.display().to_string(),
@@ -318,13 +393,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_built_in_set_is_the_twelve_walkthrough_cases() {
+    fn the_built_in_set_is_the_walkthrough_then_each_language() {
         let (cases, name) = load_set(None).unwrap();
-        assert_eq!(cases.len(), 12);
         assert_eq!(name, BUILT_IN_NAME);
         assert_eq!(cases[8].text, "Incomplete: delivery address data missing.");
         assert_eq!(cases[8].expected.as_deref(), Some("masterdata"));
         assert_eq!(cases[11].expected, None, "the meeting room fits no one");
+        let count = |language: &str| {
+            cases
+                .iter()
+                .filter(|case| case.language.as_deref() == Some(language))
+                .count()
+        };
+        assert!(
+            cases[..12]
+                .iter()
+                .all(|case| case.language.as_deref() == Some("en"))
+        );
+        assert!(count("de") >= 30, "{}", count("de"));
+        assert!(count("fr") >= 10, "{}", count("fr"));
+        assert!(count("es") >= 10, "{}", count("es"));
+        assert_eq!(
+            count("en") + count("de") + count("fr") + count("es"),
+            cases.len()
+        );
     }
 
     #[test]
@@ -363,6 +455,7 @@ mod tests {
         let blank = vec![Case {
             text: " ".into(),
             expected: None,
+            language: None,
         }];
         assert_eq!(normalize(blank).unwrap_err(), "case 1 has no text");
     }
@@ -379,6 +472,7 @@ mod tests {
         CaseResult {
             text: "t".into(),
             expected: Some("credit".into()),
+            language: Some("en".into()),
             specialist: Some(if ok { "credit" } else { "pricing" }.into()),
             ok,
             routing_reported: true,
@@ -403,6 +497,35 @@ mod tests {
         assert!(!two_of_three.meets_threshold);
         assert!(two_of_three.summary().ends_with("FAILED"));
         assert!(Report::new("u".into(), "s".into(), 60.0, cases).meets_threshold);
+    }
+
+    #[test]
+    fn accuracy_is_reported_per_language() {
+        let german = |ok: bool| CaseResult {
+            language: Some("de".into()),
+            ..result(ok)
+        };
+        let unnamed = CaseResult {
+            language: None,
+            ..result(true)
+        };
+        let report = Report::new(
+            "u".into(),
+            "s".into(),
+            50.0,
+            vec![result(true), german(true), german(false), unnamed],
+        );
+        assert_eq!(
+            report.language_lines(),
+            [
+                "?: 1/1 routed as expected: 100.0 %",
+                "de: 1/2 routed as expected: 50.0 %",
+                "en: 1/1 routed as expected: 100.0 %",
+            ]
+        );
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["byLanguage"]["de"]["passed"], 1);
+        assert_eq!(json["byLanguage"]["de"]["accuracyPercent"], 50.0);
     }
 
     #[test]

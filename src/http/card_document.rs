@@ -5,7 +5,8 @@ use crate::a2a::agent_card::{
     AgentCapabilities, AgentCard, AgentInterface, AgentProvider, AgentSkill, PROTOCOL_VERSION,
     SupportedInterface,
 };
-use crate::agent::{OfferedAction, Skill};
+use crate::agent::language::lexicon::lexicon;
+use crate::agent::{Language, OfferedAction, Skill};
 use crate::auth::IdentityConfig;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, json};
@@ -125,8 +126,13 @@ pub fn build_card(
                     .split_whitespace()
                     .collect::<Vec<_>>()
                     .join(" "),
-                tags: skill.tags.iter().map(|t| t.to_string()).collect(),
-                examples: skill.examples.iter().map(|e| e.to_string()).collect(),
+                tags: skill
+                    .tags
+                    .iter()
+                    .map(|t| t.to_string())
+                    .chain(spoken(skill).map(|language| format!("language:{language}")))
+                    .collect(),
+                examples: examples(skill),
                 input_modes: None,
                 output_modes: None,
             })
@@ -145,6 +151,32 @@ pub fn build_card(
             .is_some()
             .then(|| vec![json!({"schemes": {"ias": {"list": []}}})]),
     }
+}
+
+/// The languages a skill is understood in: English (the card's own words),
+/// then each language whose vocabulary file has examples for it.
+fn spoken(skill: &Skill) -> impl Iterator<Item = Language> {
+    let others = lexicon()
+        .examples(skill.id)
+        .into_iter()
+        .map(|(language, _)| language);
+    std::iter::once(Language::En).chain(others.filter(|language| *language != Language::En))
+}
+
+/// A skill's examples: the card's own (English), then those of every
+/// other language the agent understands (`data/lang/*.toml`).
+fn examples(skill: &Skill) -> Vec<String> {
+    skill
+        .examples
+        .iter()
+        .map(|example| example.to_string())
+        .chain(
+            lexicon()
+                .examples(skill.id)
+                .into_iter()
+                .flat_map(|(_, examples)| examples.iter().cloned()),
+        )
+        .collect()
 }
 
 /// The card an authenticated caller gets: each skill also says which action

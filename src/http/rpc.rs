@@ -329,6 +329,7 @@ async fn json_rpc_in_span(
         caller,
         rules: Default::default(),
         scope: owner_scope(principal.as_deref(), state.auth.is_some()),
+        accept_language: header("accept-language"),
     };
     let version_query = a2a_version_query(request.query_string());
     let context = crate::rpc::RpcContext {

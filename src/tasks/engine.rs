@@ -7,6 +7,8 @@
 
 use super::error::EngineError;
 use super::events::{Answer, TaskEvent};
+use super::language::{self, TurnCues};
+use super::listing::TaskQuery;
 use super::observer::{CallContext, TaskObserver};
 use super::push_configs::push_config_error;
 use super::reply::{agent_message, archive_status_message, pending_approval, set_status};
@@ -17,7 +19,7 @@ use crate::a2a::{
     Message, MessageSendParams, Part, PushConfigPlace, PushNotificationConfig, Role, Task,
     TaskKind, TaskState, TaskStatus,
 };
-use crate::agent::{Agent, Progress, Turn, UserMessage};
+use crate::agent::{Agent, Language, Progress, Turn, UserMessage};
 use crate::clock::now_rfc3339;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -222,6 +224,7 @@ impl TaskEngine {
         )?;
         let message = params.message;
         check_message(&message, &self.inner.settings, call.rules.v1_field_names)?;
+        let request_hint = language::hint(params.metadata.as_ref()).map(str::to_string);
         // An inline push config is checked before anything is created.
         let push = match configuration.push_notification_config {
             Some(config) => Some(self.push_room()?.check(&config).map_err(|error| {
@@ -233,7 +236,11 @@ impl TaskEngine {
         let started = match present(&message.task_id) {
             None => {
                 let context_id = self.own_context(context_id, call).await?;
-                self.start_task(message, context_id, None, push, call, defer_store)
+                let cues = TurnCues {
+                    request_hint,
+                    ..TurnCues::default()
+                };
+                self.start_task(message, context_id, cues, push, call, defer_store)
                     .await?
             }
             Some(task_id) => {
@@ -255,7 +262,8 @@ impl TaskEngine {
                 });
                 match existing {
                     Some(stored) if stored.task.status.state.is_interrupted() => {
-                        self.continue_task(stored, message, push, call).await?
+                        self.continue_task(stored, message, request_hint.as_deref(), push, call)
+                            .await?
                     }
                     Some(stored) if stored.task.status.state.is_terminal() => {
                         if strict {
@@ -271,15 +279,14 @@ impl TaskEngine {
                         }
                         tracing::info!(a2a.task.id = %task_id, "message for a finished task: new task in the same context");
                         let context = stored.task.context_id.clone();
-                        self.start_task(
-                            message,
-                            Some(context),
-                            Some(task_id),
-                            push,
-                            call,
-                            defer_store,
-                        )
-                        .await?
+                        // The conversation goes on in the finished task's language.
+                        let cues = TurnCues {
+                            stale_task_id: Some(task_id),
+                            conversation: language::of_task(&stored.task),
+                            request_hint,
+                        };
+                        self.start_task(message, Some(context), cues, push, call, defer_store)
+                            .await?
                     }
                     // Submitted or working: the turn in progress answers; do not start a second one.
                     Some(stored) => Started::AsItIs(Box::new(stored.task)),
@@ -291,7 +298,12 @@ impl TaskEngine {
                         // another caller's context is not joined.
                         tracing::info!(a2a.task.id = %task_id, "message for an unknown task: new task");
                         let context_id = self.own_context(context_id, call).await?;
-                        self.start_task(message, context_id, Some(task_id), push, call, defer_store)
+                        let cues = TurnCues {
+                            stale_task_id: Some(task_id),
+                            request_hint,
+                            ..TurnCues::default()
+                        };
+                        self.start_task(message, context_id, cues, push, call, defer_store)
                             .await?
                     }
                 }
@@ -304,24 +316,39 @@ impl TaskEngine {
         &self,
         mut message: Message,
         context_id: Option<String>,
-        stale_task_id: Option<String>,
+        cues: TurnCues,
         push: Option<PushNotificationConfig>,
         call: &CallContext,
         defer_store: bool,
     ) -> Result<Started, EngineError> {
         self.check_open_tasks(call).await?;
         let task_id = uuid::Uuid::now_v7().to_string();
+        let (text, data) = (message.text(), message.data());
+        // A text too short to tell its language in a conversation that goes
+        // on: the language of the context's latest task.
+        let conversation = match (cues.conversation, context_id.as_deref()) {
+            (None, Some(context)) if !crate::agent::language::tells_its_language(&text) => {
+                self.context_language(context, call).await
+            }
+            (conversation, _) => conversation,
+        };
         let context_id = context_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         message.task_id = Some(task_id.clone());
         message.context_id = Some(context_id.clone());
-        if let Some(stale) = stale_task_id {
+        if let Some(stale) = cues.stale_task_id {
             let references = message.reference_task_ids.get_or_insert_with(Vec::new);
             if !references.contains(&stale) {
                 references.push(stale);
             }
         }
-        let (text, data) = (message.text(), message.data());
-        let task = Task {
+        let language = language::decide(
+            &message,
+            &text,
+            cues.request_hint.as_deref(),
+            call,
+            conversation,
+        );
+        let mut task = Task {
             kind: TaskKind::Value,
             id: task_id,
             context_id,
@@ -334,6 +361,7 @@ impl TaskEngine {
             artifacts: None,
             metadata: None,
         };
+        language::keep(&mut task, language.language);
         // Listen before the task exists, so a stream sees `submitted` too.
         let channel = self.open_turn(&task.id);
         let _ = channel
@@ -341,7 +369,6 @@ impl TaskEngine {
             .send(TaskEvent::Status(Arc::new(task.clone()), None));
         // Stored once, already claimed (`working`) and with its inline push
         // config: one write per new task instead of three.
-        let mut task = task;
         set_status(&mut task, TaskState::Working, None);
         let push_configs: Vec<PushNotificationConfig> = push
             .map(|config| config.named_after(&task.id))
@@ -381,6 +408,7 @@ impl TaskEngine {
                 .map(|message| message.message_id.clone())
                 .unwrap_or_default(),
             progress: Progress::default(),
+            language,
         };
         Ok(self.spawn_turn(task, written, turn, channel, call))
     }
@@ -389,6 +417,7 @@ impl TaskEngine {
         &self,
         stored: StoredTask,
         mut message: Message,
+        request_hint: Option<&str>,
         push: Option<PushNotificationConfig>,
         call: &CallContext,
     ) -> Result<Started, EngineError> {
@@ -409,9 +438,17 @@ impl TaskEngine {
             .collect();
         message.task_id = Some(stored.task.id.clone());
         message.context_id = Some(stored.task.context_id.clone());
+        let text = message.text();
+        let language = language::decide(
+            &message,
+            &text,
+            request_hint,
+            call,
+            language::of_task(&stored.task),
+        );
         let turn = Turn {
             earlier,
-            text: message.text(),
+            text,
             data: message.data(),
             caller: call.caller.clone(),
             task_id: stored.task.id.clone(),
@@ -419,12 +456,35 @@ impl TaskEngine {
             pending: pending_approval(&stored.task),
             message_id: message.message_id.clone(),
             progress: Progress::default(),
+            language,
         };
         let mut task = stored.task;
+        language::keep(&mut task, language.language);
         // The question goes into the history before the answer to it.
         archive_status_message(&mut task);
         task.history.get_or_insert_with(Vec::new).push(message);
         self.claim_turn(task, stored.version, turn, call).await
+    }
+
+    /// The language the latest task of `context` the caller may see was
+    /// answered in; `None` when there is none, or the store cannot say (a
+    /// turn is never refused for its language).
+    async fn context_language(&self, context: &str, call: &CallContext) -> Option<Language> {
+        let query = TaskQuery {
+            scope: call.scope.clone(),
+            context_id: Some(context.to_string()),
+            state: None,
+            changed_since_ms: None,
+            page_size: 1,
+            after: None,
+        };
+        match self.inner.store.list(&query).await {
+            Ok(page) => page.tasks.first().and_then(language::of_task),
+            Err(error) => {
+                tracing::warn!(%error, "the conversation's language could not be read");
+                None
+            }
+        }
     }
 
     /// Whether `task` has room for `message` and the answer to it: at most

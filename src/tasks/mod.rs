@@ -11,6 +11,7 @@ mod error;
 mod events;
 mod follow_up;
 mod health;
+mod language;
 mod listing;
 mod maintenance;
 mod measured_store;

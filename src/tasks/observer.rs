@@ -28,6 +28,10 @@ pub struct CallContext {
     /// Whose tasks this call may see and touch (the HTTP edge sets it from
     /// the token; the default, everyone's, is for the service's own work).
     pub scope: OwnerScope,
+    /// The caller's `Accept-Language` header: the language the user is
+    /// answered in when the message does not say
+    /// (docs/routing.md#languages).
+    pub accept_language: Option<String>,
 }
 
 impl CallContext {

@@ -50,6 +50,46 @@ async fn the_card_is_served_at_both_well_known_paths_and_is_schema_valid() {
     }
 }
 
+/// The card lists the languages each skill is understood in: a
+/// `language:<code>` tag each, and examples in each of them.
+#[tokio::test]
+async fn the_card_speaks_every_language() {
+    let app = TestApp::spawn().await;
+    let card = app.get_json("/.well-known/agent-card.json").await;
+    for skill in card["skills"].as_array().unwrap() {
+        let tags: Vec<&str> = skill["tags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|tag| tag.as_str()?.strip_prefix("language:"))
+            .collect();
+        assert_eq!(tags, ["en", "de", "fr", "es"], "{skill}");
+        let examples: Vec<&str> = skill["examples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|example| example.as_str())
+            .collect();
+        assert!(examples.len() >= 8, "{skill}");
+    }
+    let credit = &card["skills"][0];
+    assert_eq!(credit["id"], "credit");
+    let examples = credit["examples"].to_string();
+    for example in [
+        "why is order 4711 blocked by credit",
+        "Warum ist der Auftrag 4711 wegen des Kreditlimits gesperrt?",
+        "Pourquoi la commande 4711 est-elle bloquée pour crédit ?",
+        "¿Por qué está bloqueado el pedido 4711 por crédito?",
+    ] {
+        assert!(examples.contains(example), "{example}: {examples}");
+    }
+    // The input modes are the same as before.
+    assert_eq!(
+        card["defaultInputModes"],
+        serde_json::json!(["text/plain", "application/json"])
+    );
+}
+
 #[tokio::test]
 async fn if_none_match_with_the_etag_gives_304() {
     let app = TestApp::spawn().await;

@@ -596,15 +596,29 @@ async fn eval_in_process_routes_the_shipped_set_and_writes_the_report() {
         assert!(line.ends_with(case["text"].as_str().unwrap()), "{line}");
         assert_eq!(line.split_whitespace().nth(1), Some(expected), "{line}");
     }
+    let total = cases.len();
     assert!(
-        out.stdout
-            .contains("12/12 routed as expected: 100.0 % (threshold 100 %): passed"),
+        out.stdout.contains(&format!(
+            "{total}/{total} routed as expected: 100.0 % (threshold 100 %): passed"
+        )),
         "{}",
         out.stdout
     );
+    for language in ["de", "en", "es", "fr"] {
+        let count = cases.iter().filter(|c| c["language"] == language).count();
+        assert!(
+            out.stdout.contains(&format!(
+                "{language}: {count}/{count} routed as expected: 100.0 %"
+            )),
+            "{}",
+            out.stdout
+        );
+    }
     let report: Value = serde_json::from_str(&report.expect("report written")).expect("JSON");
-    assert_eq!(report["total"], 12);
-    assert_eq!(report["passed"], 12);
+    assert_eq!(report["total"], total);
+    assert_eq!(report["passed"], total);
+    assert_eq!(report["byLanguage"]["de"]["accuracyPercent"], 100.0);
+    assert!(report["byLanguage"]["de"]["total"].as_u64().unwrap_or(0) >= 30);
     assert_eq!(report["meetsThreshold"], true);
     assert_eq!(report["cases"][0]["text"], cases[0]["text"]);
     assert_eq!(report["cases"][0]["specialist"], "credit");
@@ -640,10 +654,13 @@ async fn eval_fails_below_the_threshold_on_a_wrong_expectation() {
         "{}",
         miss[0]
     );
-    assert!(
-        out.stdout
-            .contains("11/12 routed as expected: 91.7 % (threshold 100 %): FAILED")
+    let total = cases.len();
+    let line = format!(
+        "{}/{total} routed as expected: {:.1} % (threshold 100 %): FAILED",
+        total - 1,
+        (total - 1) as f64 * 100.0 / total as f64
     );
+    assert!(out.stdout.contains(&line), "{line}\n{}", out.stdout);
 
     // A lower threshold lets the same result pass.
     let lenient = run(&[

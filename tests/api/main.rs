@@ -30,6 +30,7 @@ mod helpers;
 mod interop;
 mod jsonrpc_errors;
 mod jsonrpc_fuzz;
+mod languages;
 mod ledger_key;
 mod lifecycle;
 mod oncall;

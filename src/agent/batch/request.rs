@@ -6,8 +6,11 @@
 //! week") is no batch either: [`beyond_reach`] tells it apart, so the agent
 //! says what it can do instead of answering with the blocked orders.
 //! Anything else is not a batch and goes through the single-order path
-//! unchanged.
+//! unchanged. The words are every language's (the `[batch]` lists of
+//! `data/lang/*.toml`): "zeige alle gesperrten Aufträge", "montre toutes
+//! les commandes bloquées".
 
+use crate::agent::language::lexicon::{WordClass, lexicon};
 use crate::agent::text::tokens;
 use crate::backend::BlockKind;
 
@@ -23,37 +26,11 @@ pub enum BatchRequest {
     },
 }
 
-/// Words before a number that make it a customer's.
-const CUSTOMER_BEFORE: &[&str] = &["customer", "customers", "partner", "party", "client"];
-/// In an ask for blocked orders, "credit blocks of 10023": the customer.
-const OWNER_BEFORE: &[&str] = &["of", "for", "from"];
-/// Words before a number that say it is no order (amounts, limits, items).
-const NOT_AN_ORDER_BEFORE: &[&str] = &[
-    "account", "at", "eur", "usd", "material", "item", "limit", "than", "over", "under",
-];
-const AMOUNT_AFTER: &[&str] = &["eur", "euro", "euros", "usd", "percent"];
-/// Words that join the numbers of a list.
-const LIST_JOINERS: &[&str] = &["and", "or", "und", "order"];
-/// Plural nouns that make a question about several orders ("disputes"
-/// is not one: "the customer disputes the price" is about one order).
-const PLURALS: &[&str] = &["orders", "blocks", "holds"];
-/// Words that, with a plural, ask for orders of any kind ("show all
-/// orders"); with [`ABOUT_BLOCKS`] they ask for the blocked ones.
-const ASKS_FOR_ANY: &[&str] = &["all", "which", "show", "list"];
-
-/// Words of an ask for several orders that make it one about blocks (and,
-/// with a plural, an ask for orders at all).
-const ABOUT_BLOCKS: &[&str] = &[
-    "blocked",
-    "block",
-    "blocks",
-    "stuck",
-    "held",
-    "hold",
-    "holds",
-    "disputed",
-    "incomplete",
-];
+/// Whether `word` is in any language's `[batch]` (or `[numbers]`) list
+/// of `class` (`data/lang/*.toml`): "orders", "Aufträge", "commandes", …
+fn is(word: &str, class: WordClass) -> bool {
+    lexicon().is(word, class)
+}
 
 /// Whether `text` asks for several orders with no order number named and
 /// nothing about blocks in it: neither the words ("blocked", "stuck", …) nor
@@ -67,14 +44,14 @@ pub fn beyond_reach(text: &str, kind_of: impl Fn(&str) -> Option<BlockKind>) -> 
 
 /// A plural with an ask: a question about several orders.
 fn asks_for_orders(words: &[String]) -> bool {
-    words.iter().any(|w| PLURALS.contains(&w.as_str()))
+    words.iter().any(|w| is(w, WordClass::Plural))
         && words
             .iter()
-            .any(|w| ABOUT_BLOCKS.contains(&w.as_str()) || ASKS_FOR_ANY.contains(&w.as_str()))
+            .any(|w| is(w, WordClass::AboutBlocks) || is(w, WordClass::AsksForAny))
 }
 
 fn about_blocks(words: &[String], text: &str, kind_of: impl Fn(&str) -> Option<BlockKind>) -> bool {
-    words.iter().any(|w| ABOUT_BLOCKS.contains(&w.as_str())) || kind_of(text).is_some()
+    words.iter().any(|w| is(w, WordClass::AboutBlocks)) || kind_of(text).is_some()
 }
 
 fn is_number(word: &str) -> bool {
@@ -85,7 +62,7 @@ fn is_number(word: &str) -> bool {
 /// words are about (the router's vocabulary), if any.
 pub fn recognise(text: &str, kind_of: impl Fn(&str) -> Option<BlockKind>) -> Option<BatchRequest> {
     let words = tokens(text);
-    let plural = words.iter().any(|w| PLURALS.contains(&w.as_str()));
+    let plural = words.iter().any(|w| is(w, WordClass::Plural));
     let asks = asks_for_orders(&words);
     let (orders, customer) = numbers(&words, asks);
     // In the order named, each once (a set: linear in the numbers named).
@@ -99,7 +76,7 @@ pub fn recognise(text: &str, kind_of: impl Fn(&str) -> Option<BlockKind>) -> Opt
         // Numbers named as a list, or "orders" said: several orders.
         let listed = orders.windows(2).any(|pair| {
             let between = &words[pair[0].0 + 1..pair[1].0];
-            between.iter().all(|w| LIST_JOINERS.contains(&w.as_str()))
+            between.iter().all(|w| is(w, WordClass::ListJoiner))
         });
         return (listed || plural).then_some(BatchRequest::Named(distinct));
     }
@@ -123,14 +100,14 @@ fn numbers(words: &[String], asks: bool) -> (Vec<(usize, String)>, Option<String
         }
         let before = index.checked_sub(1).map(|i| words[i].as_str());
         let after = words.get(index + 1).map(String::as_str);
-        let owner = before.is_some_and(|w| CUSTOMER_BEFORE.contains(&w))
-            || (asks && before.is_some_and(|w| OWNER_BEFORE.contains(&w)));
+        let owner = before.is_some_and(|w| is(w, WordClass::CustomerBefore))
+            || (asks && before.is_some_and(|w| is(w, WordClass::OwnerBefore)));
         if owner {
             customer.get_or_insert_with(|| word.clone());
             continue;
         }
-        let excluded = before.is_some_and(|w| NOT_AN_ORDER_BEFORE.contains(&w))
-            || after.is_some_and(|w| AMOUNT_AFTER.contains(&w));
+        let excluded = before.is_some_and(|w| is(w, WordClass::BatchNotAnOrderBefore))
+            || after.is_some_and(|w| is(w, WordClass::AmountAfter));
         if !excluded {
             orders.push((index, word.clone()));
         }
@@ -258,5 +235,48 @@ mod tests {
         ] {
             assert!(!beyond_reach(text, credit), "{text}");
         }
+    }
+
+    #[test]
+    fn batches_in_every_language() {
+        let blocked = |customer: Option<&str>| {
+            Some(BatchRequest::Blocked {
+                customer: customer.map(str::to_string),
+                kind: None,
+            })
+        };
+        assert_eq!(named("zeige alle gesperrten Aufträge"), blocked(None));
+        assert_eq!(
+            named("Welche Aufträge von Kunde 10023 sind gesperrt?"),
+            blocked(Some("10023"))
+        );
+        assert_eq!(named("montre toutes les commandes bloquées"), blocked(None));
+        assert_eq!(
+            named("muéstrame todos los pedidos bloqueados"),
+            blocked(None)
+        );
+        assert_eq!(
+            named("warum hängen 4711, 4723 und 4725?"),
+            orders(&["4711", "4723", "4725"])
+        );
+        assert_eq!(named("Aufträge 4725 4711"), orders(&["4725", "4711"]));
+        assert_eq!(
+            named("les commandes 4711 et 4725"),
+            orders(&["4711", "4725"])
+        );
+        for text in [
+            "Warum ist der Auftrag 4711 wegen des Kreditlimits gesperrt?",
+            "Kunde 10023 hat bei 4711 das Kreditlimit überschritten",
+            "Le client conteste le prix facturé sur 4725",
+            "El cliente 10023 supera el límite de crédito en 4711",
+        ] {
+            assert_eq!(named(text), None, "{text}");
+        }
+        // An ask for orders that is not about blocks is beyond reach.
+        assert!(beyond_reach(
+            "zeige alle Aufträge von letzter Woche",
+            |_| None
+        ));
+        assert!(!beyond_reach("zeige alle gesperrten Aufträge", |_| None));
     }
 }

@@ -24,18 +24,6 @@ static SKILL: Skill = Skill {
         "customer 10023 is over the credit limit on 4711",
         "Blocked by the credit check.",
     ],
-    synonyms: &[
-        "credit hold",
-        "over the limit",
-        "exceeds the limit",
-        "exposure",
-        "overdue",
-        "receivables",
-        "outstanding balance",
-        "unpaid invoices",
-        "credit risk",
-        "credit management",
-    ],
 };
 
 /// Up to this many percent over the limit the credit manager decides.

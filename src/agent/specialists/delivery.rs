@@ -21,22 +21,6 @@ static SKILL: Skill = Skill {
         "customer wants a later delivery date on 4740",
         "Delivery block: customer asked for a later date.",
     ],
-    synonyms: &[
-        "postpone",
-        "push back the date",
-        "delay the shipment",
-        "shipping date",
-        "ship later",
-        "requested date",
-        "new date",
-        "another date",
-        "deliver later",
-        "next week",
-        "next month",
-        "defer",
-        "hold the shipment",
-        "schedule",
-    ],
 };
 
 pub struct Delivery;

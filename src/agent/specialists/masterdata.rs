@@ -24,21 +24,6 @@ static SKILL: Skill = Skill {
         "what address data is missing on 4723",
         "Incomplete: delivery address data missing.",
     ],
-    synonyms: &[
-        "street",
-        "postal code",
-        "zip code",
-        "postcode",
-        "city",
-        "house number",
-        "ship-to address",
-        "missing field",
-        "mandatory field",
-        "required field",
-        "not complete",
-        "lacks",
-        "empty field",
-    ],
 };
 
 pub struct MasterData;

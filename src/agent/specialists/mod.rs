@@ -12,7 +12,9 @@ use crate::backend::{BackendError, OrderSource, SalesOrder};
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 
-/// What a specialist tells the card and the router about itself.
+/// What a specialist tells the card and the router about itself, in
+/// English; the words of other languages, and more words clerks use for
+/// the same thing, are in the vocabulary files (`data/lang/*.toml`).
 #[derive(Debug)]
 pub struct Skill {
     pub id: &'static str,
@@ -20,8 +22,6 @@ pub struct Skill {
     pub description: &'static str,
     pub tags: &'static [&'static str],
     pub examples: &'static [&'static str],
-    /// Words clerks use for the same thing; the router only.
-    pub synonyms: &'static [&'static str],
 }
 
 #[async_trait]

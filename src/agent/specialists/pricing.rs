@@ -25,19 +25,6 @@ static SKILL: Skill = Skill {
         "check the billed price of 4725 against the price list",
         "Pricing: customer disputes the price.",
     ],
-    synonyms: &[
-        "overcharged",
-        "charged too much",
-        "too expensive",
-        "wrong price",
-        "agreed price",
-        "quoted price",
-        "invoice amount",
-        "discount",
-        "rebate",
-        "price condition",
-        "complains about the cost",
-    ],
 };
 
 pub struct Pricing;

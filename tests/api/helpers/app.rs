@@ -294,11 +294,19 @@ impl TestApp {
     /// The same app, called by a local user with these roles (authentication
     /// off: the `X-Agent-Role` header).
     pub fn as_role(&self, roles: &str) -> TestApp {
+        self.with_headers(&[("x-agent-role", roles)])
+    }
+
+    /// The same app, called with these headers on every request (and no
+    /// other headers of an earlier `as_role` or `with_headers`).
+    pub fn with_headers(&self, pairs: &[(&'static str, &str)]) -> TestApp {
         let mut headers = reqwest::header::HeaderMap::new();
-        headers.insert(
-            "x-agent-role",
-            reqwest::header::HeaderValue::from_str(roles).expect("a header value"),
-        );
+        for (name, value) in pairs {
+            headers.insert(
+                *name,
+                reqwest::header::HeaderValue::from_str(value).expect("a header value"),
+            );
+        }
         TestApp {
             client: client_with(headers),
             ..self.clone()

@@ -9,13 +9,17 @@
 //! instead of a turn about the new words: as a new task in the same
 //! context that refers to it (finished tasks never change), carrying its
 //! state, answer and artifacts. A turn that ends waiting for an answer
-//! (`input-required`) is not marked: the next message continues it like
-//! any answer, and the agent asks its question again.
+//! (`input-required`, e.g. an approval question) is marked too: the caller
+//! has not seen the question, so the next message ("is it done?", or a
+//! stray "ok") is not read as its answer. It gets the task as it is, with
+//! the question, and the mark is taken off; the message after that is the
+//! answer.
 
 use super::engine::TaskEngine;
 use super::error::EngineError;
 use super::observer::CallContext;
 use super::reply::set_status;
+use super::store::StoredTask;
 use crate::a2a::{Message, PushNotificationConfig, Task, TaskKind, TaskState, TaskStatus};
 use crate::clock::now_rfc3339;
 use serde_json::{Map, Value};
@@ -23,10 +27,10 @@ use serde_json::{Map, Value};
 /// Task metadata of a finished task whose caller was told to ask again.
 const TOLD_TO_ASK_AGAIN: &str = "toldToAskAgain";
 
-/// Mark `task`, if it is finished, as one whose caller was told to ask
-/// again for its result.
+/// Mark `task`, if it is finished or waits for an answer, as one whose
+/// caller was told to ask again for its result.
 pub(super) fn mark(task: &mut Task) {
-    if task.status.state.is_terminal() {
+    if task.status.state.is_terminal() || task.status.state.is_interrupted() {
         task.metadata
             .get_or_insert_with(Map::new)
             .insert(TOLD_TO_ASK_AGAIN.into(), Value::Bool(true));
@@ -35,16 +39,44 @@ pub(super) fn mark(task: &mut Task) {
 
 /// Whether `task` is finished and its caller was told to ask again.
 pub(super) fn told_to_ask_again(task: &Task) -> bool {
-    task.status.state.is_terminal()
-        && task
-            .metadata
-            .as_ref()
-            .and_then(|metadata| metadata.get(TOLD_TO_ASK_AGAIN))
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
+    task.status.state.is_terminal() && marked(task)
+}
+
+/// Whether `task` waits for an answer to a question its caller has not
+/// seen: they were told to ask again, and the turn then asked.
+pub(super) fn question_unseen(task: &Task) -> bool {
+    task.status.state.is_interrupted() && marked(task)
+}
+
+fn marked(task: &Task) -> bool {
+    task.metadata
+        .as_ref()
+        .and_then(|metadata| metadata.get(TOLD_TO_ASK_AGAIN))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
 }
 
 impl TaskEngine {
+    /// A message named `waiting`, whose question its caller has not seen:
+    /// the task as it is, question and all, with the mark taken off so
+    /// that the next message answers it. No turn runs; the message is not
+    /// an answer.
+    pub(super) async fn show_question(&self, waiting: StoredTask) -> Result<Task, EngineError> {
+        let mut task = waiting.task;
+        if let Some(metadata) = task.metadata.as_mut() {
+            metadata.remove(TOLD_TO_ASK_AGAIN);
+            if metadata.is_empty() {
+                task.metadata = None;
+            }
+        }
+        self.inner.store.update(&task, waiting.version).await?;
+        tracing::info!(
+            a2a.task.id = %task.id,
+            "message for a task whose caller was told to ask again: its question"
+        );
+        Ok(task)
+    }
+
     /// `message` named `origin`, a finished task whose caller was told to
     /// ask again: a new task in its context, finished as it finished, with
     /// `message` as its question (and its inline push config, which hears

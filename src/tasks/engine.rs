@@ -261,6 +261,9 @@ impl TaskEngine {
                         .is_none_or(|c| *c == stored.task.context_id)
                 });
                 match existing {
+                    Some(stored) if super::ask_again::question_unseen(&stored.task) => {
+                        Started::AsItIs(Box::new(self.show_question(stored).await?))
+                    }
                     Some(stored) if stored.task.status.state.is_interrupted() => {
                         self.continue_task(stored, message, request_hint.as_deref(), push, call)
                             .await?

@@ -235,7 +235,7 @@ async fn with_a_push_config_the_answer_follows_and_a_later_message_is_a_new_ques
     let soon = app.send(again(&task, "is it done?")).await;
     assert_still_working_note(&soon, STILL_WORKING);
     let done = settled(&app, &task).await;
-    assert!(done["metadata"].is_null(), "{done}");
+    assert!(done["metadata"]["toldToAskAgain"].is_null(), "{done}");
     let next = app
         .rpc(
             "message/send",
@@ -267,7 +267,7 @@ async fn with_strict_task_ids_the_working_answer_says_to_read_the_result() {
     assert_still_working_note(&task, STILL_WORKING_READ_LATER);
     let done = settled(&app, &task).await;
     assert_eq!(status_text(&done), "done: take your time");
-    assert!(done["metadata"].is_null(), "{done}");
+    assert!(done["metadata"]["toldToAskAgain"].is_null(), "{done}");
 }
 
 #[tokio::test]
@@ -396,4 +396,45 @@ async fn a_backend_slower_than_its_timeout_fails_the_task_clearly() {
         "{}",
         status_text(&task)
     );
+}
+
+/// A turn past the budget that ends with an approval question: the caller
+/// was told to ask again and has not seen the question, so their next
+/// message (here a stray "ok") is not its answer. It shows the question;
+/// only the message after that approves, and only then is anything filed.
+#[tokio::test]
+async fn asking_again_shows_an_unseen_approval_question_and_files_nothing() {
+    let app = TestApp::builder()
+        .settings(|settings| {
+            settings.backend.latency_ms = 150;
+            settings.tasks.budget_ms = 100;
+        })
+        .spawn()
+        .await;
+    let manager = app.as_role("credit_manager");
+    let task = manager
+        .send_text("why is order 4711 blocked by credit")
+        .await;
+    assert_eq!(state(&task), "working", "{task}");
+    assert_still_working_note(&task, STILL_WORKING_ASK_AGAIN);
+    let waiting = settled(&app, &task).await;
+    assert_eq!(state(&waiting), "input-required", "{waiting}");
+
+    let shown = manager.send(again(&task, "ok")).await;
+    assert_eq!(shown["id"], task["id"], "{shown}");
+    assert_eq!(state(&shown), "input-required", "{shown}");
+    assert!(
+        status_text(&shown).contains("Request a credit review for order 4711?"),
+        "{shown}"
+    );
+    assert!(shown["metadata"]["toldToAskAgain"].is_null(), "{shown}");
+    assert!(manager.actions().await.is_empty(), "nothing filed yet");
+
+    // Filing reads the order again, past the budget too.
+    manager.send(again(&task, "approve")).await;
+    let approved = settled(&app, &task).await;
+    assert_eq!(state(&approved), "completed", "{approved}");
+    let filed = manager.actions().await;
+    assert_eq!(filed.len(), 1, "{filed:?}");
+    assert_eq!(filed[0]["salesOrder"], "4711", "{filed:?}");
 }

@@ -4,11 +4,13 @@
 //! unless the reply asks for none), the proposal artifact (or, for a batch of
 //! orders, the `orders` / `approvals` data artifact), and what the task
 //! waits on for an approval (`metadata.pendingApproval`: one proposal, or a
-//! batch's list). Also the status helpers every part of the engine writes
+//! batch's list), with the question's buttons in the status message's
+//! metadata (`quickReplies`, in the task's language). Also the status helpers every part of the engine writes
 //! statuses with.
 
 use super::events::{ArtifactPiece, TaskEvent};
 use crate::a2a::{Artifact, Message, Part, Task, TaskState, TaskStatus};
+use crate::agent::approval::quick_replies;
 use crate::agent::{ApprovalStatus, Outcome, PendingApproval, Reply};
 use crate::clock::now_rfc3339;
 use serde_json::{Map, Value, json};
@@ -34,6 +36,11 @@ pub(super) fn agent_message(
     message.metadata = metadata;
     message
 }
+
+/// The status message's metadata that holds an approval question's
+/// buttons (Joule's `quickReplies` message content: a title and buttons,
+/// each with the text it sends).
+pub const QUICK_REPLIES: &str = "quickReplies";
 
 /// The status message of a `working` answer where a push config brings
 /// the result: a blocking `message/send` whose budget ran out, a push
@@ -253,8 +260,6 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) -> Vec<String> {
             metadata.insert("approvals".into(), json!(notes));
         }
     }
-    let metadata = (!metadata.is_empty()).then_some(metadata);
-    let message = agent_message(task, &reply.text, metadata);
     let (pending, waiting) = match &reply.batch {
         Some(batch) => {
             let waiting = state == TaskState::InputRequired && batch.waits();
@@ -282,6 +287,16 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) -> Vec<String> {
             (pending, waiting)
         }
     };
+    // The question's buttons, where the client shows them.
+    if waiting
+        && let Some(pending) = &pending
+        && let Some(buttons) =
+            quick_replies::for_pending(pending, super::language::of_task(task).unwrap_or_default())
+    {
+        metadata.insert(QUICK_REPLIES.into(), json!(buttons));
+    }
+    let metadata = (!metadata.is_empty()).then_some(metadata);
+    let message = agent_message(task, &reply.text, metadata);
     let task_metadata = task.metadata.get_or_insert_with(Map::new);
     match (&pending, waiting) {
         (Some(pending), true) => {

@@ -7,10 +7,12 @@
 //!
 //! Here: the notes, the rule-book check and the single-order flow;
 //! [`reply_parse`] reads the user's answer, [`filing`] writes the ledger
-//! row, [`batch`] offers and answers the proposals of several orders.
+//! row, [`batch`] offers and answers the proposals of several orders,
+//! [`quick_replies`] gives a question its buttons.
 
 pub mod batch;
 mod filing;
+pub mod quick_replies;
 pub mod reply_parse;
 
 pub use batch::{PendingApproval, PendingOrder, PendingState};

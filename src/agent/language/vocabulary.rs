@@ -51,6 +51,9 @@ pub struct Vocabulary {
     pub batch: BatchWords,
     #[serde(default)]
     pub approval: ApprovalWords,
+    /// The buttons an approval question offers (`approval::quick_replies`).
+    #[serde(default)]
+    pub quick_replies: QuickReplyWords,
 }
 
 /// What a language says about one skill.
@@ -121,6 +124,29 @@ pub struct ApprovalWords {
     pub joining: Vec<String>,
 }
 
+/// The buttons of an approval question, where the client shows buttons
+/// (Joule's quick replies). A button sends its own text, so every one is
+/// also an answer of [`ApprovalWords`] (a unit test holds each to it).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuickReplyWords {
+    /// Above the buttons: "Approve or reject?".
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub approve: String,
+    #[serde(default)]
+    pub reject: String,
+    /// A batch: every order still offered.
+    #[serde(default)]
+    pub approve_all: String,
+    #[serde(default)]
+    pub reject_all: String,
+    /// A batch: one order, `{order}` its number ("{order} genehmigen").
+    #[serde(default)]
+    pub approve_order: String,
+}
+
 /// Why a vocabulary file is not used.
 #[derive(Debug, thiserror::Error)]
 pub enum VocabularyError {
@@ -185,6 +211,17 @@ mod tests {
             assert!(!vocabulary.stopwords.is_empty(), "{language:?}");
             assert!(!vocabulary.approval.approve.is_empty(), "{language:?}");
             assert!(!vocabulary.approval.reject.is_empty(), "{language:?}");
+            let buttons = &vocabulary.quick_replies;
+            for text in [
+                &buttons.title,
+                &buttons.approve,
+                &buttons.reject,
+                &buttons.approve_all,
+                &buttons.reject_all,
+            ] {
+                assert!(!text.is_empty(), "{language:?}: a quick reply is missing");
+            }
+            assert!(buttons.approve_order.contains("{order}"), "{language:?}");
         }
         let order: Vec<Language> = SHIPPED.iter().map(|(language, _)| *language).collect();
         assert_eq!(order, Language::ALL);

@@ -35,6 +35,16 @@ struct Turn {
     response: Value,
     /// The texts the function's `message` actions show.
     shown: Vec<String>,
+    /// The buttons of a `quickReplies` message, if one is shown: each
+    /// button's `value` is what a tap sends.
+    buttons: Vec<Value>,
+}
+
+/// What the function's messages show for one answer.
+#[derive(Default)]
+struct Shown {
+    texts: Vec<String>,
+    buttons: Vec<Value>,
 }
 
 impl<'a> Joule<'a> {
@@ -159,12 +169,13 @@ impl<'a> Joule<'a> {
             result_variable.to_string(),
             json!({ "headers": {}, "body": task.clone() }),
         );
-        let shown = self.messages(&scope);
+        let Shown { texts, buttons } = self.messages(&scope);
         self.map_result(&scope);
         Turn {
             task,
             response,
-            shown,
+            shown: texts,
+            buttons,
         }
     }
 
@@ -177,12 +188,12 @@ impl<'a> Joule<'a> {
             result_variable.to_string(),
             json!({ "headers": {}, "body": body }),
         );
-        self.messages(&scope)
+        self.messages(&scope).texts
     }
 
-    fn messages(&self, scope: &Scope) -> Vec<String> {
+    fn messages(&self, scope: &Scope) -> Shown {
         let mut scope = scope.clone();
-        let mut shown = Vec::new();
+        let mut shown = Shown::default();
         for group in self.groups() {
             if let Some(condition) = group.get("condition") {
                 let condition = condition.as_str().expect("a condition is text");
@@ -203,16 +214,21 @@ impl<'a> Joule<'a> {
                     ),
                     Some("message") => {
                         let message = &action["message"];
-                        assert_eq!(message["type"], "text");
                         let content = spel::render(
                             message["content"].as_str().expect("message content"),
                             &scope,
                         )
                         .unwrap_or_else(|error| panic!("message fails in Joule: {error}"));
-                        shown.push(match content {
-                            Value::String(text) => text,
-                            other => panic!("message content is {other}, not text"),
-                        });
+                        match message["type"].as_str() {
+                            Some("text") => shown.texts.push(match content {
+                                Value::String(text) => text,
+                                other => panic!("message content is {other}, not text"),
+                            }),
+                            Some("quickReplies") => {
+                                shown.buttons = quick_replies(&content);
+                            }
+                            other => panic!("message type {other:?} is not modelled"),
+                        }
                     }
                     Some("set-variables") => {
                         for variable in action["variables"].as_array().expect("variables") {
@@ -318,6 +334,40 @@ impl Turn {
                 self.task
             );
         }
+    }
+}
+
+/// The buttons of a `quickReplies` message's content as Joule reads it: a
+/// title and at least one button, each with a title of at most 20
+/// characters (Joule's design guideline) and the value a tap sends.
+fn quick_replies(content: &Value) -> Vec<Value> {
+    assert!(
+        content["title"].as_str().is_some_and(|t| !t.is_empty()),
+        "quick replies have a title: {content}"
+    );
+    let buttons = content["buttons"]
+        .as_array()
+        .unwrap_or_else(|| panic!("quick replies have buttons: {content}"))
+        .clone();
+    assert!(!buttons.is_empty() && buttons.len() <= 11, "{content}");
+    for button in &buttons {
+        let title = button["title"].as_str().expect("a button title");
+        assert!(!title.is_empty() && title.chars().count() <= 20, "{button}");
+        assert!(
+            button["value"].as_str().is_some_and(|v| !v.is_empty()),
+            "{button}"
+        );
+    }
+    buttons
+}
+
+impl Turn {
+    /// The values the shown buttons send, in order.
+    fn button_values(&self) -> Vec<&str> {
+        self.buttons
+            .iter()
+            .filter_map(|button| button["value"].as_str())
+            .collect()
     }
 }
 
@@ -479,6 +529,94 @@ async fn a_batch_of_orders_is_shown_with_one_line_per_order_and_approved_in_one_
         "{:?}",
         done.shown
     );
+}
+
+/// An approval question shows its buttons in the user's language; a tap
+/// sends the button's text, which files as the typed word would. A
+/// question that is not an approval shows none.
+#[tokio::test]
+async fn an_approval_question_shows_buttons_in_the_users_language_and_a_tap_files_it() {
+    let app = TestApp::spawn().await;
+    let clerk = app.as_role("ar_clerk");
+
+    let mut asking = Joule::new(&clerk, "credit_block", SYNC_FUNCTION);
+    let which = asking.say("why is it blocked by credit").await;
+    assert_eq!(state(&which.task), "input-required");
+    assert!(which.buttons.is_empty(), "no buttons: {:?}", which.buttons);
+
+    let mut joule = Joule::new(&clerk, "price_dispute", SYNC_FUNCTION);
+    let asked = joule
+        .say("Auftrag 4725: Der Kunde reklamiert den Preis auf der Rechnung.")
+        .await;
+    assert_eq!(state(&asked.task), "input-required", "{}", asked.task);
+    asked.assert_shows_agent_text();
+    assert_eq!(asked.button_values(), ["Genehmigen", "Ablehnen"]);
+    assert_eq!(
+        asked.task["status"]["message"]["metadata"]["quickReplies"]["title"],
+        "Genehmigen oder ablehnen?"
+    );
+
+    let tapped = joule.say(asked.button_values()[0]).await;
+    assert_eq!(id(&tapped.task), id(&asked.task), "the same task");
+    assert_eq!(state(&tapped.task), "completed", "{}", tapped.task);
+    assert_eq!(
+        tapped.task["status"]["message"]["metadata"]["approval"]["status"], "filed",
+        "{}",
+        tapped.task
+    );
+    assert!(tapped.buttons.is_empty(), "nothing left to decide");
+}
+
+/// A batch's question offers one button per order still waiting, between
+/// "approve all" and "reject all"; a tap on one order files that order
+/// alone, and the question comes back with buttons for the rest.
+#[tokio::test]
+async fn a_batch_question_offers_a_button_per_order_and_a_tap_files_that_order_alone() {
+    let app = TestApp::spawn().await;
+    let clerk = app.as_role("ar_clerk");
+    let mut joule = Joule::new(&clerk, "blocked_orders", SYNC_FUNCTION);
+
+    let asked = joule.say("show me all blocked orders").await;
+    assert_eq!(state(&asked.task), "input-required", "{}", asked.task);
+    let values = asked.button_values();
+    assert_eq!(values.first(), Some(&"Approve all"), "{values:?}");
+    assert_eq!(values.last(), Some(&"Reject all"), "{values:?}");
+    let per_order: Vec<&str> = values[1..values.len() - 1].to_vec();
+    let waiting: Vec<String> = asked.task["metadata"]["pendingApproval"]
+        .as_array()
+        .expect("a batch waits on a list")
+        .iter()
+        .filter(|order| order["state"] == "pending")
+        .map(|order| {
+            format!(
+                "Approve {}",
+                order["proposal"]["salesOrder"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert!(waiting.len() > 1, "{}", asked.task);
+    assert_eq!(per_order, waiting, "one button per waiting order");
+
+    let first = per_order[0].to_string();
+    let tapped = joule.say(&first).await;
+    assert_eq!(id(&tapped.task), id(&asked.task), "the same task");
+    let order = first.trim_start_matches("Approve ");
+    let filed: Vec<&Value> = tapped.task["status"]["message"]["metadata"]["approvals"]
+        .as_array()
+        .expect("the decisions")
+        .iter()
+        .filter(|note| note["status"] == "filed")
+        .collect();
+    assert_eq!(filed.len(), 1, "{}", tapped.task);
+    assert_eq!(filed[0]["salesOrder"], order);
+    if state(&tapped.task) == "input-required" {
+        assert!(
+            !tapped.button_values().contains(&first.as_str()),
+            "the filed order has no button any more: {:?}",
+            tapped.button_values()
+        );
+        assert!(tapped.button_values().contains(&"Reject all"));
+    }
 }
 
 #[tokio::test]

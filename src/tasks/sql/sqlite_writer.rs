@@ -120,6 +120,10 @@ const COPY_ROUNDS: usize = 8;
 /// the copy that left it.
 const FRESH_TAIL_ROWS: usize = 64;
 
+/// The longest the writer waits for a copier that is still at it when the
+/// WAL must start over.
+const COPIER_WAIT: Duration = Duration::from_secs(10);
+
 /// Starts the writer thread on `connection` and the copier thread on
 /// `copier` (two connections of `db::sqlite::writer_connection` to `file`).
 pub(super) fn start(
@@ -314,16 +318,22 @@ impl WalKeeper {
     fn after_batch(&mut self, rows: usize, connection: &Connection) {
         self.rows_since_copy += rows;
         self.rows_since_restart += rows;
+        // A copier that never gets the tail short, or is still at it (a
+        // slow disk, a busy machine), must not let the WAL grow without
+        // end: past twice the rows, this thread waits for it and copies the
+        // rest itself, a longer pause for one batch. Fitting the disk comes
+        // before that batch's latency.
+        if self.rows_since_restart >= 2 * self.restart_after_rows {
+            self.wait_for_copier();
+            self.copy_the_rest(connection);
+            return;
+        }
         if self.copier_busy() {
             return;
         }
         if self.rows_since_restart >= self.restart_after_rows {
             let fresh_short_tail = self.tail_short && self.rows_since_copy < FRESH_TAIL_ROWS;
-            // A copier that never gets the tail short (a slow disk, a busy
-            // machine) must not let the WAL grow without end: past twice
-            // the rows, this thread copies the rest itself, a longer pause
-            // for one batch.
-            if fresh_short_tail || self.rows_since_restart >= 2 * self.restart_after_rows {
+            if fresh_short_tail {
                 // The next batch starts the WAL over.
                 self.copy_the_rest(connection);
             } else {
@@ -353,6 +363,24 @@ impl WalKeeper {
         self.copying = self.start_copy.try_send(()).is_ok();
         self.tail_short = false;
         self.rows_since_copy = 0;
+    }
+
+    /// Wait until the copier is done (at most [`COPIER_WAIT`]: a copier
+    /// stuck longer does not hold the writer; its checkpoint and this
+    /// thread's then take turns in SQLite).
+    fn wait_for_copier(&mut self) {
+        if !self.copying {
+            return;
+        }
+        match self.copied.recv_timeout(COPIER_WAIT) {
+            Ok(tail_short) => self.tail_short = tail_short,
+            Err(RecvTimeoutError::Timeout) => {
+                tracing::warn!("the SQLite WAL copier is slow; the writer copies the rest itself");
+            }
+            Err(RecvTimeoutError::Disconnected) => {}
+        }
+        // A late answer of this copy is taken by the next `copier_busy`.
+        self.copying = false;
     }
 
     /// Whether the copier is still at it.
@@ -686,6 +714,45 @@ mod tests {
         assert!(asked > 0, "the copier was asked");
         // Without the writer's own copy the WAL holds all 320 rows; with it,
         // it starts over after 128 rows and keeps that size.
+        let after_128_rows = sizes[15];
+        assert!(after_128_rows > 0);
+        assert!(wal_bytes() < after_128_rows * 3 / 2, "WAL grew: {sizes:?}");
+        assert_eq!(bodies(&connection).len(), 320);
+    }
+
+    /// A copier that is still at it while the writer goes on (a slow disk):
+    /// past twice `restart_after_rows` the writer waits for it and starts
+    /// the WAL over, instead of writing on while the copier is busy.
+    #[tokio::test]
+    async fn a_slow_copier_does_not_let_the_wal_grow() {
+        let dir = TempDir::new();
+        let mut connection = writer_connection(&dir).await;
+        let (start_copy, copy_requests) = std::sync::mpsc::sync_channel(1);
+        let (reports, copied) = std::sync::mpsc::channel();
+        // Answers each request a second later, having copied nothing.
+        std::thread::spawn(move || {
+            while copy_requests.recv().is_ok() {
+                std::thread::sleep(Duration::from_secs(1));
+                if reports.send(false).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut wal = WalKeeper::new(start_copy, copied, 64);
+        let wal_file = dir.0.join("order-exception-agent.sqlite3-wal");
+        let wal_bytes = || std::fs::metadata(&wal_file).map(|m| m.len()).unwrap_or(0);
+        let body = incompressible_body(1_000);
+        let mut sizes = Vec::new();
+        for round in 0..40 {
+            let writes = batch(
+                (0..8)
+                    .map(|i| create(&format!("t-{round}-{i}"), &body))
+                    .collect(),
+            );
+            write_batch(&mut connection, &writes).unwrap();
+            wal.after_batch(writes.len(), &connection);
+            sizes.push(wal_bytes());
+        }
         let after_128_rows = sizes[15];
         assert!(after_128_rows > 0);
         assert!(wal_bytes() < after_128_rows * 3 / 2, "WAL grew: {sizes:?}");

@@ -4,7 +4,8 @@
 //! take their timestamps from here, so no two places print time
 //! differently (the SQL columns keep Unix milliseconds, see `db::now_ms`).
 //! Durations a user reads ("waited 1 day") are written here too, exactly
-//! as long as they are, never rounded to a unit that does not fit.
+//! as long as they are, never rounded to a unit that does not fit. And
+//! the [`Clock`] expiries are judged by, which tests can move forward.
 
 use time::OffsetDateTime;
 
@@ -80,6 +81,43 @@ pub fn duration_in_words(duration: std::time::Duration) -> String {
         [] => "less than a second".to_string(),
         [one] => one.clone(),
         [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// The time the service's expiries are judged by: the token cache, the
+/// remembered tokens, a token's `exp` and `nbf`. It is the system's time,
+/// which tests move forward with [`Clock::advance`] instead of sleeping
+/// until a cache or a token expires; nothing in the service moves it.
+/// Clones share one reading.
+#[derive(Debug, Clone, Default)]
+pub struct Clock {
+    /// How far a test moved the clock ahead of the system's, in ms.
+    ahead_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Clock {
+    fn ahead(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.ahead_ms.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Move the clock forward by `by` (tests only).
+    pub fn advance(&self, by: std::time::Duration) {
+        let by_ms = u64::try_from(by.as_millis()).unwrap_or(u64::MAX);
+        self.ahead_ms
+            .fetch_add(by_ms, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The monotonic now.
+    pub fn instant(&self) -> std::time::Instant {
+        std::time::Instant::now() + self.ahead()
+    }
+
+    /// Unix seconds now.
+    pub fn unix_secs(&self) -> i64 {
+        (std::time::SystemTime::now() + self.ahead())
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|since| i64::try_from(since.as_secs()).unwrap_or(i64::MAX))
+            .unwrap_or(0)
     }
 }
 

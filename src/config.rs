@@ -33,6 +33,10 @@ pub struct Settings {
     /// Cloud Foundry, nothing bound.
     #[serde(skip)]
     pub cloud_foundry: CloudFoundry,
+    /// The clock expiries are judged by (the system's; tests move it);
+    /// not a setting either.
+    #[serde(skip)]
+    pub clock: crate::clock::Clock,
 }
 
 #[derive(Debug, thiserror::Error)]

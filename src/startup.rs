@@ -371,7 +371,8 @@ impl Application {
         // install attempt (tests build many apps) is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let cloud_foundry = &settings.cloud_foundry;
-        let validator = TokenValidator::from_settings(&settings.auth, cloud_foundry)?;
+        let validator =
+            TokenValidator::from_settings(&settings.auth, cloud_foundry, &settings.clock)?;
         if validator.is_none() {
             // Here, not in auth/: the client commands' quiet log filter
             // silences this module (their in-process agent runs with it off).

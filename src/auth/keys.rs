@@ -8,6 +8,7 @@
 //! - A hit takes one short std-mutex lock and no network; nothing is held
 //!   across an await except the per-key fetch lock on a miss.
 
+use crate::clock::Clock;
 use jsonwebtoken::DecodingKey;
 use jsonwebtoken::jwk::{AlgorithmParameters, JwkSet, KeyAlgorithm};
 use std::collections::HashMap;
@@ -60,6 +61,8 @@ struct Entry {
 }
 
 pub struct KeyCache {
+    /// What the keys' age is read by.
+    clock: Clock,
     http: reqwest::Client,
     ttl: Duration,
     /// Half the TTL: from then on a hit also refreshes in the background.
@@ -77,8 +80,14 @@ enum Lookup {
 }
 
 impl KeyCache {
-    pub fn new(http: reqwest::Client, ttl: Duration, test_key_server: Option<String>) -> Self {
+    pub fn new(
+        http: reqwest::Client,
+        ttl: Duration,
+        test_key_server: Option<String>,
+        clock: Clock,
+    ) -> Self {
         KeyCache {
+            clock,
             http,
             ttl,
             refresh_after: ttl / 2,
@@ -100,7 +109,7 @@ impl KeyCache {
         request: &KeyRequest,
         kid: &str,
     ) -> Result<Arc<DecodingKey>, KeyError> {
-        let asked_at = Instant::now();
+        let asked_at = self.clock.instant();
         let lookup = {
             let mut entries = self.entries();
             match entries.get_mut(request) {
@@ -142,6 +151,8 @@ impl KeyCache {
     }
 
     async fn refresh_in_background(&self, request: KeyRequest) {
+        // The keys are as old as the moment they were asked for.
+        let asked_at = self.clock.instant();
         let result = self.fetch(&request).await;
         let mut entries = self.entries();
         match result {
@@ -151,7 +162,7 @@ impl KeyCache {
                     request,
                     Entry {
                         keys,
-                        fetched_at: Instant::now(),
+                        fetched_at: asked_at,
                         forced_at,
                         refreshing: false,
                     },
@@ -207,7 +218,7 @@ impl KeyCache {
             request.clone(),
             Entry {
                 keys: Arc::clone(&keys),
-                fetched_at: Instant::now(),
+                fetched_at: self.clock.instant(),
                 forced_at,
                 refreshing: false,
             },

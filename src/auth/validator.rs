@@ -9,6 +9,7 @@ use super::keys::{KeyCache, KeyError, KeyRequest, KeySource};
 use super::principal::{Principal, TokenIssuer, TokenKind};
 use super::rejection::{InvalidToken, Rejection};
 use super::settings::{IdentityConfig, XsuaaConfig};
+use crate::clock::Clock;
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -80,6 +81,7 @@ pub struct TokenValidator {
     /// reuses a user's token for every call of a conversation; this spares
     /// the RSA verification on repeats. Only successes are remembered.
     verified: Mutex<HashMap<[u8; 32], Verified>>,
+    clock: Clock,
 }
 
 fn text<'a>(claims: &'a Claims, name: &str) -> Option<&'a str> {
@@ -100,13 +102,6 @@ fn strings(claims: &Claims, name: &str) -> Vec<String> {
             .collect(),
         _ => Vec::new(),
     }
-}
-
-fn now_secs() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
 }
 
 /// `exp` required (valid while now < exp + 60 s); `nbf`, else `iat`, not
@@ -132,11 +127,14 @@ fn check_times(claims: &Claims, now: i64) -> Result<(), AuthError> {
     Ok(())
 }
 
-/// RS256 only, `exp` and `nbf` checked with the 60 s leeway.
+/// RS256 only. `exp` and `nbf` are judged by [`check_times`] on the
+/// service's clock before any key is asked for (the signed claims are the
+/// same claims), so not again here on the system's.
 fn rs256_validation() -> Validation {
     let mut validation = Validation::new(Algorithm::RS256);
     validation.leeway = LEEWAY_SECS as u64;
-    validation.validate_nbf = true;
+    validation.validate_exp = false;
+    validation.validate_nbf = false;
     validation
 }
 
@@ -163,6 +161,7 @@ impl TokenValidator {
     pub fn from_settings(
         settings: &super::settings::AuthSettings,
         cloud_foundry: &crate::cloud_foundry::CloudFoundry,
+        clock: &Clock,
     ) -> Result<Option<Arc<TokenValidator>>, ValidatorSetupError> {
         match super::settings::resolve(settings, cloud_foundry)? {
             super::settings::ResolvedAuth::Off => Ok(None),
@@ -176,21 +175,27 @@ impl TokenValidator {
                     domains = ?identity.domains,
                     "authentication required (IAS App2App tokens)"
                 );
-                Ok(Some(Arc::new(TokenValidator::new(*identity, http))))
+                Ok(Some(Arc::new(TokenValidator::new(
+                    *identity,
+                    http,
+                    clock.clone(),
+                ))))
             }
         }
     }
 
-    pub fn new(config: IdentityConfig, http: reqwest::Client) -> Self {
+    pub fn new(config: IdentityConfig, http: reqwest::Client, clock: Clock) -> Self {
         let keys = Arc::new(KeyCache::new(
             http,
             config.key_cache_ttl,
             config.test_key_server.clone(),
+            clock.clone(),
         ));
         TokenValidator {
             config,
             keys,
             verified: Mutex::new(HashMap::new()),
+            clock,
         }
     }
 
@@ -222,15 +227,16 @@ impl TokenValidator {
     fn remembered(&self, digest: &[u8; 32]) -> Option<Arc<Principal>> {
         let verified = self.verified.lock().unwrap_or_else(|p| p.into_inner());
         let entry = verified.get(digest)?;
-        (now_secs() < entry.valid_until && Instant::now() < entry.remembered_until)
+        (self.clock.unix_secs() < entry.valid_until
+            && self.clock.instant() < entry.remembered_until)
             .then(|| Arc::clone(&entry.principal))
     }
 
     fn remember(&self, digest: [u8; 32], principal: &Arc<Principal>, exp: i64) {
-        let now = Instant::now();
+        let now = self.clock.instant();
         let mut verified = self.verified.lock().unwrap_or_else(|p| p.into_inner());
         if verified.len() >= VERIFIED_MAX {
-            let unix_now = now_secs();
+            let unix_now = self.clock.unix_secs();
             verified.retain(|_, e| unix_now < e.valid_until && now < e.remembered_until);
             if verified.len() >= VERIFIED_MAX {
                 verified.clear();
@@ -271,7 +277,7 @@ impl TokenValidator {
         {
             tracing::Span::current().record("auth.issuer_host", host_of(claimed));
         }
-        check_times(&unverified, now_secs())?;
+        check_times(&unverified, self.clock.unix_secs())?;
         // Checked numeric by check_times.
         let exp = unverified.get("exp").and_then(Value::as_f64).unwrap_or(0.0) as i64;
 
@@ -382,7 +388,7 @@ impl TokenValidator {
         validation.set_required_spec_claims(&["exp", "aud", "iss"]);
         let verified = self.verify(token, kid, &request, &validation).await?;
         // From here on only verified claims count.
-        check_times(&verified, now_secs())?;
+        check_times(&verified, self.clock.unix_secs())?;
         if self.trusted(&verified)? != issuer {
             return Err(invalid(Rejection::UntrustedIssuer, "issuer changed"));
         }
@@ -481,7 +487,7 @@ impl TokenValidator {
         validation.validate_aud = false;
         validation.set_required_spec_claims(&["exp"]);
         let verified = self.verify(token, kid, &request, &validation).await?;
-        check_times(&verified, now_secs())?;
+        check_times(&verified, self.clock.unix_secs())?;
         if text(&verified, "zid") != Some(zid) {
             return Err(invalid(Rejection::WrongTenant, "zid changed"));
         }
@@ -580,7 +586,7 @@ mod tests {
             test_key_server: None,
             xsuaa: None,
         };
-        let validator = TokenValidator::new(config, reqwest::Client::new());
+        let validator = TokenValidator::new(config, reqwest::Client::new(), Clock::default());
         let authenticating = validator.authenticate(None);
         let size = std::mem::size_of_val(&authenticating);
         assert!(size <= 256, "authenticate's future is {size} bytes");

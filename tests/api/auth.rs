@@ -3,7 +3,7 @@
 //! case of the negative table in `ias-tokens.md` §11.
 
 use crate::helpers::key_server::*;
-use crate::helpers::{TestApp, TestAppBuilder, TrailingSlash, user_message, wait_until};
+use crate::helpers::{Clock, TestApp, TestAppBuilder, TrailingSlash, user_message, wait_until};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
@@ -902,16 +902,18 @@ async fn a_protected_card_needs_a_token() {
 #[tokio::test]
 async fn cached_keys_are_refreshed_in_the_background_and_expire() {
     let keys = KeyServer::start().await;
+    let clock = Clock::default();
     let app = authenticated(&keys)
         .settings(|settings| {
             settings.auth.key_cache_ttl_secs = 2;
+            settings.clock = clock.clone();
         })
         .spawn()
         .await;
     assert_valid(&bearer(&app, &token(&user_claims())).await, "cold");
     assert_eq!(keys.jwks_calls(), 1);
     // Past half the lifetime: served from the cache, refreshed behind it.
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    clock.advance(Duration::from_millis(1200));
     // A new token (another jti): verified tokens are remembered, keys are not asked.
     let second = with(user_claims(), "jti", json!("jti-refresh"));
     assert_valid(&bearer(&app, &token(&second)).await, "refresh window");
@@ -919,7 +921,7 @@ async fn cached_keys_are_refreshed_in_the_background_and_expire() {
     assert_eq!(keys.jwks_calls(), 2, "one background refresh");
     // A failing refresh keeps serving; past the hard expiry it must refetch.
     keys.set(|b| b.jwks_status = 500);
-    tokio::time::sleep(Duration::from_millis(2200)).await;
+    clock.advance(Duration::from_millis(2200));
     let third = with(user_claims(), "jti", json!("jti-expired-keys"));
     let answer = bearer(&app, &token(&third)).await;
     assert_eq!(
@@ -932,13 +934,17 @@ async fn cached_keys_are_refreshed_in_the_background_and_expire() {
 #[tokio::test]
 async fn a_remembered_token_is_still_refused_once_it_expires() {
     let keys = KeyServer::start().await;
-    let app = authenticated(&keys).spawn().await;
+    let clock = Clock::default();
+    let app = authenticated(&keys)
+        .settings(|settings| settings.clock = clock.clone())
+        .spawn()
+        .await;
     // Valid for about 4 more seconds (exp + 60 s leeway).
     let almost_expired = token(&with(user_claims(), "exp", json!(now() - 56)));
     assert_valid(&bearer(&app, &almost_expired).await, "within the leeway");
     let fetched = keys.jwks_calls();
     assert_valid(&bearer(&app, &almost_expired).await, "remembered");
     assert_eq!(keys.jwks_calls(), fetched);
-    tokio::time::sleep(Duration::from_millis(5000)).await;
+    clock.advance(Duration::from_secs(5));
     assert_invalid(&bearer(&app, &almost_expired).await, "past exp + leeway");
 }

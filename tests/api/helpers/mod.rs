@@ -38,6 +38,7 @@ pub use order_exception_agent::agent::ledger::ActionKey;
 pub use order_exception_agent::agent::{Agent, Outcome, Reply, Skill, Turn};
 pub use order_exception_agent::auth::AuthSettings;
 pub use order_exception_agent::auth::issuer::TrailingSlash;
+pub use order_exception_agent::clock::Clock;
 pub use order_exception_agent::config::Settings;
 pub use order_exception_agent::db::StoreBackend;
 pub use order_exception_agent::db::isolated_postgres_schema;

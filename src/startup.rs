@@ -221,6 +221,8 @@ impl crate::agent::execution::ResultNotifier for LaterResults {
         user: Option<&crate::backend::UserToken>,
     ) {
         let call = crate::tasks::CallContext {
+            // A Joule callback carries the approval's correlation id.
+            correlation_id: entry.correlation_id.clone(),
             bearer_token: user.and_then(|token| {
                 crate::auth::BearerToken::from_authorization(&format!("Bearer {}", token.expose()))
                     .ok()
@@ -310,6 +312,7 @@ fn executions(
     };
     let executions = Arc::new(executions);
     executions.spawn_retry_job();
+    executions.spawn_ledger_count(settings.store.sweep_interval());
     Ok(executions)
 }
 

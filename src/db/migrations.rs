@@ -35,6 +35,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "open and waiting tasks",
         include_str!("migrations/0008_open_and_waiting_tasks.sql"),
     ),
+    (
+        10,
+        "ledger rows keep the approval's trace and correlation id",
+        include_str!("migrations/0010_ledger_trace.sql"),
+    ),
 ];
 
 /// The migrations built into the binary, as sqlx's migrator takes them.

@@ -227,6 +227,12 @@ pub fn correlation_id() -> Option<String> {
     super::propagation::trace_id(&tracing::Span::current())
 }
 
+/// The caller's `x-correlationid` only (set around its turn), `None`
+/// without one.
+pub fn callers_correlation_id() -> Option<String> {
+    CORRELATION.try_with(Clone::clone).ok().flatten()
+}
+
 tokio::task_local! {
     static CORRELATION: Option<String>;
 }

@@ -73,6 +73,51 @@ pub fn inject_span(
     request
 }
 
+/// `span`'s W3C `traceparent`, to keep with what it started and to link a
+/// later trace to it (`link`); `None` when it has no valid context (no
+/// span is made).
+pub fn traceparent(span: &tracing::Span) -> Option<String> {
+    let context = span.context();
+    let mut headers = Headers(Vec::new());
+    opentelemetry::global::get_text_map_propagator(|propagator| {
+        propagator.inject_context(&context, &mut headers)
+    });
+    headers
+        .0
+        .into_iter()
+        .find_map(|(name, value)| (name == "traceparent").then_some(value))
+}
+
+/// One header as a propagator reads it.
+struct Traceparent<'a>(&'a str);
+
+impl Extractor for Traceparent<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        (key == "traceparent").then_some(self.0)
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        vec!["traceparent"]
+    }
+}
+
+/// Link `span` to the span a stored `traceparent` names (a later attempt
+/// to the approval that caused it), before `span` starts; the linked
+/// trace's id. A `traceparent` that does not parse links nothing.
+pub fn link(span: &tracing::Span, traceparent: &str) -> Option<String> {
+    use opentelemetry::trace::TraceContextExt;
+    let context = opentelemetry::global::get_text_map_propagator(|propagator| {
+        propagator.extract(&Traceparent(traceparent))
+    });
+    let linked = context.span().span_context().clone();
+    if !linked.is_valid() {
+        return None;
+    }
+    let trace_id = linked.trace_id().to_string();
+    span.add_link(linked);
+    Some(trace_id)
+}
+
 /// Give `span` the name `name` in the exported trace, also after the span
 /// was started (a child span starts its parent, and a started span takes no
 /// new `otel.name`).

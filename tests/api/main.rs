@@ -34,6 +34,7 @@ mod languages;
 mod ledger_key;
 mod lifecycle;
 mod oncall;
+mod oncall_actions;
 mod otlp;
 mod ownership;
 mod process;

@@ -72,6 +72,10 @@ impl Approvals {
             task_id: turn.task_id.clone(),
             context_id: turn.context_id.clone(),
             parameters: approved::parameters(proposal, role, &self.rules),
+            // A later attempt links its trace to this approval's and logs
+            // under its correlation id.
+            trace_parent: crate::telemetry::propagation::traceparent(&tracing::Span::current()),
+            correlation_id: crate::telemetry::outbound::callers_correlation_id(),
             ..LedgerEntry::default()
         };
         let span = tracing::info_span!(

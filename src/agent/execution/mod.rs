@@ -7,6 +7,13 @@
 //! most `actions.max_attempts` times). Before any write the executor checks
 //! whether S/4HANA already shows the change, so a crash between the ledger
 //! and S/4HANA, a retried turn or a second instance never executes twice.
+//!
+//! On-call sees every attempt: counted by action, outcome and error type,
+//! an `action.execute` span (ERROR when the action failed for good, with a
+//! warning naming action, ledger key and task); a later attempt of the
+//! retry job is a trace of its own, linked to the approval's trace kept
+//! with the row and logged under the approval's correlation id, so "I
+//! approved it in task X" can be followed past the first attempt.
 
 pub mod approved;
 pub mod date;
@@ -31,10 +38,13 @@ pub enum Executed {
     Done(String),
     /// S/4HANA already showed the change; treated as done.
     AlreadyDone(String),
-    /// Refused for good; why (after "S/4HANA refused it: ").
-    Refused(String),
-    /// No answer (timeout, 429, 5xx); worth another attempt.
-    Transient(String),
+    /// Refused for good: the class of the refusal (`forbidden`, `stale`,
+    /// `not_found`, `identity`, `refused`: `error.type` on the span and the
+    /// metric) and why (after "S/4HANA refused it: ").
+    Refused(&'static str, String),
+    /// No answer (timeout, 429, 5xx): its class (`transient`,
+    /// `hook_unavailable`) and why; worth another attempt.
+    Transient(&'static str, String),
     /// The note is on the order, but the action hook refused it for good.
     HookRefused(String),
 }
@@ -162,21 +172,54 @@ impl Executions {
                 };
             }
         };
+        let ledger_key = claimed.key.idempotency_key();
         let span = tracing::info_span!(
             "action.execute",
             otel.name = "action.execute",
             action.name = claimed.key.action.as_str(),
             sap.sales_order = claimed.key.sales_order.as_str(),
+            ledger.key = ledger_key.as_str(),
+            a2a.task.id = claimed.task_id.as_str(),
             action.outcome = tracing::field::Empty,
             action.attempts = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+            otel.status_description = tracing::field::Empty,
         );
         let executed =
             tracing::Instrument::instrument(self.executor.execute(&claimed, user), span.clone())
                 .await;
         let attempts = claimed.attempts + 1;
-        let (finish, report) = self.outcome(&claimed, executed, attempts);
+        let (finish, report, error_type) = self.outcome(&claimed, executed, attempts);
         span.record("action.outcome", finish.state.as_str());
         span.record("action.attempts", i64::from(attempts));
+        crate::telemetry::metrics::action_executed(
+            &claimed.key.action,
+            finish.state.as_str(),
+            error_type,
+        );
+        match (finish.state, error_type) {
+            (ExecutionState::Failed, Some(error_type)) => {
+                let reason = finish.answer.as_deref().unwrap_or_default();
+                crate::telemetry::status::failed(&span, error_type, reason);
+                tracing::warn!(
+                    parent: &span,
+                    action.name = claimed.key.action.as_str(),
+                    sap.sales_order = claimed.key.sales_order.as_str(),
+                    ledger.key = ledger_key.as_str(),
+                    a2a.task.id = claimed.task_id.as_str(),
+                    a2a.context.id = claimed.context_id.as_str(),
+                    error.type = error_type,
+                    action.attempts = i64::from(attempts),
+                    reason,
+                    "an approved action failed"
+                );
+            }
+            // Not failed (yet): why this attempt will be made again.
+            (_, Some(error_type)) => {
+                span.record("error.type", error_type);
+            }
+            (_, None) => {}
+        }
         self.keep_token(&claimed.key, finish.state, user);
         match self
             .ledger
@@ -217,7 +260,14 @@ impl Executions {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn outcome(&self, entry: &LedgerEntry, executed: Executed, attempts: u32) -> (Finish, Report) {
+    /// The row's new state, what the user reads, and the failure's class
+    /// (`None` when it was done).
+    fn outcome(
+        &self,
+        entry: &LedgerEntry,
+        executed: Executed,
+        attempts: u32,
+    ) -> (Finish, Report, Option<&'static str>) {
         let finish = |state, answer: &str, retry_in_ms| Finish {
             state,
             answer: Some(answer.to_string()),
@@ -231,6 +281,7 @@ impl Executions {
                     text: String::new(),
                     entry: None,
                 },
+                None,
             ),
             Executed::Done(what) | Executed::AlreadyDone(what) => (
                 finish(ExecutionState::Done, &what, None),
@@ -239,8 +290,9 @@ impl Executions {
                     text: format!("Done in S/4HANA: {what}."),
                     entry: None,
                 },
+                None,
             ),
-            Executed::Refused(reason) => (
+            Executed::Refused(error_type, reason) => (
                 finish(ExecutionState::Failed, &reason, None),
                 Report {
                     state: ExecutionState::Failed,
@@ -249,6 +301,7 @@ impl Executions {
                     ),
                     entry: None,
                 },
+                Some(error_type),
             ),
             Executed::HookRefused(reason) => (
                 finish(ExecutionState::Failed, &reason, None),
@@ -260,10 +313,10 @@ impl Executions {
                     ),
                     entry: None,
                 },
+                Some("hook_refused"),
             ),
-            Executed::Transient(reason) if attempts >= self.settings.max_attempts.max(1) => {
+            Executed::Transient(_, reason) if attempts >= self.settings.max_attempts.max(1) => {
                 let reason = format!("S/4HANA did not answer after {attempts} attempts ({reason})");
-                tracing::warn!(sales_order = %entry.key.sales_order, action = %entry.key.action, %reason, "giving up");
                 (
                     finish(ExecutionState::Failed, &reason, None),
                     Report {
@@ -271,9 +324,10 @@ impl Executions {
                         text: format!("Recorded, but {reason}. Nothing was changed."),
                         entry: None,
                     },
+                    Some("retries_exhausted"),
                 )
             }
-            Executed::Transient(reason) => {
+            Executed::Transient(error_type, reason) => {
                 let wait = self
                     .settings
                     .retry_base_ms
@@ -285,6 +339,7 @@ impl Executions {
                         text: TRIED_AGAIN.into(),
                         entry: None,
                     },
+                    Some(error_type),
                 )
             }
         }
@@ -338,17 +393,63 @@ impl Executions {
             if token.is_none() && self.executor.needs_user() {
                 continue;
             }
-            let report = self.attempt(&entry, token.as_ref(), true).await;
+            // A trace of its own, linked to the approval's, with the
+            // approval's correlation id on its log lines and its calls.
+            let (span, correlation) = later_attempt_span(&entry);
+            let attempt = async {
+                let report = self.attempt(&entry, token.as_ref(), true).await;
+                let now = report.entry.as_ref().unwrap_or(&entry);
+                tracing::info!(
+                    action.name = now.key.action.as_str(),
+                    ledger.key = now.key.idempotency_key().as_str(),
+                    a2a.task.id = now.task_id.as_str(),
+                    action.outcome = report.state.as_str(),
+                    action.attempts = i64::from(now.attempts),
+                    "approved action tried again"
+                );
+                let finished =
+                    matches!(report.state, ExecutionState::Done | ExecutionState::Failed);
+                // The later result's push is caused by this attempt: its
+                // deliveries are children of this span.
+                if let (true, false, Some(notifier)) =
+                    (finished, report.text.is_empty(), self.notifier.get())
+                {
+                    let entry = report.entry.clone().unwrap_or_else(|| entry.clone());
+                    notifier.later(&entry, &report.text, token.as_ref()).await;
+                }
+            };
+            crate::telemetry::outbound::correlation_scope(
+                correlation,
+                tracing::Instrument::instrument(attempt, span),
+            )
+            .await;
             ran += 1;
-            let finished = matches!(report.state, ExecutionState::Done | ExecutionState::Failed);
-            if let (true, false, Some(notifier)) =
-                (finished, report.text.is_empty(), self.notifier.get())
-            {
-                let entry = report.entry.clone().unwrap_or(entry);
-                notifier.later(&entry, &report.text, token.as_ref()).await;
-            }
         }
         ran
+    }
+
+    /// Count the ledger's rows by state for the `a2a.actions.ledger` gauge.
+    pub async fn count_ledger(&self) {
+        match self.ledger.count_by_state().await {
+            Ok(counted) => {
+                for (state, rows) in counted {
+                    crate::telemetry::metrics::ledger_rows(state.as_str(), rows);
+                }
+            }
+            Err(error) => tracing::warn!(%error, "the action ledger could not be counted"),
+        }
+    }
+
+    /// Count the ledger at once and then every `every`, until the process
+    /// ends (every instance counts every instance's rows).
+    pub fn spawn_ledger_count(self: &Arc<Self>, every: std::time::Duration) {
+        let executions = Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                executions.count_ledger().await;
+                tokio::time::sleep(every).await;
+            }
+        });
     }
 
     /// The retry job, until the process ends.
@@ -365,6 +466,39 @@ impl Executions {
             }
         });
     }
+}
+
+/// The root span of a later attempt (the retry job's, maybe on another
+/// instance, maybe days after the approval): a trace of its own, linked
+/// to the approval's trace, named by the approval's task and the ledger
+/// key; and the correlation id its log lines, its calls and the push of
+/// its result carry: the approving caller's, else the approval's trace id
+/// (what the approval's own lines carried).
+fn later_attempt_span(entry: &LedgerEntry) -> (tracing::Span, Option<String>) {
+    let span = tracing::info_span!(
+        parent: None,
+        "action.retry",
+        otel.name = "action.retry",
+        a2a.task.id = entry.task_id.as_str(),
+        a2a.context.id = entry.context_id.as_str(),
+        ledger.key = entry.key.idempotency_key().as_str(),
+        action.name = entry.key.action.as_str(),
+        sap.sales_order = entry.key.sales_order.as_str(),
+        correlation_id = tracing::field::Empty,
+        sap.correlation_id = tracing::field::Empty,
+    );
+    let approval_trace = entry
+        .trace_parent
+        .as_deref()
+        .and_then(|traceparent| crate::telemetry::propagation::link(&span, traceparent));
+    if let Some(callers) = &entry.correlation_id {
+        span.record("sap.correlation_id", callers.as_str());
+    }
+    let correlation = entry.correlation_id.clone().or(approval_trace);
+    if let Some(correlation) = &correlation {
+        span.record("correlation_id", correlation.as_str());
+    }
+    (span, correlation)
 }
 
 #[cfg(test)]
@@ -439,8 +573,8 @@ mod tests {
     async fn transient_failures_are_retried_until_done_once() {
         let (executions, executor) = executions(
             vec![
-                Executed::Transient("HTTP 503".into()),
-                Executed::Transient("HTTP 503".into()),
+                Executed::Transient("transient", "HTTP 503".into()),
+                Executed::Transient("transient", "HTTP 503".into()),
             ],
             5,
         );
@@ -466,8 +600,10 @@ mod tests {
 
     #[tokio::test]
     async fn retries_are_bounded_and_a_refusal_stops_at_once() {
-        let (executions, executor) =
-            executions(vec![Executed::Transient("HTTP 503".into()); 10], 2);
+        let (executions, executor) = executions(
+            vec![Executed::Transient("transient", "HTTP 503".into()); 10],
+            2,
+        );
         let entry = filed(&executions.ledger).await;
         executions.run(&entry, None).await;
         executions.run_due().await;
@@ -498,6 +634,6 @@ mod tests {
     }
 
     fn executions_refusing(reason: &str) -> (Executions, Arc<Scripted>) {
-        executions(vec![Executed::Refused(reason.into())], 5)
+        executions(vec![Executed::Refused("forbidden", reason.into())], 5)
     }
 }

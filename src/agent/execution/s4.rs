@@ -60,9 +60,9 @@ fn parameter<'a>(entry: &'a LedgerEntry, name: &str) -> &'a str {
 /// How a write error ends this attempt.
 fn ended(error: WriteError) -> Executed {
     if error.is_transient() {
-        Executed::Transient(error.to_string())
+        Executed::Transient(error.kind(), error.to_string())
     } else {
-        Executed::Refused(error.to_string())
+        Executed::Refused(error.kind(), error.to_string())
     }
 }
 
@@ -112,7 +112,9 @@ impl ActionExecutor for S4Executor {
                         Executed::Done(format!("{noted}, and the action hook took it ({answer})"))
                     }
                     Err(HookFailure::Refused(reason)) => Executed::HookRefused(reason),
-                    Err(HookFailure::Transient(reason)) => Executed::Transient(reason),
+                    Err(HookFailure::Transient(reason)) => {
+                        Executed::Transient("hook_unavailable", reason)
+                    }
                 }
             }
         }
@@ -124,9 +126,10 @@ impl S4Executor {
         let order = entry.key.sales_order.as_str();
         let date = parameter(entry, "requestedDeliveryDate");
         let Some(odata) = odata_date(date) else {
-            return Executed::Refused(format!(
-                "the approval of sales order {order} carries no valid delivery date"
-            ));
+            return Executed::Refused(
+                "refused",
+                format!("the approval of sales order {order} carries no valid delivery date"),
+            );
         };
         let clear = self.settings.clear_delivery_block;
         let what = if clear {
@@ -138,7 +141,12 @@ impl S4Executor {
         };
         let state = match writer.order_state(order).await {
             Ok(Some(state)) => state,
-            Ok(None) => return Executed::Refused(format!("sales order {order} was not found")),
+            Ok(None) => {
+                return Executed::Refused(
+                    "not_found",
+                    format!("sales order {order} was not found"),
+                );
+            }
             Err(error) => return ended(error),
         };
         if state.requested_delivery_date == date
@@ -164,7 +172,10 @@ impl S4Executor {
                 let now = match writer.order_state(order).await {
                     Ok(Some(now)) => now,
                     Ok(None) => {
-                        return Executed::Refused(format!("sales order {order} was not found"));
+                        return Executed::Refused(
+                            "not_found",
+                            format!("sales order {order} was not found"),
+                        );
                     }
                     Err(error) => return ended(error),
                 };
@@ -175,10 +186,13 @@ impl S4Executor {
                     return Executed::AlreadyDone(what);
                 }
                 if approved_block.is_empty() || now.delivery_block_reason != approved_block {
-                    return Executed::Refused(format!(
-                        "sales order {order} changed since it was explained (412; its delivery block is now \"{}\"); ask about it again",
-                        now.delivery_block_reason
-                    ));
+                    return Executed::Refused(
+                        "stale",
+                        format!(
+                            "sales order {order} changed since it was explained (412; its delivery block is now \"{}\"); ask about it again",
+                            now.delivery_block_reason
+                        ),
+                    );
                 }
                 match writer.update_order(order, &now.etag, &fields).await {
                     Ok(()) => Executed::Done(what),

@@ -490,3 +490,57 @@ pub async fn new_requests_file_exactly_once_under_concurrency(ledger: Arc<dyn Ac
         "{rows:?}"
     );
 }
+
+/// The `a2a.actions.ledger` gauge's count: every state, those without rows
+/// at 0; and the approval's trace and correlation id, filed with the row,
+/// come back with it (a later attempt links to them).
+pub async fn rows_are_counted_by_state_and_keep_the_approvals_trace(ledger: Arc<dyn ActionLedger>) {
+    let counted = ledger.count_by_state().await.expect("count");
+    assert_eq!(counted, ExecutionState::ALL.map(|state| (state, 0)));
+
+    let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let mut traced = entry("4740", "u1");
+    traced.trace_parent = Some(traceparent.into());
+    traced.correlation_id = Some("corr-approval".into());
+    let Filing::Filed(_) = ledger.file(traced).await.expect("file") else {
+        panic!("a fresh row files");
+    };
+    let row = ledger.get(&key("4740")).await.expect("get").expect("row");
+    assert_eq!(row.trace_parent.as_deref(), Some(traceparent));
+    assert_eq!(row.correlation_id.as_deref(), Some("corr-approval"));
+    let Filing::Filed(untraced) = ledger.file(entry("4725", "u2")).await.expect("file") else {
+        panic!("a fresh row files");
+    };
+    assert_eq!(
+        (untraced.trace_parent, untraced.correlation_id),
+        (None, None)
+    );
+    ledger
+        .claim(&key("4725"), &claim("a", 60_000, false))
+        .await
+        .expect("claim")
+        .expect("claimed");
+    let refused = Finish {
+        state: ExecutionState::Failed,
+        answer: Some("you may not change sales order 4725 (403)".into()),
+        retry_in_ms: None,
+    };
+    ledger
+        .finish(&key("4725"), "a", &refused)
+        .await
+        .expect("finish")
+        .expect("finished");
+
+    let counted = ledger.count_by_state().await.expect("count");
+    let rows = |state| {
+        counted
+            .iter()
+            .find(|(counted, _)| *counted == state)
+            .map(|(_, rows)| *rows)
+    };
+    assert_eq!(rows(ExecutionState::Recorded), Some(1));
+    assert_eq!(rows(ExecutionState::Failed), Some(1));
+    assert_eq!(rows(ExecutionState::Retrying), Some(0));
+    assert_eq!(rows(ExecutionState::Done), Some(0));
+    assert_eq!(rows(ExecutionState::Superseded), Some(0));
+}

@@ -3,7 +3,7 @@
 use super::state::{ClaimFacts, claimable, supersedable};
 use super::{
     ActionKey, ActionLedger, Claim, ExecutionState, Filing, Finish, LedgerEntry, LedgerError,
-    superseded_by,
+    RowsByState, count_row, no_rows, superseded_by,
 };
 use crate::clock::rfc3339_from_unix_ms;
 use crate::db::now_ms;
@@ -159,6 +159,14 @@ impl ActionLedger for MemoryLedger {
             .map(|row| row.entry.clone())
             .collect())
     }
+
+    async fn count_by_state(&self) -> Result<RowsByState, LedgerError> {
+        let mut counted = no_rows();
+        for row in self.rows()?.iter() {
+            count_row(&mut counted, row.entry.state, 1);
+        }
+        Ok(counted)
+    }
 }
 
 #[cfg(test)]
@@ -199,6 +207,14 @@ mod tests {
     #[tokio::test]
     async fn new_requests_file_exactly_once_under_concurrency() {
         super::super::contract::new_requests_file_exactly_once_under_concurrency(Arc::new(
+            MemoryLedger::default(),
+        ))
+        .await;
+    }
+
+    #[tokio::test]
+    async fn rows_are_counted_by_state_and_keep_the_approvals_trace() {
+        super::super::contract::rows_are_counted_by_state_and_keep_the_approvals_trace(Arc::new(
             MemoryLedger::default(),
         ))
         .await;

@@ -69,6 +69,33 @@ pub struct LedgerEntry {
     /// The last change of the row (RFC 3339).
     #[serde(default)]
     pub updated_at: String,
+    /// The W3C `traceparent` of the approval (the span that filed the row),
+    /// so a later attempt, in the retry job or on another instance, links
+    /// its trace to the approval's. `None` for rows filed before it was
+    /// kept, or without a trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_parent: Option<String>,
+    /// The approving caller's `x-correlationid`, so a later attempt's log
+    /// lines and the push of its result carry it too (without one, they
+    /// carry the approval's trace id, as the approval's own lines did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation_id: Option<String>,
+}
+
+/// How many rows the ledger holds in each state (every state, those with
+/// none at 0).
+pub type RowsByState = [(ExecutionState, u64); 5];
+
+/// Every state at 0, to count into.
+pub(crate) fn no_rows() -> RowsByState {
+    ExecutionState::ALL.map(|state| (state, 0))
+}
+
+/// Count one more row in `state`.
+pub(crate) fn count_row(rows: &mut RowsByState, state: ExecutionState, n: u64) {
+    if let Some((_, count)) = rows.iter_mut().find(|(known, _)| *known == state) {
+        *count += n;
+    }
 }
 
 /// What filing did: wrote this entry, found the one filed before for the
@@ -143,4 +170,7 @@ pub trait ActionLedger: Send + Sync {
     /// stopped between filing and carrying out), oldest first, at most
     /// `limit`.
     async fn due(&self, stale_ms: u64, limit: u32) -> Result<Vec<LedgerEntry>, LedgerError>;
+
+    /// How many rows are in each state (the `a2a.actions.ledger` gauge).
+    async fn count_by_state(&self) -> Result<RowsByState, LedgerError>;
 }

@@ -11,7 +11,7 @@
 
 use super::{
     ActionKey, ActionLedger, Claim, ExecutionState, Filing, Finish, LedgerEntry, LedgerError,
-    superseded_by,
+    RowsByState, count_row, no_rows, superseded_by,
 };
 use crate::clock::rfc3339_from_unix_ms;
 use crate::db::{Database, now_ms};
@@ -36,7 +36,8 @@ fn unavailable(error: sqlx::Error) -> LedgerError {
 
 const COLUMNS: &str = "sales_order, action, order_version, requested, specialist, summary, \
                        approved_by, approver_role, approved_ms, task_id, context_id, parameters, \
-                       state, attempts, answer, next_attempt_ms, updated_ms";
+                       state, attempts, answer, next_attempt_ms, updated_ms, trace_parent, \
+                       correlation_id";
 
 /// One row by its key; the key is bound as `$1`…`$4` ([`bind_key`]).
 const BY_KEY: &str = "sales_order = $1 AND action = $2 AND order_version = $3 AND requested = $4";
@@ -87,6 +88,8 @@ fn entry(row: &AnyRow) -> Result<LedgerEntry, sqlx::Error> {
         answer: row.try_get(14)?,
         next_attempt_at: row.try_get::<Option<i64>, _>(15)?.map(rfc3339_from_unix_ms),
         updated_at: rfc3339_from_unix_ms(row.try_get(16)?),
+        trace_parent: row.try_get(17)?,
+        correlation_id: row.try_get(18)?,
     })
 }
 
@@ -127,7 +130,7 @@ impl SqlLedger {
             return Ok(None);
         };
         let held = row
-            .try_get::<Option<i64>, _>(17)
+            .try_get::<Option<i64>, _>(19)
             .map_err(unavailable)?
             .is_some_and(|until| until >= now_ms());
         Ok(Some((entry(&row).map_err(unavailable)?, held)))
@@ -172,7 +175,7 @@ impl ActionLedger for SqlLedger {
         // action (a partial unique index), both stop it.
         let insert = format!(
             "INSERT INTO action_ledger ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, \
-             $10, $11, $12, 'recorded', 0, NULL, NULL, $13) ON CONFLICT DO NOTHING"
+             $10, $11, $12, 'recorded', 0, NULL, NULL, $13, $14, $15) ON CONFLICT DO NOTHING"
         );
         let run_insert = || {
             bind_key(sqlx::query(&insert), &new.key)
@@ -185,6 +188,8 @@ impl ActionLedger for SqlLedger {
                 .bind(&new.context_id)
                 .bind(&parameters)
                 .bind(approved_ms)
+                .bind(new.trace_parent.as_deref())
+                .bind(new.correlation_id.as_deref())
                 .execute(&self.db.pool)
         };
         for _ in 0..FILING_ROUNDS {
@@ -345,6 +350,24 @@ impl ActionLedger for SqlLedger {
             .map(|row| entry(row).map_err(unavailable))
             .collect()
     }
+
+    async fn count_by_state(&self) -> Result<RowsByState, LedgerError> {
+        let select = "SELECT state, COUNT(*) FROM action_ledger GROUP BY state";
+        let rows = crate::db::once_more(|| sqlx::query(select).fetch_all(&self.db.pool))
+            .await
+            .map_err(unavailable)?;
+        let mut counted = no_rows();
+        for row in &rows {
+            let state: String = row.try_get(0).map_err(unavailable)?;
+            let count: i64 = row.try_get(1).map_err(unavailable)?;
+            count_row(
+                &mut counted,
+                ExecutionState::parse(&state),
+                u64::try_from(count).unwrap_or(0),
+            );
+        }
+        Ok(counted)
+    }
 }
 
 #[cfg(test)]
@@ -396,6 +419,82 @@ mod tests {
             test_support::sqlite().await,
         ))
         .await;
+    }
+
+    #[tokio::test]
+    async fn sqlite_rows_are_counted_by_state_and_keep_the_approvals_trace() {
+        contract::rows_are_counted_by_state_and_keep_the_approvals_trace(ledger(
+            test_support::sqlite().await,
+        ))
+        .await;
+    }
+
+    #[tokio::test]
+    async fn sqlite_rows_filed_before_the_trace_was_kept_read_without_one() {
+        rows_filed_before_the_trace_was_kept_read_without_one(test_support::sqlite_until(9).await)
+            .await;
+    }
+
+    #[tokio::test]
+    async fn postgres_rows_are_counted_by_state_and_keep_the_approvals_trace() {
+        let Some(db) = test_support::postgres("postgres_rows_are_counted_by_state").await else {
+            return;
+        };
+        contract::rows_are_counted_by_state_and_keep_the_approvals_trace(ledger(db)).await;
+    }
+
+    #[tokio::test]
+    async fn postgres_rows_filed_before_the_trace_was_kept_read_without_one() {
+        let Some(db) =
+            test_support::postgres_until("postgres_rows_filed_before_the_trace", 9).await
+        else {
+            return;
+        };
+        rows_filed_before_the_trace_was_kept_read_without_one(db).await;
+    }
+
+    /// A database of the release before the trace was kept (migrations up
+    /// to 0009) with a retrying row, migrated: the row reads without a
+    /// trace or correlation id (its later attempts start a trace of their
+    /// own), is counted and still due; a new row keeps both.
+    async fn rows_filed_before_the_trace_was_kept_read_without_one(db: Database) {
+        sqlx::query(
+            "INSERT INTO action_ledger (sales_order, action, order_version, requested, \
+             specialist, summary, approved_by, approver_role, approved_ms, task_id, context_id, \
+             parameters, state, attempts, answer, next_attempt_ms, updated_ms) \
+             VALUES ('4740', 'open_dispute_case', 'v1', '', 'pricing', 'filed before', 'u-old', \
+             'ar_clerk', 1764504000000, 'task-old', 'ctx-old', '{}', 'retrying', 1, \
+             'S/4HANA answered 503', 1764504000000, 1764504000000)",
+        )
+        .execute(&db.pool)
+        .await
+        .expect("an old row");
+        db.migrate_until(i64::MAX).await.expect("migrated");
+        let ledger = ledger(db);
+        let old = ledger
+            .get(&ActionKey::new("4740", "open_dispute_case", "v1", ""))
+            .await
+            .expect("get")
+            .expect("the old row");
+        assert_eq!((old.trace_parent, old.correlation_id), (None, None));
+        assert_eq!(old.task_id, "task-old");
+        assert_eq!(ledger.due(60_000, 10).await.expect("due").len(), 1);
+        let counted = ledger.count_by_state().await.expect("count");
+        assert!(
+            counted.contains(&(ExecutionState::Retrying, 1)),
+            "{counted:?}"
+        );
+
+        let mut new = contract::entry("4725", "u-new");
+        new.trace_parent = Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into());
+        new.correlation_id = Some("corr-new".into());
+        assert!(matches!(
+            ledger.file(new.clone()).await.expect("file"),
+            Filing::Filed(_)
+        ));
+        let kept = ledger.get(&new.key).await.expect("get").expect("row");
+        assert_eq!(kept.trace_parent, new.trace_parent);
+        assert_eq!(kept.correlation_id.as_deref(), Some("corr-new"));
     }
 
     #[tokio::test]

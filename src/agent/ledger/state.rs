@@ -24,6 +24,15 @@ pub enum ExecutionState {
 }
 
 impl ExecutionState {
+    /// Every state, in the order a row moves through them.
+    pub const ALL: [ExecutionState; 5] = [
+        ExecutionState::Recorded,
+        ExecutionState::Retrying,
+        ExecutionState::Done,
+        ExecutionState::Failed,
+        ExecutionState::Superseded,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ExecutionState::Recorded => "recorded",

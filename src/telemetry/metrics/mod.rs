@@ -126,6 +126,34 @@ const REJECTION_REASONS: [&str; 14] = [
 ];
 const DROP_REASONS: [&str; 3] = ["queue_full", "export_failed", OTHER];
 
+/// The actions the agent may carry out (`agent::Action::as_str`).
+const ACTION_NAMES: [&str; 5] = [
+    "request_delivery_date_change",
+    "request_credit_review",
+    "open_dispute_case",
+    "request_master_data_change",
+    OTHER,
+];
+/// How one attempt to carry an approved action out ended: (`outcome`,
+/// `error.type`; `-` for none). Retrying: why the attempt will be made
+/// again; failed: why it never will (S/4HANA's refusal by class, the
+/// action hook's, or the attempts used up).
+const ACTION_OUTCOMES: [(&str, &str); 11] = [
+    ("done", "-"),
+    ("retrying", "transient"),
+    ("retrying", "hook_unavailable"),
+    ("failed", "forbidden"),
+    ("failed", "stale"),
+    ("failed", "refused"),
+    ("failed", "not_found"),
+    ("failed", "identity"),
+    ("failed", "hook_refused"),
+    ("failed", "retries_exhausted"),
+    (OTHER, OTHER),
+];
+/// The states of an action ledger row (`agent::ledger::ExecutionState`).
+const LEDGER_STATES: [&str; 5] = ["recorded", "retrying", "done", "failed", "superseded"];
+
 /// The task store's operations (`tasks::TaskStore`'s methods).
 const STORE_OPERATIONS: [&str; 15] = [
     "get",
@@ -189,6 +217,12 @@ static TURNS_RUNNING: AtomicI64 = AtomicI64::new(0);
 /// Open tasks in the store as the last sweep counted them; -1 before it.
 static OPEN_TASKS: AtomicI64 = AtomicI64::new(-1);
 static ODATA_SERVICES: Claimed<String, ODATA_SERVICE_SLOTS> = Claimed::new();
+static ACTION_EXECUTIONS: [Counts<{ ACTION_OUTCOMES.len() }>; ACTION_NAMES.len()] =
+    [const { Counts::new() }; ACTION_NAMES.len()];
+/// Ledger rows by state (every instance's), as this instance last counted
+/// them; 0 until then.
+static LEDGER_ROWS: [AtomicI64; LEDGER_STATES.len()] =
+    [const { AtomicI64::new(0) }; LEDGER_STATES.len()];
 
 // ---- recording (the request path) -----------------------------------------
 
@@ -289,6 +323,25 @@ pub fn turns_running(change: i64) {
 /// The open tasks the store holds (every instance's), as last counted.
 pub fn open_tasks(count: u64) {
     OPEN_TASKS.store(i64::try_from(count).unwrap_or(i64::MAX), Ordering::Relaxed);
+}
+
+/// One attempt to carry an approved action out ended: `done`,
+/// `retrying` or `failed`, with the class of the failure (`transient`,
+/// `forbidden`, `hook_refused`, `retries_exhausted`, …; `None` when done).
+pub fn action_executed(action: &str, outcome: &str, error_type: Option<&str>) {
+    let outcome = ACTION_OUTCOMES
+        .iter()
+        .position(|known| *known == (outcome, error_type.unwrap_or("-")))
+        .unwrap_or(ACTION_OUTCOMES.len() - 1);
+    ACTION_EXECUTIONS[position(&ACTION_NAMES, action)].add(outcome, 1);
+}
+
+/// The action ledger holds `rows` rows in `state` (all instances'), as
+/// just counted.
+pub fn ledger_rows(state: &str, rows: u64) {
+    if let Some(slot) = LEDGER_STATES.iter().position(|known| *known == state) {
+        LEDGER_ROWS[slot].store(i64::try_from(rows).unwrap_or(i64::MAX), Ordering::Relaxed);
+    }
 }
 
 /// A task ended `failed` because its instance stopped (its lease ran out).

@@ -4,6 +4,7 @@
 //! of the latency histogram, and one callback per counter family that
 //! reads the atomics whenever anyone takes a reading.
 
+use super::{ACTION_EXECUTIONS, ACTION_NAMES, ACTION_OUTCOMES, LEDGER_ROWS, LEDGER_STATES};
 use super::{
     BUDGET_EXPIRIES, ClientCall, DROP_REASONS, ERROR_CODES, METHODS, ODATA_SERVICES, OTHER,
     PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES, PUSH_FORMATS, PUSH_OUTCOMES,
@@ -363,6 +364,43 @@ fn observe(meter: &Meter) {
         all_by_label(observer, &STORE_ERRORS, "error.type", &STORE_ERROR_TYPES);
     })
     .build();
+    counter(
+        "a2a.actions.executions",
+        "Attempts to carry approved actions out, by action, outcome and error type",
+    )
+    .with_callback(|observer| {
+        // Every action's outcomes from the start, at 0 until they happen.
+        for (action, counts) in ACTION_EXECUTIONS.iter().enumerate() {
+            for (slot, count) in counts.all() {
+                let (outcome, error_type) = ACTION_OUTCOMES[slot];
+                if count == 0 && (ACTION_NAMES[action] == OTHER || outcome == OTHER) {
+                    continue;
+                }
+                let mut attributes = vec![
+                    KeyValue::new("action.name", ACTION_NAMES[action]),
+                    KeyValue::new("outcome", outcome),
+                ];
+                // A success has no error type (OpenTelemetry's rule).
+                if error_type != "-" {
+                    attributes.push(KeyValue::new("error.type", error_type));
+                }
+                observer.observe(count, &attributes);
+            }
+        }
+    })
+    .build();
+    meter
+        .i64_observable_gauge("a2a.actions.ledger")
+        .with_description("Action ledger rows by state (all instances), as last counted")
+        .with_callback(|observer| {
+            for (slot, rows) in LEDGER_ROWS.iter().enumerate() {
+                observer.observe(
+                    rows.load(Ordering::Relaxed).max(0),
+                    &[KeyValue::new("state", LEDGER_STATES[slot])],
+                );
+            }
+        })
+        .build();
     meter
         .i64_observable_gauge("a2a.turns.running")
         .with_description("Turns running on this instance")

@@ -29,7 +29,7 @@ struct Family {
 }
 
 /// In the order `/metrics` prints them.
-const FAMILIES: [Family; 16] = [
+const FAMILIES: [Family; 18] = [
     Family {
         otel: "a2a.requests",
         name: "a2a_requests_total",
@@ -119,6 +119,24 @@ const FAMILIES: [Family; 16] = [
         help: "Open tasks in the store (all instances), as the last sweep counted.",
         kind: Kind::Gauge,
         labels: &[],
+    },
+    Family {
+        otel: "a2a.actions.executions",
+        name: "a2a_actions_executions_total",
+        help: "Attempts to carry approved actions out, by action, outcome and error type.",
+        kind: Kind::Counter,
+        labels: &[
+            ("action.name", "action"),
+            ("outcome", "outcome"),
+            ("error.type", "error_type"),
+        ],
+    },
+    Family {
+        otel: "a2a.actions.ledger",
+        name: "a2a_actions_ledger",
+        help: "Action ledger rows by state (all instances), as last counted.",
+        kind: Kind::Gauge,
+        labels: &[("state", "state")],
     },
     Family {
         otel: "a2a.task.lease_expiries",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The service against a lighter ceiling in one run: the lighter ceiling (bench/ceiling.rs: parse +
+# One table in one run: the lighter ceiling (bench/ceiling.rs: parse +
 # a fixed task-sized answer), the service with the memory store, SQLite (the
 # default), PostgreSQL, and the memory store with a valid IAS token, loaded in
 # turn for ROUNDS short rounds (medians), so that every ratio comes from the

@@ -78,8 +78,9 @@ const WAL_BYTES_PER_ROW: u64 = 13 * 1024;
 /// the rows are chosen from `store.sqlite_wal_limit_mb` (64 MB: 2 520
 /// rows). Starting over costs this thread a checkpoint of its own with two
 /// fsyncs, milliseconds each where syncs are slow, so restarting less often
-/// shortens the p99 there (measured in bench/README.md); but the WAL and the file must fit the disk
-/// (256 MB on Cloud Foundry by default), and fitting the disk comes first.
+/// shortens the p99 there (measured in bench/README.md); but the WAL and
+/// the file must fit the disk (256 MB on Cloud Foundry by default), and
+/// fitting the disk comes first.
 fn restart_after_rows(wal_limit_bytes: u64) -> usize {
     usize::try_from(wal_limit_bytes / (2 * WAL_BYTES_PER_ROW))
         .unwrap_or(usize::MAX)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One authenticated caller abusing the instance as fast as it can (issue 38).
+"""One authenticated caller abusing the instance as fast as it can.
 
 Usage: abuse.py PORT PID TOKEN SECONDS [THREADS]
 

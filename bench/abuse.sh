@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory under abuse (issue 38): one authenticated caller sends the largest
+# Memory under abuse: one authenticated caller sends the largest
 # accepted messages as fast as it can (bench/abuse.py: new waiting tasks,
 # follow-ups into them, finished questions) against the service with its
 # default settings and store (SQLite file), authentication on. Reports RSS

@@ -1,4 +1,4 @@
-//! The lighter ceiling of `bench/perf.sh` (issue 19): a bare actix-web handler
+//! The lighter ceiling of `bench/perf.sh`: a bare actix-web handler
 //! that parses the JSON-RPC body and writes a fixed, task-sized answer built
 //! once at start (only the request's `id` is put in per request). It is the
 //! least any JSON-RPC server must do per request; `bench/baseline.rs` also

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19's table in one run: the lighter ceiling (bench/ceiling.rs: parse +
+# One table in one run: the lighter ceiling (bench/ceiling.rs: parse +
 # a fixed task-sized answer), the service with the memory store, SQLite (the
 # default), PostgreSQL, and the memory store with a valid IAS token, loaded in
 # turn for ROUNDS short rounds (medians), so that every ratio comes from the
@@ -116,7 +116,7 @@ cold_ms=$(printf '%s\n' "${cold[@]}" | sort -n | sed -n 2p)
 
 c_rps=$(median ceiling rps); m_rps=$(median memory rps)
 {
-  echo "# issue 19 table ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk -t$THREADS -c$CONNECTIONS, $ROUNDS rounds of $DURATION, medians)"
+  echo "# bench/perf.sh ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, wrk -t$THREADS -c$CONNECTIONS, $ROUNDS rounds of $DURATION, medians)"
   echo
   echo "| server | req/s | share of the ceiling | share in each round | p50 ms | p99 ms | errors | peak RSS MB | CPU µs per request |"
   echo "|---|---|---|---|---|---|---|---|---|"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Linear time in the size of a request's text (issue 38): the worst texts
+# Linear time in the size of a request's text: the worst texts
 # (bench/text_worst.py) at the largest message the defaults accept (16 KiB),
 # and at 64 KiB, 256 KiB and 1 MiB with the bound raised, so the time per
 # byte can be read off: a linear pass costs the same per byte at every size.

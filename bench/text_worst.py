@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The worst texts of issue 38 against a running service (loopback only).
+"""The worst texts for the text passes against a running service (loopback only).
 
 Usage: text_worst.py PORT BYTES [ROUNDS]
 

@@ -1,5 +1,5 @@
 //! The business roles a caller can hold, and what each may do by default
-//! (the rule book's seed; the approvals issue makes it configurable).
+//! (the rule book's seed; `rules.roles` replaces it per role, `src/agent/rulebook.rs`).
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

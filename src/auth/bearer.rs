@@ -38,8 +38,8 @@ impl BearerToken {
 
 /// `str::contains(char::is_whitespace)`, on bytes for the ASCII text every
 /// header value is: a JWT is some 800 characters, and decoding each as a
-/// `char` cost more than the token cache's SHA-256 of it (bench/README.md,
-/// issue 19's tenth round).
+/// `char` cost more than the token cache's SHA-256 of it (measured in
+/// bench/README.md).
 fn has_whitespace(text: &str) -> bool {
     if text.is_ascii() {
         // The ASCII characters `char::is_whitespace` accepts: tab, line

@@ -217,7 +217,7 @@ impl TokenValidator {
         // Boxed: the full validation (claims, keys, perhaps a key fetch) is
         // a future of some kB, which every request's future would
         // otherwise carry and move, although a known token never runs it
-        // (bench/README.md, issue 19's tenth round).
+        // (measured in bench/README.md).
         let (principal, exp) = Box::pin(self.validate(token)).await?;
         let principal = Arc::new(principal);
         self.remember(digest, &principal, exp);

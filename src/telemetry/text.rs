@@ -36,8 +36,8 @@ where
 
 /// The text layer's filter: events only. A span's fields would be
 /// formatted when it is made and again on every `record`, for the line
-/// prefix of events inside it; under load that was a tenth of the
-/// service's time (bench/README.md, issue 19). The facts a line needs are
+/// prefix of events inside it; under load that was a large share of the
+/// service's time (measured in bench/README.md). The facts a line needs are
 /// its own fields (the request line names method, task state, user).
 /// Spans still go to the OTLP export and to JSON logs' trace ids.
 struct EventsOnly;

@@ -1,4 +1,4 @@
-//! Exactly once across a crash (issue 17): the real binary files the
+//! Exactly once across a crash: the real binary files the
 //! approved delivery date change, claims the row and is killed (kill -9)
 //! while S/4HANA hangs on the write; a restarted binary on the same SQLite
 //! file finds the row unfinished once its lease has run out, checks S/4HANA

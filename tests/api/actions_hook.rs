@@ -1,4 +1,4 @@
-//! The outbound action hook (issue 17) against a loopback receiver: a
+//! The outbound action hook against a loopback receiver: a
 //! dispute case approved in S/4HANA mode gets its note and is POSTed once
 //! with the idempotency key (made from the ledger key); 500s are retried. (A fixed
 //! URL the webhook guard forbids stops the start: `bad_settings.rs`.)

@@ -1,4 +1,4 @@
-//! The outbound action hook reached through a destination (issue 17): the
+//! The outbound action hook reached through a destination: the
 //! Destination service (its double) gives the receiver's URL and auth
 //! header as the approver; the URL is judged by the webhook guard exactly
 //! as the destination gives it. Delivered to the destination's URL (not the

@@ -1,4 +1,4 @@
-//! Approved actions carried out in S/4HANA (issue 17), end to end against
+//! Approved actions carried out in S/4HANA, end to end against
 //! the S/4HANA and Destination doubles, as the user: the delivery date
 //! question, the MERGE with `If-Match` (one change in the double), a stale
 //! ETag, a 403, a 503 then success on retry (done once), fifty concurrent

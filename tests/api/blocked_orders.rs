@@ -1,4 +1,4 @@
-//! The blocked-orders query (issue 16's batch reads it) on each order
+//! The blocked-orders query (the several-orders batch reads it) on each order
 //! source: by customer, by kind of block, bounded; the embedded demo data
 //! and the S/4HANA double give the same answer, and S/4HANA answers a
 //! kind of block with one OData query filtered on its block fields.

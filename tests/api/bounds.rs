@@ -1,4 +1,4 @@
-//! What one caller may make the instance hold is bounded (issue 38): the
+//! What one caller may make the instance hold is bounded: the
 //! size of a message, the messages and bytes of a task, the open tasks of a
 //! caller, how long a task waits for an answer; past a bound the caller is
 //! told what to do and nothing stored is lost. A task that does not read

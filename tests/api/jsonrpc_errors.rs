@@ -1,4 +1,4 @@
-//! Every JSON-RPC error case of the core issue, over HTTP, schema-checked.
+//! Every JSON-RPC error case, over HTTP, schema-checked.
 
 use crate::helpers::{TestApp, assert_schema, routed_to, state, status_text, user_message};
 use serde_json::{Value, json};
@@ -222,7 +222,7 @@ async fn file_parts_are_32005_naming_the_part() {
     );
 }
 
-/// Item 6 of issue 13: structured input from a calling agent.
+/// Structured input from a calling agent.
 #[tokio::test]
 async fn a_data_part_alone_with_a_sales_order_gets_the_answer_for_that_order() {
     let app = TestApp::spawn().await;
@@ -277,7 +277,7 @@ async fn a_follow_up_may_name_the_order_in_a_data_part() {
     assert!(status_text(&answer).contains("4711"), "{answer}");
 }
 
-/// Item 4 of issue 13: a request without an `id` gets the usual checks and
+/// A request without an `id` gets the usual checks and
 /// an answer with `id: null`; a valid one is refused like the reference SDK
 /// refuses it (every A2A request type requires an id).
 #[tokio::test]
@@ -336,7 +336,7 @@ fn assert_json_terms(message: &str) {
     }
 }
 
-/// Item 5 of issue 13: every object of the schema is an object on the wire.
+/// Every object of the schema is an object on the wire.
 #[tokio::test]
 async fn arrays_where_a2a_says_object_are_32602_naming_the_field() {
     let app = TestApp::spawn().await;
@@ -420,7 +420,7 @@ async fn arrays_where_a2a_says_object_are_32602_naming_the_field() {
     }
 }
 
-/// Item 15 of issue 13: a refused webhook URL is named by its field path,
+/// A refused webhook URL is named by its field path,
 /// set by `tasks/pushNotificationConfig/set` or inline with the message.
 #[tokio::test]
 async fn a_refused_webhook_url_is_named_by_its_field_path_either_way() {
@@ -453,7 +453,7 @@ async fn a_refused_webhook_url_is_named_by_its_field_path_either_way() {
     assert!(set_reason.contains("https"), "{set_reason}");
 }
 
-/// Item 2 of issue 13 (ids): an id longer than the limit is refused by its
+/// Ids: an id longer than the limit is refused by its
 /// field, and the answer does not repeat it.
 #[tokio::test]
 async fn ids_longer_than_256_bytes_are_32602_naming_the_field() {

@@ -1,4 +1,4 @@
-//! A small, bounded fuzz of the JSON-RPC decoder (issue 13, items 4 and 5):
+//! A small, bounded fuzz of the JSON-RPC decoder:
 //! valid requests of every method, mutated at random with a fixed seed (keys
 //! dropped or renamed, types swapped, objects turned into arrays, huge
 //! strings, deep nesting, unknown methods, broken or missing ids, truncated

@@ -1,4 +1,4 @@
-//! The ledger tells a new request from a repeat (issue 38), over HTTP: the
+//! The ledger tells a new request from a repeat, over HTTP: the
 //! same approval of the same order in the same state is filed once, in any
 //! task; asked again after the order changed in S/4HANA (a new
 //! `LastChangeDateTime` and ETag), it is filed and carried out again; a

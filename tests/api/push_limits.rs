@@ -1,4 +1,4 @@
-//! Issue 38: what one caller can make the push room hold and send. Push
+//! What one caller can make the push room hold and send. Push
 //! configs per task are bounded (`push.max_configs_per_task`) on every way
 //! in (0.3 set, an inline config continuing a task, 1.0 create); header
 //! values of a config are judged when it is set; the delivery log names a

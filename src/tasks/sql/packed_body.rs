@@ -3,12 +3,11 @@
 //! Why: a task's JSON is 2.3 to 2.7 kB, so as text each row filled a 4 kB
 //! page of its own (two never fit in one), and the pages are what the WAL,
 //! the checkpoints and their syncs write. Packed (about 1.2 kB) three rows
-//! share a page: the file is 2.3 times smaller for as many rows, the p99 of a
-//! stored `message/send` went from 23–47 ms to 7–12 ms on this project's
-//! disk, and a stored task took a little less CPU, packing included
-//! (172–197 µs against 180–207; bench/README.md, issue 19). Packing runs
-//! on the caller's thread, not on the writer's, which every write passes
-//! through.
+//! share a page: the file is less than half the size for as many rows, a
+//! stored `message/send` has a shorter p99 on a disk where syncs are slow,
+//! and it takes no more CPU, packing included (measured in
+//! bench/README.md). Packing runs on the caller's thread, not on the
+//! writer's, which every write passes through.
 //!
 //! What a body column holds: a BLOB is a packed body (the JSON's length as
 //! 4 bytes little-endian, then its LZ4 block); TEXT is the JSON itself, as

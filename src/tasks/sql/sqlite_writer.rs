@@ -7,7 +7,7 @@
 //! PostgreSQL does: there each write crossed four threads (the actix
 //! worker, the writer task on the tokio runtime, sqlx's worker thread of
 //! the connection and back), SQLite's own work was a third of the cost of
-//! a stored task and the hand-offs the rest (bench/README.md, issue 19).
+//! a stored task and the hand-offs the rest (measured in bench/README.md).
 //! Here a write crosses to this thread and its answer comes back: SQLite
 //! runs in-process, so there is nothing to wait for that a thread of the
 //! async runtime could use in between.
@@ -77,10 +77,10 @@ const WAL_BYTES_PER_ROW: u64 = 13 * 1024;
 /// so the WAL stays under `2 × rows × WAL_BYTES_PER_ROW` on any disk, and
 /// the rows are chosen from `store.sqlite_wal_limit_mb` (64 MB: 2 520
 /// rows). Starting over costs this thread a checkpoint of its own with two
-/// fsyncs, 5 to 7 ms under load on one 2-core VM and 10 to 20 ms on another
-/// with slower syncs, so restarting less often shortens the p99 where syncs
-/// are slow (bench/README.md); but the WAL and the file must fit the disk
-/// (256 MB on Cloud Foundry by default), and fitting the disk comes first.
+/// fsyncs, milliseconds each where syncs are slow, so restarting less often
+/// shortens the p99 there (measured in bench/README.md); but the WAL and
+/// the file must fit the disk (256 MB on Cloud Foundry by default), and
+/// fitting the disk comes first.
 fn restart_after_rows(wal_limit_bytes: u64) -> usize {
     usize::try_from(wal_limit_bytes / (2 * WAL_BYTES_PER_ROW))
         .unwrap_or(usize::MAX)
@@ -208,14 +208,13 @@ fn run(mut connection: Connection, queue: Receiver<(PackedWrite, Reply)>, mut wa
 
 /// Whether the writer waits for more writes before it writes a batch.
 ///
-/// Why wait: under load the writer is faster than its callers (1.8 rows
-/// per batch on average at 16 callers on 2 cores), and a commit writes the
-/// same few pages whatever its rows (the table's last leaf, the right edge
-/// of each index, page 1): 2.5 WAL frames of 4 kB per row, 13 kB written
-/// to the disk per stored task with the copies. Asleep for `GATHER_WINDOW`
-/// first, the writer gathers several times the rows per commit: a third
-/// fewer bytes per task, less CPU, and a shorter p99 (bench/README.md,
-/// issue 19).
+/// Why wait: under load the writer is faster than its callers (it commits
+/// each write nearly as it comes, a row or two per batch), and a commit
+/// writes the same few pages whatever its rows (the table's last leaf, the
+/// right edge of each index, page 1), so small batches write several WAL
+/// frames per row. Asleep for `GATHER_WINDOW` first, the writer gathers
+/// several times the rows per commit: fewer bytes per task, less CPU, and a
+/// shorter p99 (measured in bench/README.md).
 ///
 /// When: the wait must pay. With a few callers it is their latency and
 /// gathers nothing, since their writes cannot come while they wait in the
@@ -440,16 +439,15 @@ fn copy_when_asked(
 ///
 /// Why: with the pool's occasional writes in between (the lease renewals
 /// and the retention sweep, every 10 s), the writer's cache grew past its
-/// `cache_size` by about six pages every 10 s and kept growing: 1.3 MB →
-/// 1.9 MB in a minute of load, read with `sqlite3_db_status`
-/// (`SQLITE_DBSTATUS_CACHE_USED`) on the live process, and most of the
-/// service's RSS growth over minutes; with the sweep and renewals off it
+/// `cache_size` a few pages at a time and kept growing (read with
+/// `sqlite3_db_status`, `SQLITE_DBSTATUS_CACHE_USED`, on the live process),
+/// and that was most of the service's RSS growth over minutes; with the sweep and renewals off it
 /// stayed flat. The pages were unpinned (`sqlite3_db_release_memory` freed
 /// them all), so SQLite merely did not trim them; why was not found.
 /// Released here, the cache holds at most what one stretch between two
 /// start-overs touched: the writer reads back the right edge of the table
 /// and its indexes (a few dozen pages, from the OS's cache) once per
-/// stretch (bench/README.md, issue 19).
+/// stretch. The RSS stays flat under sustained load (bench/README.md).
 fn release_page_cache(connection: &Connection) {
     if let Err(error) = connection.release_memory() {
         tracing::warn!(%error, "releasing the SQLite writer's page cache failed");

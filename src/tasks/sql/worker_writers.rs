@@ -6,11 +6,10 @@
 //! Why: through the one writer on the multi-thread runtime
 //! (`group_commit::start`) every write crossed to a runtime thread and its
 //! answer crossed back; a third of those threads' time went to the
-//! scheduler. With a writer per worker, the service's CPU per stored
-//! request fell by 9–14 % and req/s rose by 12–19 % on 2 cores, and the
-//! batches stayed as large (4.4–4.6 rows per commit at 16 callers, against
-//! 4.2–4.3): each worker's requests queue behind its own writer's commit
-//! (bench/README.md, issue 19).
+//! scheduler. With a writer per worker the service takes less CPU per
+//! stored request and serves more requests, and the batches stay as large:
+//! each worker's requests queue behind its own writer's commit (measured in
+//! bench/README.md).
 //!
 //! Writes made elsewhere (turns running on the multi-thread runtime, the
 //! maintenance) go to the shared writer, as do those of workers past the

@@ -1,5 +1,5 @@
-//! A loopback S/4HANA OData V2 server for the S/4HANA client tests (issues 15
-//! and 17), following `reference/s4hana.md` and loaded with the records of
+//! A loopback S/4HANA OData V2 server for the S/4HANA client tests (reads
+//! and writes), following `reference/s4hana.md` and loaded with the records of
 //! `reference/s4-demo-data.md` (`tests/fixtures/s4-demo-data.json`).
 //!
 //! What it serves, under `/sap/opu/odata/sap/<SERVICE>/`:

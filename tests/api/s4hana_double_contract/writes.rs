@@ -9,7 +9,7 @@ use crate::s4hana_double::{Access, BusinessRefusal, FunctionShape, S4Double, Sco
 use reqwest::Method;
 use serde_json::{Value, json};
 
-/// 2026-12-18, the date of issue 17's example.
+/// 2026-12-18, the new delivery date of the example in docs/actions.md.
 const NEW_DATE: &str = "/Date(1797552000000)/";
 
 fn merge() -> Method {

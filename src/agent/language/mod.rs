@@ -424,6 +424,23 @@ mod tests {
     }
 
     #[test]
+    fn a_turn_knows_whether_the_conversation_was_in_its_language() {
+        let french = "Pourquoi la commande 4711 est-elle bloquée ?";
+        assert!(!decide(&cues(french)).continues_conversation);
+        let same = decide(&LanguageCues {
+            conversation: Some(Language::Fr),
+            ..cues(french)
+        });
+        assert!(same.continues_conversation);
+        let switched = decide(&LanguageCues {
+            conversation: Some(Language::En),
+            ..cues(french)
+        });
+        assert_eq!(switched.language, Language::Fr);
+        assert!(!switched.continues_conversation);
+    }
+
+    #[test]
     fn a_huge_text_is_read_only_at_its_start() {
         let text = "Warum ist der Auftrag gesperrt? ".to_string() + &"x".repeat(1 << 20);
         assert_eq!(detect(&text), Some(Language::De));

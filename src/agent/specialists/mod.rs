@@ -219,3 +219,29 @@ fn quote(text: &str) -> String {
         .replace('"', "'");
     format!("\"{}\"", flat.trim())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The English catalog names each specialist as its skill on the card
+    /// does, so the questions that name them read as before.
+    #[test]
+    fn the_catalogs_skill_names_are_the_cards() {
+        for specialist in all() {
+            let skill = specialist.skill();
+            assert_eq!(
+                say(Language::En, "skill-name", &[("skill", skill.id.into())]),
+                skill.name
+            );
+            assert_eq!(
+                say(Language::En, "skill-kind", &[("skill", skill.id.into())]),
+                skill.name.to_lowercase()
+            );
+            assert_ne!(
+                say(Language::De, "skill-name", &[("skill", skill.id.into())]),
+                skill.name
+            );
+        }
+    }
+}

@@ -163,6 +163,15 @@ batch-line-not-found = { $order }: Kundenauftrag nicht gefunden; es wurde nichts
 batch-line-failed = { $order }: { $error }; es wurde nichts eingereicht. Antworten Sie mit genehmigen { $order }, um es erneut zu versuchen.
 needs-own-question = Um sie zu genehmigen, fragen Sie nach Auftrag { $order } allein: die Änderung braucht den Liefertermin, den sich der Kunde gewünscht hat.
 
+## Ein fehlgeschlagenes Lesen der Aufträge
+
+backend-forbidden = S/4HANA lässt Sie { $what } nicht sehen.
+backend-no-answer = S/4HANA hat nicht rechtzeitig geantwortet; bitte versuchen Sie es erneut.
+backend-no-user = Ich lese S/4HANA nur als die fragende Person, und diese Anfrage trägt keine Benutzeridentität (ein technischer Aufrufer). Bitte fragen Sie als angemeldeter Benutzer.
+backend-identity = S/4HANA hat Ihre Identität nicht akzeptiert ({ $reason }). Es wurde nichts gelesen; bitten Sie Ihre Administration, die S/4HANA-Verbindung zu prüfen (order-exception-agent diagnose).
+backend-settings = Die S/4HANA-Verbindung ist nicht richtig eingerichtet ({ $reason }). Bitte wenden Sie sich an Ihre Administration.
+backend-unavailable = Die Auftragsdaten konnten gerade nicht gelesen werden ({ $error }). Bitte versuchen Sie es später erneut.
+
 ## Eine Anfrage, die länger dauert als das Zeitbudget
 
 still-working = Ihre Anfrage wird noch bearbeitet; die Antwort folgt, sobald sie fertig ist.

@@ -171,6 +171,15 @@ batch-line-not-found = { $order }: sales order not found; nothing was filed.
 batch-line-failed = { $order }: { $error }; nothing was filed. Reply approve { $order } to try again.
 needs-own-question = To approve it, ask about order { $order } on its own: the change needs the delivery date the customer asked for.
 
+## A read of the orders that failed
+
+backend-forbidden = S/4HANA does not let you see { $what }.
+backend-no-answer = S/4HANA did not answer in time; please try again.
+backend-no-user = I read S/4HANA only as the person asking, and this request carries no user identity (a technical caller). Please ask as a signed-in user.
+backend-identity = S/4HANA did not accept your identity ({ $reason }). Nothing was read; ask your administrator to check the S/4HANA connection (order-exception-agent diagnose).
+backend-settings = The S/4HANA connection is not set up right ({ $reason }). Please tell your administrator.
+backend-unavailable = The order data could not be read right now ({ $error }). Please try again later.
+
 ## A turn that takes longer than the budget
 
 still-working = Still working on your request; the answer follows as soon as it is ready.

@@ -152,7 +152,7 @@ impl OrderExceptionAgent {
                     Ok(Ok(found)) => found,
                     Ok(Err(error)) => {
                         tracing::warn!(%error, "the blocked orders could not be listed");
-                        let (refusal, text) = error.for_the_user();
+                        let (refusal, text) = catalog::backend_error(&error, language);
                         let outcome = match refusal {
                             crate::backend::Refusal::Rejected => Outcome::Rejected,
                             crate::backend::Refusal::Failed => Outcome::Failed,
@@ -442,7 +442,7 @@ impl OrderExceptionAgent {
             Ok(reply) => self.approvals.offer(reply, &turn.caller, language),
             Err(error) => {
                 tracing::warn!(%error, "backend read failed");
-                let (refusal, text) = error.for_the_user();
+                let (refusal, text) = catalog::backend_error(&error, language);
                 let outcome = match refusal {
                     crate::backend::Refusal::Rejected => Outcome::Rejected,
                     crate::backend::Refusal::Failed => Outcome::Failed,

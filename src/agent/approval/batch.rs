@@ -196,7 +196,8 @@ impl Approvals {
                     // refusal, a timeout or 5xx a failure; neither is
                     // offered again.
                     tracing::warn!(%error, sales_order = %order, "backend read failed before filing");
-                    let (_, text) = error.for_the_user();
+                    let (_, text) =
+                        crate::agent::language::catalog::backend_error(&error, language);
                     pending[index].state = PendingState::Declined;
                     lines.push(format!(
                         "{order}: {text} {}",

@@ -448,7 +448,7 @@ impl Approvals {
                 // The same answer as on the first turn: S/4HANA's 403 is
                 // the user's refusal, a timeout or 5xx a failure.
                 tracing::warn!(%error, sales_order = %pending.sales_order, "backend read failed before filing");
-                let (refusal, text) = error.for_the_user();
+                let (refusal, text) = catalog::backend_error(&error, language);
                 let outcome = match refusal {
                     crate::backend::Refusal::Rejected => Outcome::Rejected,
                     crate::backend::Refusal::Failed => Outcome::Failed,

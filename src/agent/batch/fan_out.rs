@@ -80,7 +80,8 @@ impl FanOut<'_> {
                 Ok(Ok(item)) => item,
                 Ok(Err(error)) => {
                     tracing::warn!(%error, sales_order = %number, "batch item: backend read failed");
-                    let (refusal, text) = error.for_the_user();
+                    let (refusal, text) =
+                        crate::agent::language::catalog::backend_error(&error, self.language);
                     let state = match refusal {
                         Refusal::Rejected => ItemState::Rejected,
                         Refusal::Failed => ItemState::Failed,

@@ -124,6 +124,47 @@ pub fn text(language: Language, id: &str, args: &[(&str, FluentValue<'_>)]) -> S
     text.into_owned()
 }
 
+/// What the user is told about a failed read of the order source, in
+/// `language`, and whether it is a refusal or a failure (the source's own
+/// [`crate::backend::BackendError::for_the_user`] says which, and is the
+/// English). The technical details inside (what S/4HANA refused, a
+/// setting's problem) stay as the source words them.
+pub fn backend_error(
+    error: &crate::backend::BackendError,
+    language: Language,
+) -> (crate::backend::Refusal, String) {
+    use crate::backend::BackendError;
+    let (refusal, english) = error.for_the_user();
+    if language == Language::En {
+        return (refusal, english);
+    }
+    let text = match error {
+        BackendError::Forbidden(what) => text(
+            language,
+            "backend-forbidden",
+            &[("what", what.as_str().into())],
+        ),
+        BackendError::NoAnswer(_) => text(language, "backend-no-answer", &[]),
+        BackendError::NoUser => text(language, "backend-no-user", &[]),
+        BackendError::Identity(reason) => text(
+            language,
+            "backend-identity",
+            &[("reason", reason.as_str().into())],
+        ),
+        BackendError::Settings(reason) => text(
+            language,
+            "backend-settings",
+            &[("reason", reason.as_str().into())],
+        ),
+        BackendError::Unavailable(_) | BackendError::InvalidData { .. } => text(
+            language,
+            "backend-unavailable",
+            &[("error", error.to_string().into())],
+        ),
+    };
+    (refusal, text)
+}
+
 /// "a, b or c" in `language`.
 pub fn or_list(language: Language, items: &[&str]) -> String {
     list(language, "or-pair", items)
@@ -273,6 +314,54 @@ mod tests {
             super::text(Language::En, "not-found", &[("order", "4799".into())]),
             "Sales order 4799 not found. Please check the number."
         );
+    }
+
+    /// The catalog's English of a failed read is the source's own, word
+    /// for word; German has its own.
+    #[test]
+    fn failed_reads_in_english_and_german() {
+        use crate::backend::BackendError;
+        for error in [
+            BackendError::Forbidden("sales order 4711".into()),
+            BackendError::NoAnswer("timeout".into()),
+            BackendError::NoUser,
+            BackendError::Identity("expired".into()),
+            BackendError::Settings("no destination".into()),
+            BackendError::Unavailable("down".into()),
+        ] {
+            let english = error.for_the_user();
+            let ids = [
+                "backend-forbidden",
+                "backend-no-answer",
+                "backend-no-user",
+                "backend-identity",
+                "backend-settings",
+                "backend-unavailable",
+            ];
+            let args: [(&str, FluentValue<'_>); 3] = [
+                ("what", "sales order 4711".into()),
+                ("reason", error_reason(&error).into()),
+                ("error", error.to_string().into()),
+            ];
+            assert!(
+                ids.iter()
+                    .any(|id| text(Language::En, id, &args) == english.1),
+                "{error:?}: {}",
+                english.1
+            );
+            assert_eq!(backend_error(&error, Language::En), english);
+            let (refusal, german) = backend_error(&error, Language::De);
+            assert_eq!(refusal, english.0);
+            assert_ne!(german, english.1);
+        }
+    }
+
+    fn error_reason(error: &crate::backend::BackendError) -> String {
+        match error {
+            crate::backend::BackendError::Identity(reason)
+            | crate::backend::BackendError::Settings(reason) => reason.clone(),
+            _ => String::new(),
+        }
     }
 
     #[test]

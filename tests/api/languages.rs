@@ -476,6 +476,18 @@ async fn the_seed_walkthrough_in_german(app: TestApp) {
     let text = status_text(&approved);
     reads_german(&text);
     assert!(text.starts_with("4725: Bereits eingereicht: "), "{text}");
+    let approvals_summary = approved["artifacts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|artifact| artifact["name"] == "approvals")
+        .and_then(|artifact| artifact["parts"][0]["data"]["summary"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        approvals_summary.starts_with("4725: Already filed: open_dispute_case for order 4725"),
+        "the data part's summary stays as calling agents read it: {approved}"
+    );
     assert!(
         text.contains(
             "\n4740: Eingereicht: Änderung des Liefertermins anfordern für Kundenauftrag 4740 \

@@ -85,6 +85,28 @@ pub fn batch_question(pending: &[PendingOrder], language: Language) -> String {
     )
 }
 
+/// The lines of a batch approval's answer as the user reads them, and the
+/// first in English: the `approvals` data artifact's `summary`, the same
+/// whatever the user's language.
+#[derive(Default)]
+struct Lines {
+    said: Vec<String>,
+    first_in_english: Option<String>,
+}
+
+impl Lines {
+    fn push_in(&mut self, language: Language, render: impl Fn(Language) -> String) {
+        if self.first_in_english.is_none() {
+            self.first_in_english = Some(render(Language::En));
+        }
+        self.said.push(render(language));
+    }
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_string()
+}
+
 impl Approvals {
     /// The user answered a batch's approval question.
     #[tracing::instrument(name = "approval", skip_all, fields(otel.name = "approval", approval.batch = pending.len()))]
@@ -93,12 +115,22 @@ impl Approvals {
         let language = super::answering(turn);
         let wanted: Vec<(usize, Decision)> = match batch_decision(&turn.text) {
             BatchDecision::Unclear => {
-                let text = say(
-                    language,
-                    "batch-answer-unclear",
-                    &[("question", batch_question(&pending, language).into())],
+                let said = |language: Language| {
+                    say(
+                        language,
+                        "batch-answer-unclear",
+                        &[("question", batch_question(&pending, language).into())],
+                    )
+                };
+                let summary = first_line(&said(Language::En));
+                let text = said(language);
+                return self.batch_reply(
+                    Outcome::InputRequired,
+                    text,
+                    summary,
+                    Vec::new(),
+                    pending,
                 );
-                return self.batch_reply(Outcome::InputRequired, text, Vec::new(), pending);
             }
             BatchDecision::All(Decision::Approve) => (0..pending.len())
                 .filter(|i| pending[*i].state != PendingState::Declined)
@@ -118,43 +150,57 @@ impl Approvals {
                     }
                 }
                 if !unknown.is_empty() {
-                    let text = say(
-                        language,
-                        "batch-not-offered",
-                        &[
-                            ("orders", unknown.join(", ").into()),
-                            ("question", batch_question(&pending, language).into()),
-                        ],
+                    let said = |language: Language| {
+                        say(
+                            language,
+                            "batch-not-offered",
+                            &[
+                                ("orders", unknown.join(", ").into()),
+                                ("question", batch_question(&pending, language).into()),
+                            ],
+                        )
+                    };
+                    let summary = first_line(&said(Language::En));
+                    let text = said(language);
+                    return self.batch_reply(
+                        Outcome::InputRequired,
+                        text,
+                        summary,
+                        Vec::new(),
+                        pending,
                     );
-                    return self.batch_reply(Outcome::InputRequired, text, Vec::new(), pending);
                 }
                 wanted
             }
         };
-        let mut lines = Vec::new();
+        let mut lines = Lines::default();
         let mut notes = Vec::new();
         for (index, decision) in wanted {
             let proposal = pending[index].proposal.clone();
             let order = proposal.sales_order.clone();
             if decision == Decision::Reject {
                 if pending[index].state == PendingState::Filed {
-                    lines.push(say(
-                        language,
-                        "batch-line-filed-before",
-                        &[("order", order.as_str().into())],
-                    ));
+                    lines.push_in(language, |language: Language| {
+                        say(
+                            language,
+                            "batch-line-filed-before",
+                            &[("order", order.as_str().into())],
+                        )
+                    });
                     continue;
                 }
                 pending[index].state = PendingState::Declined;
                 notes.push(self.note(ApprovalStatus::Declined, &proposal, caller));
-                lines.push(say(
-                    language,
-                    "batch-line-declined",
-                    &[
-                        ("order", order.as_str().into()),
-                        ("summary", super::summary(&proposal, language).into()),
-                    ],
-                ));
+                lines.push_in(language, |language: Language| {
+                    say(
+                        language,
+                        "batch-line-declined",
+                        &[
+                            ("order", order.as_str().into()),
+                            ("summary", super::summary(&proposal, language).into()),
+                        ],
+                    )
+                });
                 continue;
             }
             // Checked again now: the approver may not be who was asked.
@@ -163,61 +209,74 @@ impl Approvals {
                 Err(refusal) => {
                     let (note, refusal) = *refusal;
                     notes.push(note);
-                    lines.push(format!(
-                        "{order}: {}",
-                        refusal.text(&proposal, caller, language, true)
-                    ));
+                    lines.push_in(language, |language: Language| {
+                        format!(
+                            "{order}: {}",
+                            refusal.text(&proposal, caller, language, true)
+                        )
+                    });
                     continue;
                 }
             };
             match self.file_approved(&proposal, role, turn).await {
                 Ok(filing) => {
-                    let (status, text) = filing::describe(&filing, language);
+                    let (status, _) = filing::describe(&filing, language);
+                    let texts = [language, Language::En].map(|l| filing::describe(&filing, l).1);
                     let (entry, report) = self.carry_out(filing.into_entry(), turn).await;
                     let mut note = self.note(status, &proposal, caller);
                     note.entry = Some(entry);
                     notes.push(note);
                     pending[index].state = PendingState::Filed;
-                    match report.is_empty() {
-                        true => lines.push(format!("{order}: {text}")),
-                        false => lines.push(format!("{order}: {text} {report}")),
-                    }
+                    lines.push_in(language, |l: Language| {
+                        let text = if l == language { &texts[0] } else { &texts[1] };
+                        match report.is_empty() {
+                            true => format!("{order}: {text}"),
+                            false => format!("{order}: {text} {report}"),
+                        }
+                    });
                 }
                 Err(NotFiled::UnknownOrder(_)) => {
                     pending[index].state = PendingState::Declined;
-                    lines.push(say(
-                        language,
-                        "batch-line-not-found",
-                        &[("order", order.as_str().into())],
-                    ));
+                    lines.push_in(language, |language: Language| {
+                        say(
+                            language,
+                            "batch-line-not-found",
+                            &[("order", order.as_str().into())],
+                        )
+                    });
                 }
                 Err(NotFiled::Unreadable(error)) => {
                     // As for one order: S/4HANA's 403 is the user's
                     // refusal, a timeout or 5xx a failure; neither is
                     // offered again.
                     tracing::warn!(%error, sales_order = %order, "backend read failed before filing");
-                    let (_, text) =
-                        crate::agent::language::catalog::backend_error(&error, language);
                     pending[index].state = PendingState::Declined;
-                    lines.push(format!(
-                        "{order}: {text} {}",
-                        say(language, "nothing-was-filed", &[])
-                    ));
+                    lines.push_in(language, |language: Language| {
+                        let (_, text) =
+                            crate::agent::language::catalog::backend_error(&error, language);
+                        format!(
+                            "{order}: {text} {}",
+                            say(language, "nothing-was-filed", &[])
+                        )
+                    });
                 }
                 Err(error) => {
                     notes.push(self.note(ApprovalStatus::Pending, &proposal, caller));
-                    lines.push(say(
-                        language,
-                        "batch-line-failed",
-                        &[
-                            ("order", order.as_str().into()),
-                            ("error", error.to_string().into()),
-                        ],
-                    ));
+                    lines.push_in(language, |language: Language| {
+                        say(
+                            language,
+                            "batch-line-failed",
+                            &[
+                                ("order", order.as_str().into()),
+                                ("error", error.to_string().into()),
+                            ],
+                        )
+                    });
                 }
             }
         }
-        let mut report_text = lines.join("\n");
+        let summary = lines.first_in_english.take();
+        let mut report_text = lines.said.join("\n");
         let waiting = pending.iter().any(|p| p.state == PendingState::Pending);
         let outcome = if waiting {
             report_text = format!("{report_text}\n\n{}", batch_question(&pending, language));
@@ -225,17 +284,19 @@ impl Approvals {
         } else {
             Outcome::Completed
         };
-        self.batch_reply(outcome, report_text.trim().to_string(), notes, pending)
+        let text = report_text.trim().to_string();
+        let summary = summary.unwrap_or_else(|| first_line(&text));
+        self.batch_reply(outcome, text, summary, notes, pending)
     }
 
     fn batch_reply(
         &self,
         outcome: Outcome,
         text: String,
+        summary: String,
         approvals: Vec<super::ApprovalNote>,
         pending: Vec<PendingOrder>,
     ) -> Reply {
-        let summary = text.lines().next().unwrap_or_default().to_string();
         Reply {
             batch: Some(BatchReport {
                 summary,

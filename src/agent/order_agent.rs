@@ -6,6 +6,8 @@ use super::batch::answer::{self, LeftOut};
 use super::batch::fan_out::{FanOut, Work};
 use super::batch::{self as batches, BatchRequest};
 use super::input::DataFields;
+use super::language::Language;
+use super::language::catalog::{self, text as say};
 use super::router::{Router, RoutingBasis, RoutingDecision};
 use super::settings::BatchSettings;
 use super::specialists::{self, Skill, Specialist};
@@ -75,36 +77,35 @@ impl OrderExceptionAgent {
 
     /// The question when no specialist fits: name the candidates of a tie,
     /// or all kinds of problem.
-    fn which_problem(&self, decision: &RoutingDecision) -> String {
-        let names: Vec<&str> = if decision.tied.is_empty() {
-            self.specialists.iter().map(|s| s.skill().name).collect()
+    fn which_problem(&self, decision: &RoutingDecision, language: Language) -> String {
+        let ids: Vec<&str> = if decision.tied.is_empty() {
+            self.specialists.iter().map(|s| s.skill().id).collect()
         } else {
             decision
                 .tied
                 .iter()
-                .filter_map(|id| self.specialist(id).map(|s| s.skill().name))
+                .filter_map(|id| self.specialist(id).map(|s| s.skill().id))
                 .collect()
         };
-        format!(
-            "Which problem is it: {}? Please say which one and give the sales order number.",
-            join_or(&names)
+        let names = skill_words(language, "skill-name", &ids);
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        say(
+            language,
+            "which-problem",
+            &[("problems", catalog::or_list(language, &names).into())],
         )
     }
 
     /// The short answer to an ask for orders beyond blocked ones ("list all
     /// sales orders from last week"): what this agent does, and how to ask.
-    fn what_i_do(&self) -> String {
-        let kinds: Vec<String> = self
-            .specialists
-            .iter()
-            .map(|s| s.skill().name.to_lowercase())
-            .collect();
+    fn what_i_do(&self, language: Language) -> String {
+        let ids: Vec<&str> = self.specialists.iter().map(|s| s.skill().id).collect();
+        let kinds = skill_words(language, "skill-kind", &ids);
         let kinds: Vec<&str> = kinds.iter().map(String::as_str).collect();
-        format!(
-            "I explain blocked sales orders ({}); I do not list other orders. Ask \"show me all \
-             blocked orders\", \"credit blocks of customer 10023\", or about one order: \"why is \
-             4711 blocked?\"",
-            join_or(&kinds)
+        say(
+            language,
+            "what-i-do",
+            &[("kinds", catalog::or_list(language, &kinds).into())],
         )
     }
 
@@ -117,30 +118,26 @@ impl OrderExceptionAgent {
 
     /// Several orders: list them (a blocked-orders query) or take the
     /// named ones, fan them out, answer per order.
-    async fn batch(&self, request: BatchRequest, turn: &Turn) -> Reply {
+    async fn batch(&self, request: BatchRequest, turn: &Turn, language: Language) -> Reply {
         let orders = Arc::clone(&self.orders).as_user(turn.caller.user_token.as_ref());
         let bound = self.batch.bound();
         let (work, left_out) = match request {
             BatchRequest::Named(numbers) => {
                 let count = numbers.len().saturating_sub(bound);
-                let (orders_were, them) = if count == 1 {
-                    ("order was", "it")
-                } else {
-                    ("orders were", "them")
-                };
                 let left_out = (count > 0).then(|| LeftOut {
                     count,
-                    hint: format!(
-                        "{count} more {orders_were} named than one request looks at (at most \
-                         {bound}); ask about {them} in another request."
+                    hint: say(
+                        language,
+                        "named-left-out",
+                        &[("count", count.into()), ("bound", bound.into())],
                     ),
                 });
                 let work: Vec<Work> = numbers.into_iter().take(bound).map(Work::Number).collect();
                 (work, left_out)
             }
             BatchRequest::Blocked { customer, kind } => {
-                let what = describe_query(customer.as_deref(), kind, true);
-                let one_of_what = describe_query(customer.as_deref(), kind, false);
+                let what = describe_query(customer.as_deref(), kind, true, language);
+                let one_of_what = describe_query(customer.as_deref(), kind, false, language);
                 // More than the bound is asked for, to say how many more match.
                 let probe = bound.saturating_mul(COUNT_PAST_THE_BOUND);
                 let query = BlockedQuery {
@@ -155,7 +152,7 @@ impl OrderExceptionAgent {
                     Ok(Ok(found)) => found,
                     Ok(Err(error)) => {
                         tracing::warn!(%error, "the blocked orders could not be listed");
-                        let (refusal, text) = error.for_the_user();
+                        let (refusal, text) = catalog::backend_error(&error, language);
                         let outcome = match refusal {
                             crate::backend::Refusal::Rejected => Outcome::Rejected,
                             crate::backend::Refusal::Failed => Outcome::Failed,
@@ -165,30 +162,45 @@ impl OrderExceptionAgent {
                     Err(_) => {
                         return Reply::new(
                             Outcome::Failed,
-                            format!("The {what} could not be listed in time; please try again."),
+                            say(
+                                language,
+                                "blocked-not-listed-in-time",
+                                &[("what", what.into())],
+                            ),
                         );
                     }
                 };
                 if found.is_empty() {
-                    return Reply::new(Outcome::Completed, format!("No {what} found."));
+                    return Reply::new(
+                        Outcome::Completed,
+                        say(language, "blocked-none-found", &[("what", what.into())]),
+                    );
                 }
                 let count = found.len().saturating_sub(bound);
-                let at_least = if found.len() >= probe {
-                    "at least "
+                let at_least = found.len() >= probe;
+                let more = if count == 1 && !at_least {
+                    say(
+                        language,
+                        "blocked-one-more",
+                        &[("what", one_of_what.into())],
+                    )
                 } else {
-                    ""
-                };
-                let more = if count == 1 && at_least.is_empty() {
-                    format!("1 more {one_of_what} matches")
-                } else {
-                    format!("{at_least}{count} more {what} match")
+                    say(
+                        language,
+                        "blocked-more",
+                        &[
+                            ("atLeast", if at_least { "yes" } else { "no" }.into()),
+                            ("count", count.into()),
+                            ("what", what.as_str().into()),
+                        ],
+                    )
                 };
                 let left_out = (count > 0).then(|| LeftOut {
                     count,
-                    hint: format!(
-                        "{more} than one request looks at (at most {bound}); \
-                         narrow the question, for example to one customer (\"blocked orders of \
-                         customer 10023\") or one kind of block (\"credit blocks\")."
+                    hint: say(
+                        language,
+                        "blocked-left-out",
+                        &[("more", more.into()), ("bound", bound.into())],
                     ),
                 });
                 let work = found
@@ -205,6 +217,7 @@ impl OrderExceptionAgent {
             orders,
             settings: &self.batch,
             progress: &turn.progress,
+            language,
         };
         let span = tracing::info_span!(
             "batch",
@@ -213,10 +226,14 @@ impl OrderExceptionAgent {
             batch.not_listed = left_out.as_ref().map_or(0, |left| left.count),
         );
         let items = tracing::Instrument::instrument(fan_out.run(work), span).await;
-        answer::compose(items, left_out, &self.approvals, &turn.caller)
+        answer::compose(items, left_out, &self.approvals, &turn.caller, language)
     }
 
-    async fn answer(&self, turn: &Turn) -> Result<Reply, crate::backend::BackendError> {
+    async fn answer(
+        &self,
+        turn: &Turn,
+        language: Language,
+    ) -> Result<Reply, crate::backend::BackendError> {
         // Every read of this turn is made as the caller.
         let orders = Arc::clone(&self.orders).as_user(turn.caller.user_token.as_ref());
         let mut said = turn.earlier.clone();
@@ -248,7 +265,7 @@ impl OrderExceptionAgent {
 
         if decision.specialist.is_none() {
             let Some(number) = sales_order.as_deref() else {
-                let question = self.which_problem(&decision);
+                let question = self.which_problem(&decision, language);
                 return Ok(Reply {
                     routing: Some(decision),
                     ..Reply::new(Outcome::InputRequired, question)
@@ -257,15 +274,20 @@ impl OrderExceptionAgent {
             let Some(order) = orders.sales_order(number).await? else {
                 return Ok(Reply {
                     routing: Some(decision),
-                    ..specialists::not_found(number)
+                    ..specialists::not_found(number, language)
                 });
             };
             if order.block_note.is_empty() {
-                let text = match specialists::unconfigured_blocks(&order) {
-                    Some(unconfigured) => format!("Sales order {number}: {unconfigured}"),
-                    None => {
-                        format!("Sales order {number} is not blocked; nothing needs to be done.")
-                    }
+                let text = match specialists::unconfigured_blocks(&order, language) {
+                    Some(unconfigured) => say(
+                        language,
+                        "order-unconfigured",
+                        &[
+                            ("order", number.into()),
+                            ("unconfigured", unconfigured.into()),
+                        ],
+                    ),
+                    None => say(language, "not-blocked", &[("order", number.into())]),
                 };
                 return Ok(Reply {
                     routing: Some(decision),
@@ -275,7 +297,7 @@ impl OrderExceptionAgent {
             // The words did not decide; the order's own block note does.
             let by_note = self.router.route(&order.block_note);
             if by_note.specialist.is_none() {
-                let question = self.which_problem(&decision);
+                let question = self.which_problem(&decision, language);
                 return Ok(Reply {
                     routing: Some(decision),
                     ..Reply::new(Outcome::InputRequired, question)
@@ -293,7 +315,7 @@ impl OrderExceptionAgent {
         else {
             return Ok(Reply::new(
                 Outcome::Failed,
-                "No specialist is available for this request.",
+                say(language, "no-specialist", &[]),
             ));
         };
         let span = tracing::info_span!(
@@ -303,7 +325,12 @@ impl OrderExceptionAgent {
             routing.basis = decision.basis.as_str(),
         );
         let mut reply = tracing::Instrument::instrument(
-            specialists::handle(specialist, sales_order.as_deref(), orders.as_ref()),
+            specialists::handle(
+                specialist,
+                sales_order.as_deref(),
+                orders.as_ref(),
+                language,
+            ),
             span,
         )
         .await?;
@@ -314,31 +341,55 @@ impl OrderExceptionAgent {
 
 /// What a blocked-orders query asks for, in the plural ("credit blocks of
 /// customer 10023") or for one of them ("credit block of customer 10023").
-fn describe_query(customer: Option<&str>, kind: Option<BlockKind>, plural: bool) -> String {
-    let noun = match kind {
-        None => "blocked order",
-        Some(BlockKind::Credit) => "credit block",
-        Some(BlockKind::PriceDispute) => "price dispute",
-        Some(BlockKind::MasterData) => "incomplete order",
-        Some(BlockKind::Delivery) => "delivery block",
+fn describe_query(
+    customer: Option<&str>,
+    kind: Option<BlockKind>,
+    plural: bool,
+    language: Language,
+) -> String {
+    let kind = match kind {
+        None => "any",
+        Some(BlockKind::Credit) => "credit",
+        Some(BlockKind::PriceDispute) => "pricing",
+        Some(BlockKind::MasterData) => "masterdata",
+        Some(BlockKind::Delivery) => "delivery",
     };
-    let what = if plural {
-        format!("{noun}s")
+    let id = if plural {
+        "blocked-many"
     } else {
-        noun.to_string()
+        "blocked-one"
     };
+    let what = say(language, id, &[("kind", kind.into())]);
     match customer {
-        Some(customer) => format!("{what} of customer {customer}"),
+        Some(customer) => say(
+            language,
+            "of-customer",
+            &[("what", what.into()), ("customer", customer.into())],
+        ),
         None => what,
     }
 }
 
-fn join_or(names: &[&str]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [init @ .., last] => format!("{} or {}", init.join(", "), last),
+/// Each skill's name (`skill-name`) or its kind in a sentence
+/// (`skill-kind`) in `language`.
+fn skill_words(language: Language, id: &str, skills: &[&str]) -> Vec<String> {
+    skills
+        .iter()
+        .map(|skill| say(language, id, &[("skill", (*skill).into())]))
+        .collect()
+}
+
+/// A user of a language whose catalog is not complete is answered in
+/// English, and told so in their own language on the first answer of the
+/// conversation in it (docs/routing.md#languages).
+fn said_once(mut reply: Reply, turn: &Turn) -> Reply {
+    let language = turn.language.language;
+    if catalog::answering(language) == language || turn.language.continues_conversation {
+        return reply;
     }
+    let note = say(language, "answers-in-english", &[]);
+    reply.text = format!("{note}\n\n{}", reply.text);
+    reply
 }
 
 #[async_trait]
@@ -352,29 +403,35 @@ impl Agent for OrderExceptionAgent {
     }
 
     async fn respond(&self, turn: Turn) -> Reply {
+        let reply = self
+            .respond_in(&turn, catalog::answering(turn.language.language))
+            .await;
+        said_once(reply, &turn)
+    }
+}
+
+impl OrderExceptionAgent {
+    /// The turn's answer, in `language` (the language the user is answered in).
+    async fn respond_in(&self, turn: &Turn, language: Language) -> Reply {
         match turn.pending.clone() {
             Some(PendingApproval::One(pending)) => {
-                return self.approvals.answer(pending, &turn).await;
+                return self.approvals.answer(pending, turn).await;
             }
             Some(PendingApproval::Batch(pending)) => {
-                return self.approvals.answer_batch(pending, &turn).await;
+                return self.approvals.answer_batch(pending, turn).await;
             }
             None => {}
         }
         if approval::decision(&turn.text) != approval::Decision::Unclear {
-            return Reply::new(
-                Outcome::Rejected,
-                "Nothing in this conversation is waiting for your approval. Ask about a blocked \
-                 sales order first; I will ask before anything is filed.",
-            );
+            return Reply::new(Outcome::Rejected, say(language, "nothing-waiting", &[]));
         }
         if let Some(request) = batches::recognise(&turn.text, |text| self.kind_of(text)) {
-            return self.batch(request, &turn).await;
+            return self.batch(request, turn, language).await;
         }
         if batches::beyond_reach(&turn.text, |text| self.kind_of(text)) {
-            return Reply::new(Outcome::InputRequired, self.what_i_do());
+            return Reply::new(Outcome::InputRequired, self.what_i_do(language));
         }
-        match tokio::time::timeout(self.backend_timeout, self.answer(&turn))
+        match tokio::time::timeout(self.backend_timeout, self.answer(turn, language))
             .await
             .unwrap_or_else(|_| {
                 Err(crate::backend::BackendError::Unavailable(format!(
@@ -382,10 +439,10 @@ impl Agent for OrderExceptionAgent {
                     self.backend_timeout.as_secs_f64()
                 )))
             }) {
-            Ok(reply) => self.approvals.offer(reply, &turn.caller),
+            Ok(reply) => self.approvals.offer(reply, &turn.caller, language),
             Err(error) => {
                 tracing::warn!(%error, "backend read failed");
-                let (refusal, text) = error.for_the_user();
+                let (refusal, text) = catalog::backend_error(&error, language);
                 let outcome = match refusal {
                     crate::backend::Refusal::Rejected => Outcome::Rejected,
                     crate::backend::Refusal::Failed => Outcome::Failed,

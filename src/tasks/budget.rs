@@ -265,4 +265,21 @@ mod tests {
             crate::tasks::STILL_WORKING_READ_LATER
         );
     }
+
+    /// The note (also a push heartbeat's) is in the task's language; the
+    /// catalog's English is the constants' word for word.
+    #[test]
+    fn the_note_is_in_the_tasks_language() {
+        for path in [ResultPath::Push, ResultPath::AskAgain, ResultPath::TasksGet] {
+            assert_eq!(path.note_in(crate::agent::Language::En), path.note());
+            assert_eq!(path.note_in(crate::agent::Language::Fr), path.note());
+        }
+        let mut german = task(TaskState::Working);
+        super::super::language::keep(&mut german, crate::agent::Language::De);
+        let answered = with_working_note(german, ResultPath::Push, None);
+        assert_eq!(
+            answered.status.message.expect("the note").text(),
+            "Ihre Anfrage wird noch bearbeitet; die Antwort folgt, sobald sie fertig ist."
+        );
+    }
 }

@@ -11,6 +11,7 @@
 use super::events::{ArtifactPiece, TaskEvent};
 use crate::a2a::{Artifact, Message, Part, Task, TaskState, TaskStatus};
 use crate::agent::approval::quick_replies;
+use crate::agent::language::{Language, catalog};
 use crate::agent::{ApprovalStatus, Outcome, PendingApproval, Reply};
 use crate::clock::now_rfc3339;
 use serde_json::{Map, Value, json};
@@ -92,12 +93,29 @@ impl ResultPath {
     }
 }
 
-/// The agent message saying the turn goes on and how its result comes:
-/// `progress` (how far a turn got) first when there is one.
+impl ResultPath {
+    /// The note in `language`, from its catalog (English: the constants
+    /// above, word for word).
+    pub fn note_in(self, language: Language) -> String {
+        let id = match self {
+            ResultPath::Push => "still-working",
+            ResultPath::AskAgain => "still-working-ask-again",
+            ResultPath::TasksGet => "still-working-read-later",
+        };
+        catalog::text(catalog::answering(language), id, &[])
+    }
+}
+
+/// The agent message saying the turn goes on and how its result comes, in
+/// the language the task's turn is answered in (`metadata.language`; push
+/// heartbeats say it the same way): `progress` (how far a turn got, already
+/// in that language) first when there is one.
 pub fn working_note(task: &Task, path: ResultPath, progress: Option<&str>) -> Message {
+    let language = super::language::of_task(task).unwrap_or_default();
+    let note = path.note_in(language);
     let text = match progress {
-        Some(progress) => format!("{progress} {}", path.note()),
-        None => path.note().to_string(),
+        Some(progress) => format!("{progress} {note}"),
+        None => note,
     };
     agent_message(task, &text, None)
 }

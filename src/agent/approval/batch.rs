@@ -11,6 +11,8 @@ use super::reply_parse::{BatchDecision, Decision, batch_decision};
 use super::{ApprovalStatus, Approvals};
 use crate::agent::batch::BatchReport;
 use crate::agent::execution::approved;
+use crate::agent::language::Language;
+use crate::agent::language::catalog::text as say;
 use crate::agent::{Outcome, Proposal, Reply, Turn};
 use serde::{Deserialize, Serialize};
 
@@ -40,17 +42,9 @@ pub enum PendingApproval {
     One(Proposal),
 }
 
-fn lowercase_first(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
 /// "Approve: 4725 open a dispute case, 4740 request a delivery date
 /// change? Reply approve all, approve 4725, or reject."
-pub fn batch_question(pending: &[PendingOrder]) -> String {
+pub fn batch_question(pending: &[PendingOrder], language: Language) -> String {
     let open: Vec<&Proposal> = pending
         .iter()
         .filter(|order| order.state == PendingState::Pending)
@@ -59,10 +53,21 @@ pub fn batch_question(pending: &[PendingOrder]) -> String {
     let offers: Vec<String> = open
         .iter()
         .map(|p| {
-            format!(
-                "{} {}",
-                p.sales_order,
-                lowercase_first(p.action.verb_phrase())
+            say(
+                language,
+                "batch-offer",
+                &[
+                    ("order", p.sales_order.as_str().into()),
+                    (
+                        "verb",
+                        say(
+                            language,
+                            "action-inline",
+                            &[("action", p.action.as_str().into())],
+                        )
+                        .into(),
+                    ),
+                ],
             )
         })
         .collect();
@@ -70,10 +75,36 @@ pub fn batch_question(pending: &[PendingOrder]) -> String {
         .first()
         .map(|p| p.sales_order.as_str())
         .unwrap_or_default();
-    format!(
-        "Approve: {}? Reply approve all, approve {example}, or reject.",
-        offers.join(", ")
+    say(
+        language,
+        "batch-question",
+        &[
+            ("offers", offers.join(", ").into()),
+            ("example", example.into()),
+        ],
     )
+}
+
+/// The lines of a batch approval's answer as the user reads them, and the
+/// first in English: the `approvals` data artifact's `summary`, the same
+/// whatever the user's language.
+#[derive(Default)]
+struct Lines {
+    said: Vec<String>,
+    first_in_english: Option<String>,
+}
+
+impl Lines {
+    fn push_in(&mut self, language: Language, render: impl Fn(Language) -> String) {
+        if self.first_in_english.is_none() {
+            self.first_in_english = Some(render(Language::En));
+        }
+        self.said.push(render(language));
+    }
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_string()
 }
 
 impl Approvals {
@@ -81,13 +112,25 @@ impl Approvals {
     #[tracing::instrument(name = "approval", skip_all, fields(otel.name = "approval", approval.batch = pending.len()))]
     pub async fn answer_batch(&self, mut pending: Vec<PendingOrder>, turn: &Turn) -> Reply {
         let caller = &turn.caller;
+        let language = super::answering(turn);
         let wanted: Vec<(usize, Decision)> = match batch_decision(&turn.text) {
             BatchDecision::Unclear => {
-                let text = format!(
-                    "Please answer with approve all, approve and the order numbers, or reject. {}",
-                    batch_question(&pending)
+                let said = |language: Language| {
+                    say(
+                        language,
+                        "batch-answer-unclear",
+                        &[("question", batch_question(&pending, language).into())],
+                    )
+                };
+                let summary = first_line(&said(Language::En));
+                let text = said(language);
+                return self.batch_reply(
+                    Outcome::InputRequired,
+                    text,
+                    summary,
+                    Vec::new(),
+                    pending,
                 );
-                return self.batch_reply(Outcome::InputRequired, text, Vec::new(), pending);
             }
             BatchDecision::All(Decision::Approve) => (0..pending.len())
                 .filter(|i| pending[*i].state != PendingState::Declined)
@@ -107,104 +150,153 @@ impl Approvals {
                     }
                 }
                 if !unknown.is_empty() {
-                    let text = format!(
-                        "Nothing of order {} is offered for approval here; nothing was filed. {}",
-                        unknown.join(", "),
-                        batch_question(&pending)
+                    let said = |language: Language| {
+                        say(
+                            language,
+                            "batch-not-offered",
+                            &[
+                                ("orders", unknown.join(", ").into()),
+                                ("question", batch_question(&pending, language).into()),
+                            ],
+                        )
+                    };
+                    let summary = first_line(&said(Language::En));
+                    let text = said(language);
+                    return self.batch_reply(
+                        Outcome::InputRequired,
+                        text,
+                        summary,
+                        Vec::new(),
+                        pending,
                     );
-                    return self.batch_reply(Outcome::InputRequired, text, Vec::new(), pending);
                 }
                 wanted
             }
         };
-        let mut lines = Vec::new();
+        let mut lines = Lines::default();
         let mut notes = Vec::new();
         for (index, decision) in wanted {
             let proposal = pending[index].proposal.clone();
             let order = proposal.sales_order.clone();
             if decision == Decision::Reject {
                 if pending[index].state == PendingState::Filed {
-                    lines.push(format!(
-                        "{order}: already filed; a rejection does not undo it."
-                    ));
+                    lines.push_in(language, |language: Language| {
+                        say(
+                            language,
+                            "batch-line-filed-before",
+                            &[("order", order.as_str().into())],
+                        )
+                    });
                     continue;
                 }
                 pending[index].state = PendingState::Declined;
                 notes.push(self.note(ApprovalStatus::Declined, &proposal, caller));
-                lines.push(format!(
-                    "{order}: not filed: you rejected \"{}\". Nothing was changed.",
-                    proposal.summary
-                ));
+                lines.push_in(language, |language: Language| {
+                    say(
+                        language,
+                        "batch-line-declined",
+                        &[
+                            ("order", order.as_str().into()),
+                            ("summary", super::summary(&proposal, language).into()),
+                        ],
+                    )
+                });
                 continue;
             }
             // Checked again now: the approver may not be who was asked.
             let role = match self.permission(&proposal, caller) {
                 Ok(role) => role,
                 Err(refusal) => {
-                    let (note, reason) = *refusal;
+                    let (note, refusal) = *refusal;
                     notes.push(note);
-                    lines.push(format!(
-                        "{order}: {}",
-                        reason.replace("Not offered for approval", "Not filed")
-                    ));
+                    lines.push_in(language, |language: Language| {
+                        format!(
+                            "{order}: {}",
+                            refusal.text(&proposal, caller, language, true)
+                        )
+                    });
                     continue;
                 }
             };
             match self.file_approved(&proposal, role, turn).await {
                 Ok(filing) => {
-                    let (status, text) = filing::describe(&filing);
+                    let (status, _) = filing::describe(&filing, language);
+                    let texts = [language, Language::En].map(|l| filing::describe(&filing, l).1);
                     let (entry, report) = self.carry_out(filing.into_entry(), turn).await;
                     let mut note = self.note(status, &proposal, caller);
                     note.entry = Some(entry);
                     notes.push(note);
                     pending[index].state = PendingState::Filed;
-                    match report.is_empty() {
-                        true => lines.push(format!("{order}: {text}")),
-                        false => lines.push(format!("{order}: {text} {report}")),
-                    }
+                    lines.push_in(language, |l: Language| {
+                        let text = if l == language { &texts[0] } else { &texts[1] };
+                        match report.is_empty() {
+                            true => format!("{order}: {text}"),
+                            false => format!("{order}: {text} {report}"),
+                        }
+                    });
                 }
                 Err(NotFiled::UnknownOrder(_)) => {
                     pending[index].state = PendingState::Declined;
-                    lines.push(format!(
-                        "{order}: sales order not found; nothing was filed."
-                    ));
+                    lines.push_in(language, |language: Language| {
+                        say(
+                            language,
+                            "batch-line-not-found",
+                            &[("order", order.as_str().into())],
+                        )
+                    });
                 }
                 Err(NotFiled::Unreadable(error)) => {
                     // As for one order: S/4HANA's 403 is the user's
                     // refusal, a timeout or 5xx a failure; neither is
                     // offered again.
                     tracing::warn!(%error, sales_order = %order, "backend read failed before filing");
-                    let (_, text) = error.for_the_user();
                     pending[index].state = PendingState::Declined;
-                    lines.push(format!("{order}: {text} Nothing was filed."));
+                    lines.push_in(language, |language: Language| {
+                        let (_, text) =
+                            crate::agent::language::catalog::backend_error(&error, language);
+                        format!(
+                            "{order}: {text} {}",
+                            say(language, "nothing-was-filed", &[])
+                        )
+                    });
                 }
                 Err(error) => {
                     notes.push(self.note(ApprovalStatus::Pending, &proposal, caller));
-                    lines.push(format!(
-                        "{order}: {error}; nothing was filed. Reply approve {order} to try again."
-                    ));
+                    lines.push_in(language, |language: Language| {
+                        say(
+                            language,
+                            "batch-line-failed",
+                            &[
+                                ("order", order.as_str().into()),
+                                ("error", error.to_string().into()),
+                            ],
+                        )
+                    });
                 }
             }
         }
-        let mut report_text = lines.join("\n");
+        let summary = lines.first_in_english.take();
+        let mut report_text = lines.said.join("\n");
         let waiting = pending.iter().any(|p| p.state == PendingState::Pending);
         let outcome = if waiting {
-            report_text = format!("{report_text}\n\n{}", batch_question(&pending));
+            report_text = format!("{report_text}\n\n{}", batch_question(&pending, language));
             Outcome::InputRequired
         } else {
             Outcome::Completed
         };
-        self.batch_reply(outcome, report_text.trim().to_string(), notes, pending)
+        let text = report_text.trim().to_string();
+        let summary = summary.unwrap_or_else(|| first_line(&text));
+        self.batch_reply(outcome, text, summary, notes, pending)
     }
 
     fn batch_reply(
         &self,
         outcome: Outcome,
         text: String,
+        summary: String,
         approvals: Vec<super::ApprovalNote>,
         pending: Vec<PendingOrder>,
     ) -> Reply {
-        let summary = text.lines().next().unwrap_or_default().to_string();
         Reply {
             batch: Some(BatchReport {
                 summary,
@@ -237,17 +329,24 @@ pub enum Offer {
 
 impl Approvals {
     /// Check one batch item's proposal for this caller.
-    pub fn offer_item(&self, proposal: &Proposal, caller: &crate::agent::Caller) -> Offer {
+    pub fn offer_item(
+        &self,
+        proposal: &Proposal,
+        caller: &crate::agent::Caller,
+        language: Language,
+    ) -> Offer {
         match self.permission(proposal, caller) {
             Ok(_) if self.executions.needs_delivery_date() && approved::needs_date(proposal) => {
-                Offer::NeedsOwnQuestion(format!(
-                    "To approve it, ask about order {} on its own: the change needs the delivery date the customer asked for.",
-                    proposal.sales_order
+                Offer::NeedsOwnQuestion(say(
+                    language,
+                    "needs-own-question",
+                    &[("order", proposal.sales_order.as_str().into())],
                 ))
             }
             Ok(_) => Offer::Offered(self.note(ApprovalStatus::Pending, proposal, caller)),
             Err(refusal) => {
-                let (note, reason) = *refusal;
+                let (note, refusal) = *refusal;
+                let reason = refusal.text(proposal, caller, language, false);
                 let dropped = note.status == ApprovalStatus::NotProposable;
                 if dropped {
                     tracing::warn!(

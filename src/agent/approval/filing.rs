@@ -8,6 +8,8 @@ use super::{ApprovalStatus, Approvals};
 use crate::agent::Proposal;
 use crate::agent::Turn;
 use crate::agent::execution::approved;
+use crate::agent::language::Language;
+use crate::agent::language::catalog::text as say;
 use crate::agent::ledger::{Filing, LedgerEntry, LedgerError};
 use crate::roles::BusinessRole;
 use std::sync::Arc;
@@ -116,31 +118,54 @@ impl Approvals {
     }
 }
 
-/// What the user reads about a filing, and its status.
-pub(super) fn describe(filing: &Filing) -> (ApprovalStatus, String) {
+/// What the user reads about a filing, in `language`, and its status.
+pub(super) fn describe(filing: &Filing, language: Language) -> (ApprovalStatus, String) {
     match filing {
         Filing::Filed(entry) => (
             ApprovalStatus::Filed,
-            format!(
-                "Filed: {} (order {}, {}), approved by {} as {}.",
-                entry.summary,
-                entry.key.sales_order,
-                entry.key.action,
-                entry.approved_by,
-                entry.approver_role
+            say(
+                language,
+                "filed",
+                &[
+                    ("summary", filed_summary(entry, language).into()),
+                    ("order", entry.key.sales_order.as_str().into()),
+                    ("action", entry.key.action.as_str().into()),
+                    ("user", entry.approved_by.as_str().into()),
+                    ("role", entry.approver_role.as_str().into()),
+                ],
             ),
         ),
         // `file_approved` never hands this on; said like a repeat if it did.
         Filing::AlreadyFiled(entry) | Filing::EarlierOpen(entry) => (
             ApprovalStatus::AlreadyFiled,
-            format!(
-                "Already filed: {} for order {} was filed on {} by {} as {}. Nothing new was filed.",
-                entry.key.action,
-                entry.key.sales_order,
-                entry.approved_at,
-                entry.approved_by,
-                entry.approver_role
+            say(
+                language,
+                "already-filed",
+                &[
+                    ("action", entry.key.action.as_str().into()),
+                    ("order", entry.key.sales_order.as_str().into()),
+                    ("at", entry.approved_at.as_str().into()),
+                    ("user", entry.approved_by.as_str().into()),
+                    ("role", entry.approver_role.as_str().into()),
+                ],
             ),
         ),
     }
+}
+
+/// The filed row's summary: as kept (English), or the action and order in
+/// another language.
+fn filed_summary(entry: &LedgerEntry, language: Language) -> String {
+    let action = match entry.key.action.parse::<crate::agent::Action>() {
+        Ok(action) if language != Language::En => action,
+        _ => return entry.summary.clone(),
+    };
+    say(
+        language,
+        "proposal-summary",
+        &[
+            ("verb", super::verb(language, action).into()),
+            ("order", entry.key.sales_order.as_str().into()),
+        ],
+    )
 }

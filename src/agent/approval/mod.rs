@@ -19,6 +19,9 @@ pub use batch::{PendingApproval, PendingOrder, PendingState};
 pub use reply_parse::{BatchDecision, Decision, batch_decision, decision};
 
 use super::execution::{Executions, approved};
+use super::language::Language;
+use super::language::catalog::{self, text as say};
+use super::language::locale;
 use super::ledger::{ActionLedger, LedgerEntry};
 use super::rulebook::{Permission, RuleBook};
 use super::{Action, Caller, Outcome, Proposal, Reply, Turn};
@@ -61,29 +64,147 @@ pub struct ApprovalNote {
     pub entry: Option<LedgerEntry>,
 }
 
-pub fn question(proposal: &Proposal) -> String {
-    let to = proposal
-        .details
-        .get("requestedDeliveryDate")
-        .and_then(serde_json::Value::as_str)
-        .map(|date| format!(" to {date}"))
-        .unwrap_or_default();
-    format!(
-        "{}{to} for order {}? Reply approve or reject.",
-        proposal.action.verb_phrase(),
-        proposal.sales_order
+/// The language a turn's approval texts are in: the user's, where its
+/// catalog is complete.
+fn answering(turn: &Turn) -> Language {
+    catalog::answering(turn.language.language)
+}
+
+/// What filing `action` means, in `language` ("Request a credit review").
+pub fn verb(language: Language, action: Action) -> String {
+    say(
+        language,
+        "action-verb",
+        &[("action", action.as_str().into())],
     )
 }
 
-fn role_list(roles: &[BusinessRole]) -> String {
+/// The approval question of one proposal: "Request a credit review for
+/// order 4711? Reply approve or reject." (with the delivery date, in the
+/// language's way of writing dates, once the user gave it).
+pub fn question(proposal: &Proposal, language: Language) -> String {
+    let verb = verb(language, proposal.action);
+    let order = proposal.sales_order.as_str();
+    match proposal
+        .details
+        .get("requestedDeliveryDate")
+        .and_then(serde_json::Value::as_str)
+    {
+        Some(date) => say(
+            language,
+            "approval-question-dated",
+            &[
+                ("verb", verb.into()),
+                ("date", locale::iso_date(language, date).into()),
+                ("order", order.into()),
+            ],
+        ),
+        None => say(
+            language,
+            "approval-question",
+            &[("verb", verb.into()), ("order", order.into())],
+        ),
+    }
+}
+
+/// What a proposal files, in `language`: its own summary in English (the
+/// words the ledger keeps), else the action and the order.
+pub fn summary(proposal: &Proposal, language: Language) -> String {
+    if language == Language::En {
+        return proposal.summary.clone();
+    }
+    say(
+        language,
+        "proposal-summary",
+        &[
+            ("verb", verb(language, proposal.action).into()),
+            ("order", proposal.sales_order.as_str().into()),
+        ],
+    )
+}
+
+/// "credit_manager or head_of_finance", or "no role".
+fn role_list(roles: &[BusinessRole], language: Language) -> String {
     if roles.is_empty() {
-        return "no role".into();
+        return say(language, "no-role", &[]);
     }
     roles
         .iter()
-        .map(|role| role.as_str())
-        .collect::<Vec<_>>()
-        .join(" or ")
+        .map(|role| role.as_str().to_string())
+        .reduce(|left, right| {
+            say(
+                language,
+                "or-pair",
+                &[("left", left.into()), ("right", right.into())],
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// `role ar_clerk`, `roles ar_clerk, viewer` or `a caller without a role`.
+fn describe_roles(caller: &Caller, language: Language) -> String {
+    let names: Vec<&str> = caller.roles.iter().map(|role| role.as_str()).collect();
+    say(
+        language,
+        "caller-roles",
+        &[
+            ("count", names.len().into()),
+            ("roles", names.join(", ").into()),
+        ],
+    )
+}
+
+/// Why the rule book does not let a caller approve a proposal.
+#[derive(Debug, Clone)]
+enum Refusal {
+    /// A technical client never approves; `roles` may decide.
+    Technical { roles: Vec<BusinessRole> },
+    /// The specialist may not propose the action at all.
+    NotProposable,
+    /// The caller's roles may not; `roles` may decide.
+    Denied { roles: Vec<BusinessRole> },
+}
+
+impl Refusal {
+    /// What the user reads: when offered (`filing` false) or when the
+    /// approval came and nothing is filed.
+    fn text(
+        &self,
+        proposal: &Proposal,
+        caller: &Caller,
+        language: Language,
+        filing: bool,
+    ) -> String {
+        let filing = if filing { "yes" } else { "no" };
+        match self {
+            Refusal::Technical { roles } => say(
+                language,
+                "refused-technical",
+                &[
+                    ("filing", filing.into()),
+                    ("roles", role_list(roles, language).into()),
+                ],
+            ),
+            Refusal::NotProposable => say(
+                language,
+                "refused-not-proposable",
+                &[
+                    ("specialist", proposal.specialist.as_str().into()),
+                    ("action", proposal.action.as_str().into()),
+                ],
+            ),
+            Refusal::Denied { roles } => say(
+                language,
+                "refused-denied",
+                &[
+                    ("filing", filing.into()),
+                    ("caller", describe_roles(caller, language).into()),
+                    ("action", proposal.action.as_str().into()),
+                    ("roles", role_list(roles, language).into()),
+                ],
+            ),
+        }
+    }
 }
 
 pub struct Approvals {
@@ -134,7 +255,7 @@ impl Approvals {
         &self,
         proposal: &Proposal,
         caller: &Caller,
-    ) -> Result<BusinessRole, Box<(ApprovalNote, String)>> {
+    ) -> Result<BusinessRole, Box<(ApprovalNote, Refusal)>> {
         let span = tracing::info_span!(
             "rulebook.decision",
             otel.name = "rulebook.decision",
@@ -165,19 +286,15 @@ impl Approvals {
         &self,
         proposal: &Proposal,
         caller: &Caller,
-    ) -> Result<BusinessRole, Box<(ApprovalNote, String)>> {
+    ) -> Result<BusinessRole, Box<(ApprovalNote, Refusal)>> {
         let proposable = self
             .rules
             .may_propose(&proposal.specialist, proposal.action);
         if proposable && !caller.is_person() {
             let may_decide = self.rules.roles_for(proposal.action);
-            let reason = format!(
-                "Not offered for approval: a technical client never approves. A person with {} may decide.",
-                role_list(&may_decide)
-            );
             let mut note = self.note(ApprovalStatus::NotPermitted, proposal, caller);
-            note.may_decide = may_decide;
-            return Err(Box::new((note, reason)));
+            note.may_decide = may_decide.clone();
+            return Err(Box::new((note, Refusal::Technical { roles: may_decide })));
         }
         match self
             .rules
@@ -185,21 +302,12 @@ impl Approvals {
         {
             Permission::NotProposable => Err(Box::new((
                 self.note(ApprovalStatus::NotProposable, proposal, caller),
-                format!(
-                    "The {} specialist may not propose {}; nothing is offered.",
-                    proposal.specialist, proposal.action
-                ),
+                Refusal::NotProposable,
             ))),
             Permission::Denied { may_decide } => {
-                let reason = format!(
-                    "Not offered for approval: {} may not do {}. Who may decide: {}.",
-                    caller.describe_roles(),
-                    proposal.action,
-                    role_list(&may_decide)
-                );
                 let mut note = self.note(ApprovalStatus::NotPermitted, proposal, caller);
-                note.may_decide = may_decide;
-                Err(Box::new((note, reason)))
+                note.may_decide = may_decide.clone();
+                Err(Box::new((note, Refusal::Denied { roles: may_decide })))
             }
             Permission::Granted(role) => Ok(role),
         }
@@ -207,7 +315,7 @@ impl Approvals {
 
     /// A specialist answered: offer its proposal for approval when the
     /// caller may do it, or say who may.
-    pub fn offer(&self, mut reply: Reply, caller: &Caller) -> Reply {
+    pub fn offer(&self, mut reply: Reply, caller: &Caller, language: Language) -> Reply {
         let Some(proposal) = &reply.proposal else {
             return reply;
         };
@@ -218,9 +326,9 @@ impl Approvals {
             Ok(_) => {
                 let ask = if self.executions.needs_delivery_date() && approved::needs_date(proposal)
                 {
-                    approved::DATE_QUESTION.to_string()
+                    say(language, "date-question", &[])
                 } else {
-                    question(proposal)
+                    question(proposal, language)
                 };
                 reply.approval = Some(self.note(ApprovalStatus::Pending, proposal, caller));
                 reply.outcome = Outcome::InputRequired;
@@ -228,7 +336,8 @@ impl Approvals {
                 reply.text.push_str(&ask);
             }
             Err(refusal) => {
-                let (note, reason) = *refusal;
+                let (note, refusal) = *refusal;
+                let reason = refusal.text(proposal, caller, language, false);
                 if note.status == ApprovalStatus::NotProposable {
                     tracing::warn!(
                         specialist = %proposal.specialist,
@@ -249,6 +358,7 @@ impl Approvals {
     #[tracing::instrument(name = "approval", skip_all, fields(otel.name = "approval", approval.action = pending.action.as_str(), approval.decision = tracing::field::debug(decision(&turn.text)), sap.sales_order = pending.sales_order.as_str()))]
     pub async fn answer(&self, pending: Proposal, turn: &Turn) -> Reply {
         let caller = &turn.caller;
+        let language = answering(turn);
         if self.executions.needs_delivery_date()
             && approved::needs_date(&pending)
             && decision(&turn.text) != Decision::Reject
@@ -257,13 +367,17 @@ impl Approvals {
                 Ok(dated) => Reply {
                     proposal: Some(dated.clone()),
                     approval: Some(self.note(ApprovalStatus::Pending, &dated, caller)),
-                    ..Reply::new(Outcome::InputRequired, question(&dated))
+                    ..Reply::new(Outcome::InputRequired, question(&dated, language))
                 },
                 Err(error) => Reply {
                     approval: Some(self.note(ApprovalStatus::Pending, &pending, caller)),
                     ..Reply::new(
                         Outcome::InputRequired,
-                        format!("{error}. {}", approved::DATE_QUESTION),
+                        format!(
+                            "{}. {}",
+                            error.for_the_user(language),
+                            say(language, "date-question", &[])
+                        ),
                     )
                 },
             };
@@ -273,39 +387,47 @@ impl Approvals {
                 approval: Some(self.note(ApprovalStatus::Declined, &pending, caller)),
                 ..Reply::new(
                     Outcome::Completed,
-                    format!(
-                        "Not filed: you rejected \"{}\". Nothing was changed.",
-                        pending.summary
+                    say(
+                        language,
+                        "declined",
+                        &[("summary", summary(&pending, language).into())],
                     ),
                 )
             },
             Decision::Unclear => self.ask_again(
                 pending,
                 caller,
-                "Please answer with approve or reject.".to_string(),
+                say(language, "approve-or-reject", &[]),
+                language,
             ),
-            Decision::Approve => self.file(pending, turn).await,
+            Decision::Approve => self.file(pending, turn, language).await,
         }
     }
 
-    fn ask_again(&self, pending: Proposal, caller: &Caller, preface: String) -> Reply {
+    fn ask_again(
+        &self,
+        pending: Proposal,
+        caller: &Caller,
+        preface: String,
+        language: Language,
+    ) -> Reply {
         Reply {
             approval: Some(self.note(ApprovalStatus::Pending, &pending, caller)),
             ..Reply::new(
                 Outcome::InputRequired,
-                format!("{preface} {}", question(&pending)),
+                format!("{preface} {}", question(&pending, language)),
             )
         }
     }
 
-    async fn file(&self, pending: Proposal, turn: &Turn) -> Reply {
+    async fn file(&self, pending: Proposal, turn: &Turn, language: Language) -> Reply {
         let caller = &turn.caller;
         // Checked again now: the approver may not be who was asked.
         let role = match self.permission(&pending, caller) {
             Ok(role) => role,
             Err(refusal) => {
-                let (note, reason) = *refusal;
-                let reason = reason.replace("Not offered for approval", "Not filed");
+                let (note, refusal) = *refusal;
+                let reason = refusal.text(&pending, caller, language, true);
                 return Reply {
                     approval: Some(note),
                     ..Reply::new(Outcome::Completed, reason)
@@ -317,29 +439,37 @@ impl Approvals {
             Err(NotFiled::UnknownOrder(order)) => {
                 return Reply::new(
                     Outcome::Failed,
-                    format!("Sales order {order} not found; nothing was filed."),
+                    say(
+                        language,
+                        "not-found-nothing-filed",
+                        &[("order", order.as_str().into())],
+                    ),
                 );
             }
             Err(NotFiled::Unreadable(error)) => {
                 // The same answer as on the first turn: S/4HANA's 403 is
                 // the user's refusal, a timeout or 5xx a failure.
                 tracing::warn!(%error, sales_order = %pending.sales_order, "backend read failed before filing");
-                let (refusal, text) = error.for_the_user();
+                let (refusal, text) = catalog::backend_error(&error, language);
                 let outcome = match refusal {
                     crate::backend::Refusal::Rejected => Outcome::Rejected,
                     crate::backend::Refusal::Failed => Outcome::Failed,
                 };
-                return Reply::new(outcome, format!("{text} Nothing was filed."));
+                return Reply::new(
+                    outcome,
+                    format!("{text} {}", say(language, "nothing-was-filed", &[])),
+                );
             }
             Err(error) => {
-                let preface = format!(
-                    "{}; nothing was filed. Reply approve to try again.",
-                    capitalised(&error.to_string())
+                let preface = say(
+                    language,
+                    "filing-failed",
+                    &[("error", capitalised(&error.to_string()).into())],
                 );
-                return self.ask_again(pending, caller, preface);
+                return self.ask_again(pending, caller, preface, language);
             }
         };
-        let (status, text) = filing::describe(&filing);
+        let (status, text) = filing::describe(&filing, language);
         // After the ledger row is recorded, the executor carries it out.
         let (entry, report) = self.carry_out(filing.into_entry(), turn).await;
         let text = match report.is_empty() {

@@ -7,6 +7,8 @@
 use super::{BatchItem, BatchReport, ItemState};
 use crate::agent::approval::batch::{Offer, batch_question};
 use crate::agent::approval::{PendingOrder, PendingState};
+use crate::agent::language::Language;
+use crate::agent::language::catalog::{and_list, text as say};
 use crate::agent::{Approvals, Caller, Outcome, Reply};
 
 /// Orders past the bound: how many, and how to narrow the question.
@@ -15,16 +17,9 @@ pub struct LeftOut {
     pub hint: String,
 }
 
-fn listing(orders: &[&str]) -> String {
-    match orders {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
-}
-
-/// "3 of 4 orders explained; 4711 could not be read in time."
-pub fn summary(items: &[BatchItem]) -> String {
+/// "3 of 4 orders explained; 4711 could not be read in time." in
+/// `language`.
+pub fn summary(items: &[BatchItem], language: Language) -> String {
     let of = |state: ItemState| -> Vec<&str> {
         items
             .iter()
@@ -32,26 +27,28 @@ pub fn summary(items: &[BatchItem]) -> String {
             .map(|item| item.order.as_str())
             .collect()
     };
-    let noun = if items.len() == 1 { "order" } else { "orders" };
-    let mut text = format!(
-        "{} of {} {noun} explained",
-        of(ItemState::Completed).len(),
-        items.len()
+    let mut text = say(
+        language,
+        "batch-explained",
+        &[
+            ("done", of(ItemState::Completed).len().into()),
+            ("total", items.len().into()),
+        ],
     );
-    let timed_out = of(ItemState::TimedOut);
-    if !timed_out.is_empty() {
-        text.push_str(&format!(
-            "; {} could not be read in time",
-            listing(&timed_out)
-        ));
-    }
-    let failed = of(ItemState::Failed);
-    if !failed.is_empty() {
-        text.push_str(&format!("; {} failed", listing(&failed)));
-    }
-    let rejected = of(ItemState::Rejected);
-    if !rejected.is_empty() {
-        text.push_str(&format!("; {} refused", listing(&rejected)));
+    for (state, id) in [
+        (ItemState::TimedOut, "batch-timed-out"),
+        (ItemState::Failed, "batch-failed"),
+        (ItemState::Rejected, "batch-refused"),
+    ] {
+        let orders = of(state);
+        if !orders.is_empty() {
+            text.push_str("; ");
+            text.push_str(&say(
+                language,
+                id,
+                &[("orders", and_list(language, &orders).into())],
+            ));
+        }
     }
     text.push('.');
     text
@@ -62,12 +59,15 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Offer the items' proposals, then the reply: text, data, what waits.
+/// Offer the items' proposals, then the reply: text (in `language`), data
+/// (its summary in English, as calling agents have always read it), what
+/// waits.
 pub fn compose(
     mut items: Vec<BatchItem>,
     left_out: Option<LeftOut>,
     approvals: &Approvals,
     caller: &Caller,
+    language: Language,
 ) -> Reply {
     let mut pending = Vec::new();
     for item in &mut items {
@@ -77,7 +77,7 @@ pub fn compose(
         if item.state != ItemState::Completed {
             continue;
         }
-        match approvals.offer_item(&proposal, caller) {
+        match approvals.offer_item(&proposal, caller, language) {
             Offer::Offered(note) => {
                 item.approval = Some(note);
                 pending.push(PendingOrder {
@@ -101,11 +101,12 @@ pub fn compose(
             }
         }
     }
-    let summary = summary(&items);
-    let mut text = summary.clone();
+    let mut text = summary(&items, language);
+    let summary = summary(&items, Language::En);
     text.push('\n');
+    let nobody = say(language, "batch-no-specialist", &[]);
     for item in &items {
-        let who = item.specialist.as_deref().unwrap_or("no specialist");
+        let who = item.specialist.as_deref().unwrap_or(&nobody);
         text.push_str(&format!(
             "\n- {} ({who}): {}",
             item.order,
@@ -119,7 +120,7 @@ pub fn compose(
     let outcome = if pending.is_empty() {
         Outcome::Completed
     } else {
-        text.push_str(&format!("\n\n{}", batch_question(&pending)));
+        text.push_str(&format!("\n\n{}", batch_question(&pending, language)));
         Outcome::InputRequired
     };
     Reply {

@@ -6,6 +6,8 @@
 //! the order the orders were given.
 
 use super::{BatchItem, ItemState};
+use crate::agent::language::Language;
+use crate::agent::language::catalog::text as say;
 use crate::agent::router::Router;
 use crate::agent::settings::BatchSettings;
 use crate::agent::specialists::Specialist;
@@ -38,6 +40,8 @@ pub struct FanOut<'a> {
     pub orders: Arc<dyn OrderSource>,
     pub settings: &'a BatchSettings,
     pub progress: &'a Progress,
+    /// The language the user is answered in.
+    pub language: Language,
 }
 
 fn item(order: &str, specialist: Option<&str>, state: ItemState, text: String) -> BatchItem {
@@ -76,12 +80,22 @@ impl FanOut<'_> {
                 Ok(Ok(item)) => item,
                 Ok(Err(error)) => {
                     tracing::warn!(%error, sales_order = %number, "batch item: backend read failed");
-                    let (refusal, text) = error.for_the_user();
+                    let (refusal, text) =
+                        crate::agent::language::catalog::backend_error(&error, self.language);
                     let state = match refusal {
                         Refusal::Rejected => ItemState::Rejected,
                         Refusal::Failed => ItemState::Failed,
                     };
-                    item(&number, None, state, format!("Sales order {number}: {text}"))
+                    item(
+                        &number,
+                        None,
+                        state,
+                        say(
+                            self.language,
+                            "order-unconfigured",
+                            &[("order", number.as_str().into()), ("unconfigured", text.into())],
+                        ),
+                    )
                 }
                 Err(_) => {
                     tracing::warn!(sales_order = %number, "batch item: no answer within the item timeout");
@@ -89,9 +103,20 @@ impl FanOut<'_> {
                         &number,
                         None,
                         ItemState::TimedOut,
-                        format!(
-                            "Sales order {number} could not be read in time (within {} s).",
-                            timeout.as_secs_f64()
+                        say(
+                            self.language,
+                            "batch-item-timed-out",
+                            &[
+                                ("order", number.as_str().into()),
+                                (
+                                    "seconds",
+                                    crate::agent::language::locale::number(
+                                        self.language,
+                                        timeout.as_secs_f64(),
+                                    )
+                                    .into(),
+                                ),
+                            ],
                         ),
                     )
                 }
@@ -104,9 +129,14 @@ impl FanOut<'_> {
         let mut finished = 0;
         while let Some((index, done)) = stream.next().await {
             finished += 1;
-            self.progress.publish(format!(
-                "{finished} of {total} orders looked at so far ({} just now).",
-                done.order
+            self.progress.publish(say(
+                self.language,
+                "batch-progress",
+                &[
+                    ("done", finished.into()),
+                    ("total", total.into()),
+                    ("order", done.order.as_str().into()),
+                ],
             ));
             results[index] = Some(done);
         }
@@ -147,7 +177,7 @@ impl FanOut<'_> {
                 // The order's own fields may name its specialist, and that
                 // specialist may answer from them without the rest.
                 let Some(fields) = self.orders.sales_order_fields(&number).await? else {
-                    return Ok(not_found(&number));
+                    return Ok(not_found(&number, self.language));
                 };
                 if let Some(specialist) = self.by_status(&fields)
                     && specialist.answers_from_fields(&fields)
@@ -156,15 +186,27 @@ impl FanOut<'_> {
                 }
                 match self.orders.sales_order(&number).await? {
                     Some(order) => order,
-                    None => return Ok(not_found(&number)),
+                    None => return Ok(not_found(&number, self.language)),
                 }
             }
         };
         let number = order.sales_order.clone();
         if order.block_note.trim().is_empty() && block_kinds(&order).is_empty() {
-            let text = match crate::agent::specialists::unconfigured_blocks(&order) {
-                Some(unconfigured) => format!("Sales order {number}: {unconfigured}"),
-                None => format!("Sales order {number} is not blocked; nothing needs to be done."),
+            let language = self.language;
+            let text = match crate::agent::specialists::unconfigured_blocks(&order, language) {
+                Some(unconfigured) => say(
+                    language,
+                    "order-unconfigured",
+                    &[
+                        ("order", number.as_str().into()),
+                        ("unconfigured", unconfigured.into()),
+                    ],
+                ),
+                None => say(
+                    language,
+                    "not-blocked",
+                    &[("order", number.as_str().into())],
+                ),
             };
             return Ok(item(&number, None, ItemState::Completed, text));
         }
@@ -173,9 +215,13 @@ impl FanOut<'_> {
                 &number,
                 None,
                 ItemState::Failed,
-                format!(
-                    "Sales order {number} has a block no specialist knows: \"{}\"",
-                    order.block_note
+                say(
+                    self.language,
+                    "batch-unknown-block",
+                    &[
+                        ("order", number.as_str().into()),
+                        ("note", order.block_note.as_str().into()),
+                    ],
                 ),
             ));
         };
@@ -197,9 +243,11 @@ impl FanOut<'_> {
             routing.basis = "order-block",
             sap.sales_order = number.as_str(),
         );
-        let reply =
-            tracing::Instrument::instrument(specialist.explain(&order, self.orders.as_ref()), span)
-                .await?;
+        let reply = tracing::Instrument::instrument(
+            specialist.explain(&order, self.orders.as_ref(), self.language),
+            span,
+        )
+        .await?;
         let state = match reply.outcome {
             Outcome::Completed | Outcome::InputRequired => ItemState::Completed,
             Outcome::Failed => ItemState::Failed,
@@ -212,11 +260,11 @@ impl FanOut<'_> {
     }
 }
 
-fn not_found(number: &str) -> BatchItem {
+fn not_found(number: &str, language: Language) -> BatchItem {
     item(
         number,
         None,
         ItemState::Failed,
-        format!("Sales order {number} not found. Please check the number."),
+        say(language, "not-found", &[("order", number.into())]),
     )
 }

@@ -1,8 +1,13 @@
 //! The delivery date a user types, in the usual written forms: ISO
-//! (`2026-12-18`), German (`18.12.2026`), US (`12/18/2026`), and with the
-//! month's name (`18 December 2026`, `December 18, 2026`, `Dec 18 2026`).
+//! (`2026-12-18`), German (`18.12.2026`, `18.12.`), US (`12/18/2026`), and
+//! with the month's name in English, German, French or Spanish (`18 December
+//! 2026`, `December 18, 2026`, `Dec 18 2026`, `18. Dezember 2026`, `le 18
+//! décembre 2026`, `18 de diciembre de 2026`). Without a year (`18.
+//! Dezember`, `18.12.`, `December 18`) it is the next such day after today.
 //! Only a date after today counts.
 
+use crate::agent::language::catalog::text as say;
+use crate::agent::language::{Language, locale};
 use time::{Date, Month};
 
 /// Why a typed date is not taken.
@@ -16,74 +21,141 @@ pub enum DateError {
     NotInFuture(String),
 }
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
+impl DateError {
+    /// What the user reads, in `language` (a date the way it writes dates).
+    pub fn for_the_user(&self, language: Language) -> String {
+        match self {
+            DateError::Unreadable(text) => say(
+                language,
+                "date-unreadable",
+                &[("text", text.as_str().into())],
+            ),
+            DateError::NotInFuture(iso) => say(
+                language,
+                "date-not-in-future",
+                &[("date", locale::iso_date(language, iso).into())],
+            ),
+        }
+    }
+}
+
+/// The months' names in the four languages, accents folded: a word names
+/// a month when it starts one of them (3 letters at least) and every name
+/// it starts is that month's ("jui" is June or July: none).
+const MONTHS: [&[&str]; 12] = [
+    &["january", "januar", "janner", "janvier", "enero"],
+    &["february", "februar", "feber", "fevrier", "febrero"],
+    &["march", "marz", "maerz", "mars", "marzo"],
+    &["april", "avril", "abril"],
+    &["may", "mai", "mayo"],
+    &["june", "juni", "juin", "junio"],
+    &["july", "juli", "juillet", "julio"],
+    &["august", "aout", "agosto"],
+    &["september", "septembre", "septiembre", "setiembre"],
+    &["october", "oktober", "octobre", "octubre"],
+    &["november", "novembre", "noviembre"],
+    &["december", "dezember", "decembre", "diciembre"],
 ];
 
+/// Words around a date that say nothing about it ("le 18 décembre", "18 de
+/// diciembre de 2026", "am 18. Dezember", "on the 18th of December").
+const FILLERS: [&str; 12] = [
+    "the", "of", "on", "am", "den", "zum", "bis", "le", "au", "de", "del", "el",
+];
+
+fn folded(word: &str) -> String {
+    word.to_lowercase()
+        .chars()
+        .map(|c| match c {
+            'ä' | 'á' | 'à' | 'â' => 'a',
+            'é' | 'è' | 'ê' | 'ë' => 'e',
+            'í' | 'î' | 'ï' => 'i',
+            'ö' | 'ó' | 'ô' => 'o',
+            'ü' | 'ú' | 'û' | 'ù' => 'u',
+            'ç' => 'c',
+            'ñ' => 'n',
+            other => other,
+        })
+        .collect()
+}
+
 fn month_named(word: &str) -> Option<u8> {
-    let word = word.trim_end_matches('.').to_lowercase();
-    if word.len() < 3 {
+    let word = folded(word.trim_end_matches('.'));
+    if word.chars().count() < 3 {
         return None;
     }
-    MONTHS
-        .iter()
-        .position(|name| name.starts_with(&word) && (word.len() >= 3))
-        .map(|index| index as u8 + 1)
+    let mut found = None;
+    for (index, names) in MONTHS.iter().enumerate() {
+        if names.iter().any(|name| name.starts_with(&word)) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(index as u8 + 1);
+        }
+    }
+    found
 }
 
 fn date(year: &str, month: u8, day: &str) -> Option<Date> {
     let year: i32 = year.parse().ok()?;
+    calendar(year, month, day)
+}
+
+fn calendar(year: i32, month: u8, day: &str) -> Option<Date> {
     let day: u8 = day
+        .trim_end_matches('.')
         .trim_end_matches(|c: char| c.is_alphabetic())
         .parse()
         .ok()?;
     Date::from_calendar_date(year, Month::try_from(month).ok()?, day).ok()
 }
 
+/// A day and month without a year: the next such day after `today`.
+fn next(month: u8, day: &str, today: Date) -> Option<Date> {
+    [today.year(), today.year() + 1]
+        .into_iter()
+        .filter_map(|year| calendar(year, month, day))
+        .find(|date| *date > today)
+}
+
 /// The date in `text`, any of the forms above.
-pub fn parse(text: &str) -> Option<Date> {
-    let text = text.trim().trim_end_matches(['.', '!']).trim();
-    let numeric: Vec<&str> = text.split(['-', '.', '/']).collect();
-    if numeric.len() == 3
-        && numeric
-            .iter()
-            .all(|part| part.chars().all(|c| c.is_ascii_digit()))
+pub fn parse(text: &str, today: Date) -> Option<Date> {
+    let text = text.trim().trim_end_matches(['!', '?']).trim();
+    let numeric: Vec<&str> = text.trim_end_matches('.').split(['-', '.', '/']).collect();
+    if numeric
+        .iter()
+        .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
     {
-        let [a, b, c] = [numeric[0], numeric[1], numeric[2]];
-        return match (text.contains('-'), text.contains('.'), text.contains('/')) {
-            (true, false, false) if a.len() == 4 => date(a, b.parse().ok()?, c),
-            (false, true, false) if c.len() == 4 => date(c, b.parse().ok()?, a),
-            (false, false, true) if c.len() == 4 => date(c, a.parse().ok()?, b),
+        let dots = text.contains('.');
+        let (dashes, slashes) = (text.contains('-'), text.contains('/'));
+        return match (numeric.as_slice(), dashes, dots, slashes) {
+            ([a, b, c], true, false, false) if a.len() == 4 => date(a, b.parse().ok()?, c),
+            ([a, b, c], false, true, false) if c.len() == 4 => date(c, b.parse().ok()?, a),
+            ([a, b, c], false, false, true) if c.len() == 4 => date(c, a.parse().ok()?, b),
+            // "18.12." or "18.12": day and month, German style.
+            ([a, b], false, true, false) if a.len() <= 2 && b.len() <= 2 => {
+                next(b.parse().ok()?, a, today)
+            }
             _ => None,
         };
     }
+    let text = text.trim_end_matches('.');
     let words: Vec<&str> = text
         .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|word| !word.is_empty())
+        .filter(|word| !word.is_empty() && !FILLERS.contains(&folded(word).as_str()))
         .collect();
     match words.as_slice() {
-        [day, month, year] if month_named(month).is_some() => {
-            date(year, month_named(month)?, day.trim_end_matches('.'))
-        }
+        [day, month, year] if month_named(month).is_some() => date(year, month_named(month)?, day),
         [month, day, year] if month_named(month).is_some() => date(year, month_named(month)?, day),
+        [day, month] if month_named(month).is_some() => next(month_named(month)?, day, today),
+        [month, day] if month_named(month).is_some() => next(month_named(month)?, day, today),
         _ => None,
     }
 }
 
 /// A date after `today`, as `YYYY-MM-DD`.
 pub fn future_date(text: &str, today: Date) -> Result<String, DateError> {
-    let Some(date) = parse(text) else {
+    let Some(date) = parse(text, today) else {
         return Err(DateError::Unreadable(
             text.trim().chars().take(40).collect(),
         ));
@@ -123,6 +195,17 @@ mod tests {
             "December 18, 2026",
             "Dec 18 2026",
             "18th Dec 2026.",
+            "18. Dezember 2026",
+            "18. Dezember",
+            "am 18. Dezember",
+            "18.12.",
+            "18.12",
+            "le 18 décembre 2026",
+            "18 décembre",
+            "18 de diciembre de 2026",
+            "diciembre 18",
+            "December 18",
+            "18 dez. 2026",
         ] {
             assert_eq!(
                 future_date(text, today()).as_deref(),
@@ -130,6 +213,46 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn a_date_without_a_year_is_the_next_such_day() {
+        // 1 December 2026: 18 December is this year's, 5 January next year's,
+        // 1 December (today) next year's.
+        assert_eq!(
+            future_date("5. Januar", today()).as_deref(),
+            Ok("2027-01-05")
+        );
+        assert_eq!(future_date("01.12.", today()).as_deref(), Ok("2027-12-01"));
+        assert_eq!(
+            future_date("18. Dezember", today()).as_deref(),
+            Ok("2026-12-18")
+        );
+    }
+
+    #[test]
+    fn ambiguous_or_unknown_month_words_are_no_date() {
+        for text in ["18 jui 2026", "18 ma 2026", "18 Sperre 2026"] {
+            assert!(
+                matches!(future_date(text, today()), Err(DateError::Unreadable(_))),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_user_reads_why_in_their_language() {
+        let past = DateError::NotInFuture("2026-11-30".into());
+        assert_eq!(
+            past.for_the_user(Language::De),
+            "30.11.2026 liegt nicht in der Zukunft; bitte nennen Sie ein späteres Datum"
+        );
+        assert_eq!(past.for_the_user(Language::En), past.to_string());
+        let unreadable = DateError::Unreadable("next week".into());
+        assert_eq!(
+            unreadable.for_the_user(Language::En),
+            unreadable.to_string()
+        );
     }
 
     #[test]

@@ -8,8 +8,10 @@
 //! from the text, the conversation's language, English
 //! (docs/routing.md#languages).
 
+pub mod catalog;
 mod compounds;
 pub mod lexicon;
+pub mod locale;
 pub mod typos;
 pub mod vocabulary;
 
@@ -116,6 +118,9 @@ pub enum LanguageSource {
 pub struct TurnLanguage {
     pub language: Language,
     pub source: LanguageSource,
+    /// The conversation's turn before this one was in the same language
+    /// (so a user answered in English instead was told so already).
+    pub continues_conversation: bool,
 }
 
 /// What a turn says about its language, as the task engine finds it.
@@ -145,6 +150,12 @@ const DETECTION_WORDS: usize = 64;
 
 /// The language of a turn (module docs: the order of the cues).
 pub fn decide(cues: &LanguageCues<'_>) -> TurnLanguage {
+    let mut turn = decide_language(cues);
+    turn.continues_conversation = cues.conversation == Some(turn.language);
+    turn
+}
+
+fn decide_language(cues: &LanguageCues<'_>) -> TurnLanguage {
     let hinted = [
         (cues.message_hint, LanguageSource::MessageMetadata),
         (cues.request_hint, LanguageSource::RequestMetadata),
@@ -157,7 +168,11 @@ pub fn decide(cues: &LanguageCues<'_>) -> TurnLanguage {
             .map(|language| (language, LanguageSource::AcceptLanguage))
     });
     if let Some((language, source)) = hinted {
-        return TurnLanguage { language, source };
+        return TurnLanguage {
+            language,
+            source,
+            ..TurnLanguage::default()
+        };
     }
     let read = Reading::of(cues.text);
     let sure = read.words >= SURE_WORDS;
@@ -166,6 +181,7 @@ pub fn decide(cues: &LanguageCues<'_>) -> TurnLanguage {
         return TurnLanguage {
             language,
             source: LanguageSource::Conversation,
+            ..TurnLanguage::default()
         };
     }
     let detected = if sure {
@@ -177,10 +193,12 @@ pub fn decide(cues: &LanguageCues<'_>) -> TurnLanguage {
         (Some(language), _) => TurnLanguage {
             language,
             source: LanguageSource::Detected,
+            ..TurnLanguage::default()
         },
         (None, Some(language)) => TurnLanguage {
             language,
             source: LanguageSource::Conversation,
+            ..TurnLanguage::default()
         },
         (None, None) => TurnLanguage::default(),
     }
@@ -403,6 +421,23 @@ mod tests {
         });
         assert_eq!(switched.language, Language::En);
         assert_eq!(switched.source, LanguageSource::Detected);
+    }
+
+    #[test]
+    fn a_turn_knows_whether_the_conversation_was_in_its_language() {
+        let french = "Pourquoi la commande 4711 est-elle bloquée ?";
+        assert!(!decide(&cues(french)).continues_conversation);
+        let same = decide(&LanguageCues {
+            conversation: Some(Language::Fr),
+            ..cues(french)
+        });
+        assert!(same.continues_conversation);
+        let switched = decide(&LanguageCues {
+            conversation: Some(Language::En),
+            ..cues(french)
+        });
+        assert_eq!(switched.language, Language::Fr);
+        assert!(!switched.continues_conversation);
     }
 
     #[test]

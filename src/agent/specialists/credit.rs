@@ -1,6 +1,7 @@
 //! Credit blocks: open items against the credit limit, and who decides.
 
-use super::{Skill, Specialist, not_mine, proposing};
+use super::{Skill, Specialist, not_mine, proposing, say};
+use crate::agent::language::{Language, locale};
 use crate::agent::{Action, Outcome, Reply};
 use crate::backend::{BackendError, OrderSource, SalesOrder};
 use async_trait::async_trait;
@@ -55,16 +56,21 @@ impl Specialist for Credit {
         &self,
         order: &SalesOrder,
         orders: &dyn OrderSource,
+        language: Language,
     ) -> Result<Reply, BackendError> {
         if !order.credit_blocked() {
-            return Ok(not_mine(order, "blocked by the credit check"));
+            return Ok(not_mine(order, SKILL.id, language));
         }
         let Some(account) = orders.credit_account(&order.sold_to_party).await? else {
             return Ok(Reply::new(
                 Outcome::Failed,
-                format!(
-                    "Sales order {} is blocked by the credit check, but customer {} has no credit account.",
-                    order.sales_order, order.sold_to_party
+                say(
+                    language,
+                    "credit-no-account",
+                    &[
+                        ("order", order.sales_order.as_str().into()),
+                        ("customer", order.sold_to_party.as_str().into()),
+                    ],
                 ),
             ));
         };
@@ -72,29 +78,40 @@ impl Specialist for Credit {
             .open_items_amount
             .percent_over(account.credit_limit_amount)
             .unwrap_or(0.0);
-        let decider = if percent_over <= CREDIT_MANAGER_MAX_PERCENT {
-            "credit manager"
+        let (decider, decider_id) = if percent_over <= CREDIT_MANAGER_MAX_PERCENT {
+            ("credit manager", "credit-manager")
         } else {
-            "head of finance"
+            ("head of finance", "head-of-finance")
         };
-        let standing = if percent_over > 0.0 {
-            format!("{percent_over} percent over the limit")
-        } else {
-            "within the limit".to_string()
-        };
-        let text = format!(
-            "Sales order {order_no} (customer {customer}, {amount} {currency}) is blocked by the credit check: \
-             the customer's open items are {open} {acc_currency} against a credit limit of {limit} {acc_currency}, \
-             {standing}. Up to {max} percent over, the credit manager decides; above, the head of finance. \
-             So the {decider} decides. Proposed action: request a credit review for order {order_no}.",
-            order_no = order.sales_order,
-            customer = order.sold_to_party,
-            amount = order.total_net_amount,
-            currency = order.transaction_currency,
-            open = account.open_items_amount,
-            limit = account.credit_limit_amount,
-            acc_currency = account.currency,
-            max = CREDIT_MANAGER_MAX_PERCENT,
+        let standing = if percent_over > 0.0 { "over" } else { "within" };
+        let text = say(
+            language,
+            "credit-explained",
+            &[
+                ("order", order.sales_order.as_str().into()),
+                ("customer", order.sold_to_party.as_str().into()),
+                (
+                    "amount",
+                    locale::amount(language, order.total_net_amount).into(),
+                ),
+                ("currency", order.transaction_currency.as_str().into()),
+                (
+                    "open",
+                    locale::amount(language, account.open_items_amount).into(),
+                ),
+                (
+                    "limit",
+                    locale::amount(language, account.credit_limit_amount).into(),
+                ),
+                ("accountCurrency", account.currency.as_str().into()),
+                ("standing", standing.into()),
+                ("percent", locale::number(language, percent_over).into()),
+                (
+                    "max",
+                    locale::number(language, CREDIT_MANAGER_MAX_PERCENT).into(),
+                ),
+                ("decider", decider_id.into()),
+            ],
         );
         let mut details = Map::new();
         details.insert("customer".into(), json!(order.sold_to_party));

@@ -1,6 +1,7 @@
 //! Delivery blocks: the customer asked for another date.
 
-use super::{Skill, Specialist, not_mine, proposing};
+use super::{Skill, Specialist, not_mine, proposing, say};
+use crate::agent::language::Language;
 use crate::agent::{Action, Reply};
 use crate::backend::{BackendError, OrderSource, SalesOrder};
 use async_trait::async_trait;
@@ -43,19 +44,20 @@ impl Specialist for Delivery {
         &self,
         order: &SalesOrder,
         _orders: &dyn OrderSource,
+        language: Language,
     ) -> Result<Reply, BackendError> {
         if !order.delivery_blocked() {
-            return Ok(not_mine(order, "blocked for delivery"));
+            return Ok(not_mine(order, SKILL.id, language));
         }
-        let text = format!(
-            "Sales order {} (customer {}) has a delivery block (reason {}): \"{}\" The new delivery \
-             date is to be confirmed with the customer before the block is lifted. Proposed action: \
-             request a delivery date change for order {}.",
-            order.sales_order,
-            order.sold_to_party,
-            order.delivery_block_reason,
-            order.block_note,
-            order.sales_order
+        let text = say(
+            language,
+            "delivery-explained",
+            &[
+                ("order", order.sales_order.as_str().into()),
+                ("customer", order.sold_to_party.as_str().into()),
+                ("reason", order.delivery_block_reason.as_str().into()),
+                ("note", order.block_note.as_str().into()),
+            ],
         );
         let mut details = Map::new();
         details.insert("customer".into(), json!(order.sold_to_party));

@@ -1,6 +1,7 @@
 //! Incomplete orders: which master data fields are missing.
 
-use super::{Skill, Specialist, not_mine, proposing};
+use super::{Skill, Specialist, not_mine, proposing, say};
+use crate::agent::language::Language;
 use crate::agent::{Action, Reply};
 use crate::backend::{BackendError, OrderSource, SalesOrder};
 use async_trait::async_trait;
@@ -46,10 +47,11 @@ impl Specialist for MasterData {
         &self,
         order: &SalesOrder,
         orders: &dyn OrderSource,
+        language: Language,
     ) -> Result<Reply, BackendError> {
         let gaps = orders.incompletion(&order.sales_order).await?;
         if gaps.is_empty() {
-            return Ok(not_mine(order, "incomplete: no master data is missing"));
+            return Ok(not_mine(order, SKILL.id, language));
         }
         let fields: Vec<String> = gaps
             .iter()
@@ -58,11 +60,14 @@ impl Specialist for MasterData {
         let described: Vec<String> = gaps
             .iter()
             .map(|gap| {
-                format!(
-                    "the {} of business partner {} lacks {}",
-                    gap.object,
-                    gap.business_partner,
-                    gap.missing_fields.join(", ")
+                say(
+                    language,
+                    "masterdata-gap",
+                    &[
+                        ("object", gap.object.as_str().into()),
+                        ("partner", gap.business_partner.as_str().into()),
+                        ("fields", gap.missing_fields.join(", ").into()),
+                    ],
                 )
             })
             .collect();
@@ -70,14 +75,15 @@ impl Specialist for MasterData {
             .first()
             .map(|gap| gap.business_partner.clone())
             .unwrap_or_else(|| order.sold_to_party.clone());
-        let text = format!(
-            "Sales order {} is incomplete: {}. The order cannot be delivered until these fields are \
-             maintained. Proposed action: request a master data change for business partner {} \
-             (fields {}).",
-            order.sales_order,
-            described.join("; "),
-            partner,
-            fields.join(", ")
+        let text = say(
+            language,
+            "masterdata-explained",
+            &[
+                ("order", order.sales_order.as_str().into()),
+                ("gaps", described.join("; ").into()),
+                ("partner", partner.as_str().into()),
+                ("fields", fields.join(", ").into()),
+            ],
         );
         let mut details = Map::new();
         details.insert("businessPartner".into(), json!(partner));

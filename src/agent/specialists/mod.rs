@@ -7,6 +7,8 @@ mod delivery;
 mod masterdata;
 mod pricing;
 
+use super::language::Language;
+use super::language::catalog::text as say;
 use super::{Action, ORDER_VERSION, Outcome, Proposal, Reply};
 use crate::backend::{BackendError, OrderSource, SalesOrder};
 use async_trait::async_trait;
@@ -46,11 +48,13 @@ pub trait Specialist: Send + Sync {
     }
 
     /// Explain an existing order's block, or reject it when the block is not
-    /// this specialist's kind.
+    /// this specialist's kind, in `language` (the language the user is
+    /// answered in: its catalog's words, its numbers and dates).
     async fn explain(
         &self,
         order: &SalesOrder,
         orders: &dyn OrderSource,
+        language: Language,
     ) -> Result<Reply, BackendError>;
 }
 
@@ -71,16 +75,17 @@ pub async fn handle(
     specialist: &dyn Specialist,
     sales_order: Option<&str>,
     orders: &dyn OrderSource,
+    language: Language,
 ) -> Result<Reply, BackendError> {
     let Some(number) = sales_order else {
         return Ok(Reply::new(
             Outcome::InputRequired,
-            "Which sales order is it? Please give its number (a four-digit number such as 4711).",
+            say(language, "which-order", &[]),
         ));
     };
     match order_for(specialist, number, orders).await? {
-        Some(order) => specialist.explain(&order, orders).await,
-        None => Ok(not_found(number)),
+        Some(order) => specialist.explain(&order, orders, language).await,
+        None => Ok(not_found(number, language)),
     }
 }
 
@@ -135,27 +140,43 @@ fn proposing(
     }
 }
 
-pub(crate) fn not_found(number: &str) -> Reply {
+pub(crate) fn not_found(number: &str, language: Language) -> Reply {
     Reply::new(
         Outcome::Failed,
-        format!("Sales order {number} not found. Please check the number."),
+        say(language, "not-found", &[("order", number.into())]),
     )
 }
 
-/// "not my kind of block", with what the order's own note says instead, and
-/// the block codes it carries that no setting counts (never "It has no
-/// block" for an order S/4HANA shows a block on).
-fn not_mine(order: &SalesOrder, what: &str) -> Reply {
-    let mut text = format!("Sales order {} is not {what}.", order.sales_order);
+/// "not my kind of block" (`kind`: the specialist's skill id), with what
+/// the order's own note says instead, and the block codes it carries that
+/// no setting counts (never "It has no block" for an order S/4HANA shows a
+/// block on).
+fn not_mine(order: &SalesOrder, kind: &str, language: Language) -> Reply {
+    let mut text = say(
+        language,
+        "not-mine",
+        &[
+            ("order", order.sales_order.as_str().into()),
+            ("kind", kind.into()),
+        ],
+    );
     if !order.block_note.is_empty() {
-        text.push_str(&format!(" Its block note reads: \"{}\"", order.block_note));
+        text.push(' ');
+        text.push_str(&say(
+            language,
+            "block-note-reads",
+            &[("note", order.block_note.as_str().into())],
+        ));
     }
-    match unconfigured_blocks(order) {
+    match unconfigured_blocks(order, language) {
         Some(unconfigured) => {
             text.push(' ');
             text.push_str(&unconfigured);
         }
-        None if order.block_note.is_empty() => text.push_str(" It has no block."),
+        None if order.block_note.is_empty() => {
+            text.push(' ');
+            text.push_str(&say(language, "no-block", &[]));
+        }
         None => {}
     }
     Reply::new(Outcome::Rejected, text)
@@ -164,21 +185,24 @@ fn not_mine(order: &SalesOrder, what: &str) -> Reply {
 /// The sentence naming the block codes `order` carries that the
 /// `backend.blocks` settings do not count, with the setting to change;
 /// `None` when there are none.
-pub(crate) fn unconfigured_blocks(order: &SalesOrder) -> Option<String> {
+pub(crate) fn unconfigured_blocks(order: &SalesOrder, language: Language) -> Option<String> {
     let sentences: Vec<String> = order
         .unconfigured_blocks
         .iter()
         .map(|block| {
-            let field = block.field;
-            format!(
-                "It carries {} {}, which this agent is not configured to explain; if {} means {}, \
-                 add it to {} ({}).",
-                field.name(),
-                block.code,
-                block.code,
-                field.meaning(),
-                field.setting(),
-                field.env(),
+            let field = match block.field {
+                crate::backend::BlockField::Billing => "billing",
+                crate::backend::BlockField::Delivery => "delivery",
+            };
+            say(
+                language,
+                "unconfigured-block",
+                &[
+                    ("field", field.into()),
+                    ("code", block.code.as_str().into()),
+                    ("setting", block.field.setting().into()),
+                    ("env", block.field.env().into()),
+                ],
             )
         })
         .collect();
@@ -194,4 +218,30 @@ fn quote(text: &str) -> String {
         .collect::<String>()
         .replace('"', "'");
     format!("\"{}\"", flat.trim())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The English catalog names each specialist as its skill on the card
+    /// does, so the questions that name them read as before.
+    #[test]
+    fn the_catalogs_skill_names_are_the_cards() {
+        for specialist in all() {
+            let skill = specialist.skill();
+            assert_eq!(
+                say(Language::En, "skill-name", &[("skill", skill.id.into())]),
+                skill.name
+            );
+            assert_eq!(
+                say(Language::En, "skill-kind", &[("skill", skill.id.into())]),
+                skill.name.to_lowercase()
+            );
+            assert_ne!(
+                say(Language::De, "skill-name", &[("skill", skill.id.into())]),
+                skill.name
+            );
+        }
+    }
 }

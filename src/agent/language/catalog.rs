@@ -1,0 +1,374 @@
+//! What the user reads, in their language: one Project Fluent catalog per
+//! language (`data/i18n/<code>.ftl`), embedded in the binary and parsed
+//! once, the first time a text is asked for. Code names a message by its id
+//! and passes its arguments, already formatted for the language where they
+//! are numbers or dates ([`super::locale`]); the catalog has the words.
+//!
+//! English is complete and is where any message a catalog lacks comes
+//! from. A language whose catalog has every message is answered in; one
+//! that lacks some (French and Spanish today) is answered in English, and
+//! the user is told so once ([`answering`], `answers-in-english`).
+//! Fluent's Unicode isolation marks around arguments are off: the texts go
+//! to Joule and other agents as plain text.
+
+use super::Language;
+use fluent_bundle::concurrent::FluentBundle;
+use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
+use std::sync::OnceLock;
+
+/// The shipped catalogs, in the order of [`Language::ALL`].
+const SOURCES: [(Language, &str); 4] = [
+    (Language::En, include_str!("../../../data/i18n/en.ftl")),
+    (Language::De, include_str!("../../../data/i18n/de.ftl")),
+    (Language::Fr, include_str!("../../../data/i18n/fr.ftl")),
+    (Language::Es, include_str!("../../../data/i18n/es.ftl")),
+];
+
+/// One parsed catalog per language, and whether it has every message of
+/// English's.
+struct Catalogs {
+    bundles: Vec<FluentBundle<FluentResource>>,
+    complete: Vec<bool>,
+}
+
+fn bundle(language: Language, source: &str) -> FluentBundle<FluentResource> {
+    let resource = match FluentResource::try_new(source.to_string()) {
+        Ok(resource) => resource,
+        Err((resource, errors)) => {
+            // The unit tests parse every shipped catalog; a broken entry
+            // is skipped (its id then falls back to English), never fatal.
+            tracing::error!(language = %language, ?errors, "a message catalog has syntax errors");
+            resource
+        }
+    };
+    let tag = language.code().parse().unwrap_or_default();
+    let mut bundle = FluentBundle::new_concurrent(vec![tag]);
+    bundle.set_use_isolating(false);
+    if let Err(errors) = bundle.add_resource(resource) {
+        tracing::error!(language = %language, ?errors, "a message catalog defines an id twice");
+    }
+    bundle
+}
+
+fn catalogs() -> &'static Catalogs {
+    static CATALOGS: OnceLock<Catalogs> = OnceLock::new();
+    CATALOGS.get_or_init(|| {
+        let bundles: Vec<_> = SOURCES
+            .iter()
+            .map(|(language, source)| bundle(*language, source))
+            .collect();
+        let english = message_ids(SOURCES[0].1);
+        let complete = bundles
+            .iter()
+            .map(|bundle| english.iter().all(|id| bundle.has_message(id)))
+            .collect();
+        Catalogs { bundles, complete }
+    })
+}
+
+/// The message ids a catalog's source defines, in order.
+fn message_ids(source: &str) -> Vec<String> {
+    source
+        .lines()
+        .filter(|line| line.starts_with(|c: char| c.is_ascii_lowercase()))
+        .filter_map(|line| line.split_once('=').map(|(id, _)| id.trim().to_string()))
+        .collect()
+}
+
+/// Whether `language`'s catalog has every message.
+pub fn complete(language: Language) -> bool {
+    catalogs()
+        .complete
+        .get(language.index())
+        .copied()
+        .unwrap_or(false)
+}
+
+/// The language a user of `language` is answered in: theirs when its
+/// catalog is complete, else English.
+pub fn answering(language: Language) -> Language {
+    if complete(language) {
+        language
+    } else {
+        Language::En
+    }
+}
+
+/// The text of message `id` in `language` (English where its catalog lacks
+/// the id), with `args`. An id no catalog has is a bug: logged, and the id
+/// is the text.
+pub fn text(language: Language, id: &str, args: &[(&str, FluentValue<'_>)]) -> String {
+    let catalogs = catalogs();
+    let found = [language, Language::En].into_iter().find_map(|language| {
+        let bundle = catalogs.bundles.get(language.index())?;
+        let pattern = bundle.get_message(id)?.value()?;
+        Some((bundle, pattern))
+    });
+    let Some((bundle, pattern)) = found else {
+        tracing::error!(message.id = id, "no catalog has this message");
+        return id.to_string();
+    };
+    let args: FluentArgs<'_> = args
+        .iter()
+        .map(|(name, value)| (*name, value.clone()))
+        .collect();
+    let mut errors = Vec::new();
+    let text = bundle.format_pattern(pattern, Some(&args), &mut errors);
+    if !errors.is_empty() {
+        tracing::error!(
+            message.id = id,
+            ?errors,
+            "a message was formatted with errors"
+        );
+    }
+    text.into_owned()
+}
+
+/// What the user is told about a failed read of the order source, in
+/// `language`, and whether it is a refusal or a failure (the source's own
+/// [`crate::backend::BackendError::for_the_user`] says which, and is the
+/// English). The technical details inside (what S/4HANA refused, a
+/// setting's problem) stay as the source words them.
+pub fn backend_error(
+    error: &crate::backend::BackendError,
+    language: Language,
+) -> (crate::backend::Refusal, String) {
+    use crate::backend::BackendError;
+    let (refusal, english) = error.for_the_user();
+    if language == Language::En {
+        return (refusal, english);
+    }
+    let text = match error {
+        BackendError::Forbidden(what) => text(
+            language,
+            "backend-forbidden",
+            &[("what", what.as_str().into())],
+        ),
+        BackendError::NoAnswer(_) => text(language, "backend-no-answer", &[]),
+        BackendError::NoUser => text(language, "backend-no-user", &[]),
+        BackendError::Identity(reason) => text(
+            language,
+            "backend-identity",
+            &[("reason", reason.as_str().into())],
+        ),
+        BackendError::Settings(reason) => text(
+            language,
+            "backend-settings",
+            &[("reason", reason.as_str().into())],
+        ),
+        BackendError::Unavailable(_) | BackendError::InvalidData { .. } => text(
+            language,
+            "backend-unavailable",
+            &[("error", error.to_string().into())],
+        ),
+    };
+    (refusal, text)
+}
+
+/// "a, b or c" in `language`.
+pub fn or_list(language: Language, items: &[&str]) -> String {
+    list(language, "or-pair", items)
+}
+
+/// "a, b and c" in `language`.
+pub fn and_list(language: Language, items: &[&str]) -> String {
+    list(language, "and-pair", items)
+}
+
+fn list(language: Language, pair: &str, items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => text(
+            language,
+            pair,
+            &[("left", init.join(", ").into()), ("right", (*last).into())],
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fluent_syntax::ast;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// Every variable a pattern names, selectors and variants included.
+    fn variables(pattern: &ast::Pattern<&str>, into: &mut BTreeSet<String>) {
+        for element in &pattern.elements {
+            if let ast::PatternElement::Placeable { expression } = element {
+                expression_variables(expression, into);
+            }
+        }
+    }
+
+    fn expression_variables(expression: &ast::Expression<&str>, into: &mut BTreeSet<String>) {
+        match expression {
+            ast::Expression::Inline(inline) => inline_variables(inline, into),
+            ast::Expression::Select { selector, variants } => {
+                inline_variables(selector, into);
+                for variant in variants {
+                    variables(&variant.value, into);
+                }
+            }
+        }
+    }
+
+    fn inline_variables(inline: &ast::InlineExpression<&str>, into: &mut BTreeSet<String>) {
+        match inline {
+            ast::InlineExpression::VariableReference { id } => {
+                into.insert(id.name.to_string());
+            }
+            ast::InlineExpression::Placeable { expression } => {
+                expression_variables(expression, into)
+            }
+            ast::InlineExpression::FunctionReference { arguments, .. } => {
+                for argument in &arguments.positional {
+                    inline_variables(argument, into);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Each message of a catalog with the variables it names.
+    fn messages(source: &str) -> BTreeMap<String, BTreeSet<String>> {
+        let resource = match fluent_syntax::parser::parse(source) {
+            Ok(resource) => resource,
+            Err((_, errors)) => panic!("a catalog does not parse: {errors:?}"),
+        };
+        let mut found = BTreeMap::new();
+        for entry in resource.body {
+            if let ast::Entry::Message(message) = entry {
+                let mut names = BTreeSet::new();
+                if let Some(value) = &message.value {
+                    variables(value, &mut names);
+                }
+                let id = message.id.name.to_string();
+                assert!(
+                    found.insert(id.clone(), names).is_none(),
+                    "{id} twice in one catalog"
+                );
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn every_catalog_parses_and_names_only_englishs_messages_and_variables() {
+        let english = messages(SOURCES[0].1);
+        assert!(english.len() > 50, "{}", english.len());
+        assert_eq!(
+            english.keys().cloned().collect::<Vec<_>>(),
+            {
+                let mut ids = message_ids(SOURCES[0].1);
+                ids.sort();
+                ids
+            },
+            "every message starts a line with its id"
+        );
+        for (language, source) in SOURCES {
+            for (id, names) in messages(source) {
+                // The one message only the fallback languages need.
+                if id == "answers-in-english" {
+                    continue;
+                }
+                let Some(english_names) = english.get(&id) else {
+                    panic!("{language}: {id} is not an English message");
+                };
+                assert_eq!(&names, english_names, "{language}: the variables of {id}");
+            }
+        }
+    }
+
+    #[test]
+    fn german_and_english_are_complete_french_and_spanish_fall_back() {
+        let english = messages(SOURCES[0].1);
+        let german = messages(SOURCES[1].1);
+        let missing: Vec<_> = english
+            .keys()
+            .filter(|id| !german.contains_key(*id))
+            .collect();
+        assert!(missing.is_empty(), "German lacks {missing:?}");
+        assert!(complete(Language::En) && complete(Language::De));
+        assert!(!complete(Language::Fr) && !complete(Language::Es));
+        assert_eq!(answering(Language::De), Language::De);
+        assert_eq!(answering(Language::Fr), Language::En);
+        assert_eq!(answering(Language::Es), Language::En);
+        // A message French lacks comes from English.
+        assert_eq!(
+            text(Language::Fr, "which-order", &[]),
+            text(Language::En, "which-order", &[])
+        );
+        // Their own sentence saying so is theirs.
+        assert!(text(Language::Fr, "answers-in-english", &[]).contains("anglais"));
+        assert!(text(Language::Es, "answers-in-english", &[]).contains("inglés"));
+    }
+
+    #[test]
+    fn arguments_go_in_without_isolation_marks() {
+        let text = text(Language::De, "not-found", &[("order", "4799".into())]);
+        assert!(text.contains("4799"), "{text}");
+        assert!(!text.contains(['\u{2068}', '\u{2069}']), "{text:?}");
+        assert_eq!(
+            super::text(Language::En, "not-found", &[("order", "4799".into())]),
+            "Sales order 4799 not found. Please check the number."
+        );
+    }
+
+    /// The catalog's English of a failed read is the source's own, word
+    /// for word; German has its own.
+    #[test]
+    fn failed_reads_in_english_and_german() {
+        use crate::backend::BackendError;
+        for error in [
+            BackendError::Forbidden("sales order 4711".into()),
+            BackendError::NoAnswer("timeout".into()),
+            BackendError::NoUser,
+            BackendError::Identity("expired".into()),
+            BackendError::Settings("no destination".into()),
+            BackendError::Unavailable("down".into()),
+        ] {
+            let english = error.for_the_user();
+            let ids = [
+                "backend-forbidden",
+                "backend-no-answer",
+                "backend-no-user",
+                "backend-identity",
+                "backend-settings",
+                "backend-unavailable",
+            ];
+            let args: [(&str, FluentValue<'_>); 3] = [
+                ("what", "sales order 4711".into()),
+                ("reason", error_reason(&error).into()),
+                ("error", error.to_string().into()),
+            ];
+            assert!(
+                ids.iter()
+                    .any(|id| text(Language::En, id, &args) == english.1),
+                "{error:?}: {}",
+                english.1
+            );
+            assert_eq!(backend_error(&error, Language::En), english);
+            let (refusal, german) = backend_error(&error, Language::De);
+            assert_eq!(refusal, english.0);
+            assert_ne!(german, english.1);
+        }
+    }
+
+    fn error_reason(error: &crate::backend::BackendError) -> String {
+        match error {
+            crate::backend::BackendError::Identity(reason)
+            | crate::backend::BackendError::Settings(reason) => reason.clone(),
+            _ => String::new(),
+        }
+    }
+
+    #[test]
+    fn an_unknown_id_is_its_own_text() {
+        assert_eq!(
+            text(Language::De, "no-such-message", &[]),
+            "no-such-message"
+        );
+    }
+}

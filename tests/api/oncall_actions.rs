@@ -324,6 +324,20 @@ async fn approved_then_retried(webhook: Option<&WebhookReceiver>) -> Retried {
 }
 
 /// The retry job's root span of the one later attempt.
+/// `retry` links to the approval's trace and names its task and ledger key.
+fn assert_linked_to_the_approval(retried: &Retried, retry: &Span) {
+    let linked: Vec<String> = retry.links.iter().map(|link| hex(&link.trace_id)).collect();
+    assert_eq!(linked, [APPROVAL_TRACE], "{retry:?}");
+    assert_eq!(
+        text(&retry.attributes, "a2a.task.id").as_deref(),
+        Some(retried.task_id.as_str())
+    );
+    assert_eq!(
+        text(&retry.attributes, "ledger.key").as_deref(),
+        Some(retried.key.as_str())
+    );
+}
+
 fn the_retry(retried: &Retried) -> Span {
     let retries = retried.collector.named("action.retry");
     assert_eq!(retries.len(), 1, "{retries:?}");
@@ -343,16 +357,7 @@ async fn a_later_attempt_in_the_retry_job_links_to_the_approval_and_logs_its_cor
     let retry = the_retry(&retried);
     assert!(retry.parent_span_id.is_empty(), "a root: {retry:?}");
     assert_ne!(hex(&retry.trace_id), APPROVAL_TRACE);
-    let linked: Vec<String> = retry.links.iter().map(|link| hex(&link.trace_id)).collect();
-    assert_eq!(linked, [APPROVAL_TRACE], "{retry:?}");
-    assert_eq!(
-        text(&retry.attributes, "a2a.task.id").as_deref(),
-        Some(retried.task_id.as_str())
-    );
-    assert_eq!(
-        text(&retry.attributes, "ledger.key").as_deref(),
-        Some(retried.key.as_str())
-    );
+    assert_linked_to_the_approval(&retried, &retry);
 
     let attempts = collector.named("action.execute");
     let outcome = |span: &Span| text(&span.attributes, "action.outcome");
@@ -408,16 +413,7 @@ async fn the_push_of_a_later_result_is_in_the_linked_trace_and_logs_the_approval
     let follow_up = retried.follow_up.clone().expect("a follow-up task");
     assert_ne!(follow_up, retried.task_id);
     let retry = the_retry(&retried);
-    let linked: Vec<String> = retry.links.iter().map(|link| hex(&link.trace_id)).collect();
-    assert_eq!(linked, [APPROVAL_TRACE], "{retry:?}");
-    assert_eq!(
-        text(&retry.attributes, "a2a.task.id").as_deref(),
-        Some(retried.task_id.as_str())
-    );
-    assert_eq!(
-        text(&retry.attributes, "ledger.key").as_deref(),
-        Some(retried.key.as_str())
-    );
+    assert_linked_to_the_approval(&retried, &retry);
 
     let deliveries: Vec<Span> = retried
         .collector

@@ -14,6 +14,7 @@ use crate::agent::execution::approved;
 use crate::agent::language::Language;
 use crate::agent::language::catalog::text as say;
 use crate::agent::{Outcome, Proposal, Reply, Turn};
+use fluent_bundle::FluentValue;
 use serde::{Deserialize, Serialize};
 
 /// Where one offered proposal of a batch stands.
@@ -115,22 +116,7 @@ impl Approvals {
         let language = super::answering(turn);
         let wanted: Vec<(usize, Decision)> = match batch_decision(&turn.text) {
             BatchDecision::Unclear => {
-                let said = |language: Language| {
-                    say(
-                        language,
-                        "batch-answer-unclear",
-                        &[("question", batch_question(&pending, language).into())],
-                    )
-                };
-                let summary = first_line(&said(Language::En));
-                let text = said(language);
-                return self.batch_reply(
-                    Outcome::InputRequired,
-                    text,
-                    summary,
-                    Vec::new(),
-                    pending,
-                );
+                return self.ask_batch_again(language, "batch-answer-unclear", Vec::new(), pending);
             }
             BatchDecision::All(Decision::Approve) => (0..pending.len())
                 .filter(|i| pending[*i].state != PendingState::Declined)
@@ -150,23 +136,11 @@ impl Approvals {
                     }
                 }
                 if !unknown.is_empty() {
-                    let said = |language: Language| {
-                        say(
-                            language,
-                            "batch-not-offered",
-                            &[
-                                ("orders", unknown.join(", ").into()),
-                                ("question", batch_question(&pending, language).into()),
-                            ],
-                        )
-                    };
-                    let summary = first_line(&said(Language::En));
-                    let text = said(language);
-                    return self.batch_reply(
-                        Outcome::InputRequired,
-                        text,
-                        summary,
-                        Vec::new(),
+                    let orders = ("orders", unknown.join(", ").into());
+                    return self.ask_batch_again(
+                        language,
+                        "batch-not-offered",
+                        vec![orders],
                         pending,
                     );
                 }
@@ -287,6 +261,26 @@ impl Approvals {
         let text = report_text.trim().to_string();
         let summary = summary.unwrap_or_else(|| first_line(&text));
         self.batch_reply(outcome, text, summary, notes, pending)
+    }
+
+    /// The batch's question again, after the catalog message `id` (with
+    /// `args` and the question) that says why: in `language` for the user,
+    /// its first line in English as the summary. Nothing is decided.
+    fn ask_batch_again(
+        &self,
+        language: Language,
+        id: &str,
+        args: Vec<(&str, FluentValue<'static>)>,
+        pending: Vec<PendingOrder>,
+    ) -> Reply {
+        let said = |language: Language| {
+            let mut args = args.clone();
+            args.push(("question", batch_question(&pending, language).into()));
+            say(language, id, &args)
+        };
+        let summary = first_line(&said(Language::En));
+        let text = said(language);
+        self.batch_reply(Outcome::InputRequired, text, summary, Vec::new(), pending)
     }
 
     fn batch_reply(

@@ -690,32 +690,45 @@ mod tests {
         let (start_copy, copy_requests) = std::sync::mpsc::sync_channel(1);
         let (reports, copied) = std::sync::mpsc::channel();
         let mut wal = WalKeeper::new(start_copy, copied, 64);
+        let mut asked = 0;
+        write_320_rows_and_check_the_wal(&dir, &mut connection, &mut wal, || {
+            if copy_requests.try_recv().is_ok() {
+                asked += 1;
+                reports.send(false).unwrap();
+            }
+        });
+        assert!(asked > 0, "the copier was asked");
+    }
+
+    /// 40 batches of 8 rows (320 rows, five times a `restart_after_rows` of
+    /// 64) through `wal`, `after_each` after every batch; then the WAL must
+    /// have started over after 128 rows and kept that size (without the
+    /// writer's own copy it holds all 320 rows), and every row is stored.
+    fn write_320_rows_and_check_the_wal(
+        dir: &TempDir,
+        connection: &mut Connection,
+        wal: &mut WalKeeper,
+        mut after_each: impl FnMut(),
+    ) {
         let wal_file = dir.0.join("order-exception-agent.sqlite3-wal");
         let wal_bytes = || std::fs::metadata(&wal_file).map(|m| m.len()).unwrap_or(0);
         let body = incompressible_body(1_000);
-        let (mut asked, mut sizes) = (0, Vec::new());
-        // 40 batches of 8 rows: 320 rows, five times `restart_after_rows`.
+        let mut sizes = Vec::new();
         for round in 0..40 {
             let writes = batch(
                 (0..8)
                     .map(|i| create(&format!("t-{round}-{i}"), &body))
                     .collect(),
             );
-            write_batch(&mut connection, &writes).unwrap();
-            wal.after_batch(writes.len(), &connection);
-            if copy_requests.try_recv().is_ok() {
-                asked += 1;
-                reports.send(false).unwrap();
-            }
+            write_batch(connection, &writes).unwrap();
+            wal.after_batch(writes.len(), connection);
+            after_each();
             sizes.push(wal_bytes());
         }
-        assert!(asked > 0, "the copier was asked");
-        // Without the writer's own copy the WAL holds all 320 rows; with it,
-        // it starts over after 128 rows and keeps that size.
         let after_128_rows = sizes[15];
         assert!(after_128_rows > 0);
         assert!(wal_bytes() < after_128_rows * 3 / 2, "WAL grew: {sizes:?}");
-        assert_eq!(bodies(&connection).len(), 320);
+        assert_eq!(bodies(connection).len(), 320);
     }
 
     /// A copier that is still at it while the writer goes on (a slow disk):
@@ -737,24 +750,7 @@ mod tests {
             }
         });
         let mut wal = WalKeeper::new(start_copy, copied, 64);
-        let wal_file = dir.0.join("order-exception-agent.sqlite3-wal");
-        let wal_bytes = || std::fs::metadata(&wal_file).map(|m| m.len()).unwrap_or(0);
-        let body = incompressible_body(1_000);
-        let mut sizes = Vec::new();
-        for round in 0..40 {
-            let writes = batch(
-                (0..8)
-                    .map(|i| create(&format!("t-{round}-{i}"), &body))
-                    .collect(),
-            );
-            write_batch(&mut connection, &writes).unwrap();
-            wal.after_batch(writes.len(), &connection);
-            sizes.push(wal_bytes());
-        }
-        let after_128_rows = sizes[15];
-        assert!(after_128_rows > 0);
-        assert!(wal_bytes() < after_128_rows * 3 / 2, "WAL grew: {sizes:?}");
-        assert_eq!(bodies(&connection).len(), 320);
+        write_320_rows_and_check_the_wal(&dir, &mut connection, &mut wal, || {});
     }
 
     /// One write that fails fails its batch: no caller is told its write

@@ -217,7 +217,7 @@ impl crate::agent::execution::ResultNotifier for LaterResults {
     async fn later(
         &self,
         entry: &crate::agent::ledger::LedgerEntry,
-        text: &str,
+        said: &crate::agent::execution::Said,
         user: Option<&crate::backend::UserToken>,
     ) {
         let call = crate::tasks::CallContext {
@@ -229,7 +229,9 @@ impl crate::agent::execution::ResultNotifier for LaterResults {
             }),
             ..crate::tasks::CallContext::default()
         };
-        if let Err(error) = self.0.follow_up(&entry.task_id, text, &call).await {
+        // In the language the approval was answered in.
+        let text = |language| said.text(crate::agent::language::catalog::answering(language));
+        if let Err(error) = self.0.follow_up(&entry.task_id, &text, &call).await {
             tracing::warn!(%error, a2a.task.id = %entry.task_id, "the later result of an action could not be sent");
         }
     }

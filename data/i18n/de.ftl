@@ -163,6 +163,39 @@ batch-line-not-found = { $order }: Kundenauftrag nicht gefunden; es wurde nichts
 batch-line-failed = { $order }: { $error }; es wurde nichts eingereicht. Antworten Sie mit genehmigen { $order }, um es erneut zu versuchen.
 needs-own-question = Um sie zu genehmigen, fragen Sie nach Auftrag { $order } allein: die Änderung braucht den Liefertermin, den sich der Kunde gewünscht hat.
 
+## Eine genehmigte Aktion ausführen
+
+action-done = In S/4HANA erledigt: { $what }.
+action-refused = Eingereicht, aber S/4HANA hat es abgelehnt: { $reason }. Es wurde nichts geändert.
+action-hook-refused = Eingereicht und an Kundenauftrag { $order } vermerkt, aber der Action-Hook hat es abgelehnt: { $reason }.
+action-gave-up = Eingereicht, aber S/4HANA hat nach { $attempts } Versuchen nicht geantwortet ({ $reason }). Es wurde nichts geändert.
+action-tried-again = Eingereicht; S/4HANA hat nicht geantwortet, es wird erneut versucht (Sie erhalten eine Benachrichtigung).
+action-being-carried-out = Eingereicht; es wird gerade in S/4HANA ausgeführt (Sie erhalten eine Benachrichtigung).
+# Eine zurückgelesene Zeile des Ledgers: ihr Detail, wie das Ledger es führt (englisch).
+action-done-as-kept = In S/4HANA erledigt; im Protokoll steht: „{ $kept }“.
+action-refused-as-kept = Eingereicht, aber S/4HANA hat es abgelehnt; im Protokoll steht: „{ $kept }“. Es wurde nichts geändert.
+action-not-carried-out = Nicht ausgeführt; im Protokoll steht: „{ $kept }“.
+change-delivery-date = { $block ->
+        [yes] der Wunschliefertermin von Auftrag { $order } ist jetzt der { $date }, und seine Liefersperre ist aufgehoben
+       *[no] der Wunschliefertermin von Auftrag { $order } ist jetzt der { $date }
+    }
+change-credit-note = { $released ->
+        [yes] eine Notiz zur Kreditprüfung steht an Kundenauftrag { $order }, und seine Kreditsperre ist freigegeben
+       *[no] eine Notiz zur Kreditprüfung steht an Kundenauftrag { $order }
+    }
+change-noted = eine Notiz an Kundenauftrag { $order } hält die genehmigte Aktion { $action } fest
+change-noted-hook = { $noted }, und der Action-Hook hat sie angenommen ({ $answer })
+reason-no-valid-date = die Genehmigung für Kundenauftrag { $order } enthält kein gültiges Lieferdatum
+reason-not-found = Kundenauftrag { $order } wurde nicht gefunden
+reason-stale = Kundenauftrag { $order } wurde seit dem Lesen geändert (412)
+reason-block-changed = Kundenauftrag { $order } wurde seit der Erklärung geändert (412; seine Liefersperre ist jetzt „{ $block }“); bitte fragen Sie noch einmal danach
+reason-forbidden = S/4HANA lässt Sie { $object } nicht ändern (403)
+reason-identity = S/4HANA hat Ihre Identität nicht akzeptiert: { $detail }
+reason-no-answer = S/4HANA hat nicht geantwortet ({ $detail })
+# Warum ein genehmigter Vorschlag nicht eingereicht wurde (vor „; es wurde nichts eingereicht“).
+not-filed-ledger = die Aktion konnte gerade nicht eingereicht werden ({ $error })
+not-filed-earlier-open = eine frühere Anfrage { $action } für Auftrag { $order } (genehmigt am { $at } von { $user }) wird gerade ausgeführt
+
 ## Ein fehlgeschlagenes Lesen der Aufträge
 
 backend-forbidden = S/4HANA lässt Sie { $what } nicht sehen.

@@ -171,6 +171,39 @@ batch-line-not-found = { $order }: sales order not found; nothing was filed.
 batch-line-failed = { $order }: { $error }; nothing was filed. Reply approve { $order } to try again.
 needs-own-question = To approve it, ask about order { $order } on its own: the change needs the delivery date the customer asked for.
 
+## Carrying an approved action out
+
+action-done = Done in S/4HANA: { $what }.
+action-refused = Recorded, but S/4HANA refused it: { $reason }. Nothing was changed.
+action-hook-refused = Recorded and noted on sales order { $order }, but the action hook refused it: { $reason }.
+action-gave-up = Recorded, but S/4HANA did not answer after { $attempts } attempts ({ $reason }). Nothing was changed.
+action-tried-again = Recorded; S/4HANA did not answer, it will be tried again (you will get a notification).
+action-being-carried-out = Recorded; it is being carried out in S/4HANA (you will get a notification).
+# A ledger row read back: its detail as the ledger keeps it (English).
+action-done-as-kept = Done in S/4HANA: { $kept }.
+action-refused-as-kept = Recorded, but S/4HANA refused it: { $kept }. Nothing was changed.
+action-not-carried-out = Not carried out: { $kept }.
+change-delivery-date = { $block ->
+        [yes] the requested delivery date of { $order } is now { $date } and its delivery block is removed
+       *[no] the requested delivery date of { $order } is now { $date }
+    }
+change-credit-note = { $released ->
+        [yes] a credit review note is on sales order { $order } and its credit block is released
+       *[no] a credit review note is on sales order { $order }
+    }
+change-noted = a note on sales order { $order } records the approved { $action }
+change-noted-hook = { $noted }, and the action hook took it ({ $answer })
+reason-no-valid-date = the approval of sales order { $order } carries no valid delivery date
+reason-not-found = sales order { $order } was not found
+reason-stale = sales order { $order } changed since it was read (412)
+reason-block-changed = sales order { $order } changed since it was explained (412; its delivery block is now "{ $block }"); ask about it again
+reason-forbidden = you may not change { $object } (403)
+reason-identity = S/4HANA did not accept your identity: { $detail }
+reason-no-answer = S/4HANA did not answer ({ $detail })
+# Why an approved proposal was not filed (before "; nothing was filed").
+not-filed-ledger = the action could not be filed right now ({ $error })
+not-filed-earlier-open = an earlier { $action } for order { $order } (approved on { $at } by { $user }) is being carried out right now
+
 ## A read of the orders that failed
 
 backend-forbidden = S/4HANA does not let you see { $what }.

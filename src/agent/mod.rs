@@ -52,16 +52,6 @@ impl Caller {
     pub fn is_person(&self) -> bool {
         self.user_id.is_some()
     }
-
-    /// `role ar_clerk`, `roles ar_clerk, viewer` or `a caller without a role`.
-    pub fn describe_roles(&self) -> String {
-        let names: Vec<&str> = self.roles.iter().map(|role| role.as_str()).collect();
-        match names.as_slice() {
-            [] => "a caller without a role".to_string(),
-            [one] => format!("role {one}"),
-            many => format!("roles {}", many.join(", ")),
-        }
-    }
 }
 
 /// One user message as the agent reads it: the text of its text parts and

@@ -21,16 +21,6 @@ impl Action {
         Action::RequestDeliveryDateChange,
     ];
 
-    /// What filing it means, for the approval question.
-    pub fn verb_phrase(self) -> &'static str {
-        match self {
-            Action::RequestCreditReview => "Request a credit review",
-            Action::OpenDisputeCase => "Open a dispute case",
-            Action::RequestMasterDataChange => "Request a master data change",
-            Action::RequestDeliveryDateChange => "Request a delivery date change",
-        }
-    }
-
     pub fn as_str(self) -> &'static str {
         match self {
             Action::RequestCreditReview => "request_credit_review",

@@ -81,27 +81,11 @@ pub enum BlockField {
 }
 
 impl BlockField {
-    /// How an answer names the field's block.
-    pub fn name(self) -> &'static str {
-        match self {
-            BlockField::Billing => "billing block",
-            BlockField::Delivery => "delivery block",
-        }
-    }
-
     /// The setting that lists the codes this agent explains for the field.
     pub fn setting(self) -> &'static str {
         match self {
             BlockField::Billing => "backend.blocks.price_dispute_billing_blocks",
             BlockField::Delivery => "backend.blocks.delivery_block_codes",
-        }
-    }
-
-    /// What a code in that setting means to this agent.
-    pub fn meaning(self) -> &'static str {
-        match self {
-            BlockField::Billing => "a price dispute",
-            BlockField::Delivery => "a delivery block to explain",
         }
     }
 

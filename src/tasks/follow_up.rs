@@ -4,21 +4,24 @@
 //! to the finished one (`referenceTaskIds`) and which carries that task's
 //! push configs, and the push room hears of it like of any change, so the
 //! client's webhook gets the result. It belongs to the owner of the task
-//! it follows.
+//! it follows, and is written in the language that task was answered in.
 
 use super::engine::TaskEngine;
 use super::error::EngineError;
+use super::language;
 use super::observer::CallContext;
 use super::reply::{agent_message, set_status};
 use crate::a2a::{Artifact, Part, Task, TaskKind, TaskState, TaskStatus};
+use crate::agent::Language;
 use crate::clock::now_rfc3339;
 
 impl TaskEngine {
-    /// Tell the client of `origin_task_id` what happened later: `text`.
+    /// Tell the client of `origin_task_id` what happened later: `text`,
+    /// written in the language the origin was answered in.
     pub async fn follow_up(
         &self,
         origin_task_id: &str,
-        text: &str,
+        text: &(dyn Fn(Language) -> String + Sync),
         call: &CallContext,
     ) -> Result<Task, EngineError> {
         let store = &self.inner.store;
@@ -26,6 +29,8 @@ impl TaskEngine {
             .get(origin_task_id)
             .await?
             .ok_or_else(|| EngineError::TaskNotFound(origin_task_id.to_string()))?;
+        let answered_in = language::of_task(&origin.task).unwrap_or_default();
+        let text = text(answered_in);
         let mut task = Task {
             kind: TaskKind::Value,
             id: uuid::Uuid::new_v4().to_string(),
@@ -40,13 +45,14 @@ impl TaskEngine {
                 artifact_id: uuid::Uuid::new_v4().to_string(),
                 name: Some("answer".into()),
                 description: None,
-                parts: vec![Part::text(text.to_string())],
+                parts: vec![Part::text(text.clone())],
                 metadata: None,
                 extensions: None,
             }]),
             metadata: None,
         };
-        let mut message = agent_message(&task, text, None);
+        language::keep(&mut task, answered_in);
+        let mut message = agent_message(&task, &text, None);
         message.reference_task_ids = Some(vec![origin_task_id.to_string()]);
         set_status(&mut task, TaskState::Completed, Some(message));
         let configs: Vec<_> = store

@@ -732,6 +732,129 @@ async fn a_result_that_arrives_after_the_answer_is_pushed_as_a_follow_up_task() 
 const TRIED: &str =
     "Recorded; S/4HANA did not answer, it will be tried again (you will get a notification).";
 
+/// A German approval carried out in S/4HANA: what the approver reads about
+/// the attempt, and the result the retry job pushes later, are German (with
+/// the German date); the ledger keeps its detail in English.
+#[tokio::test]
+async fn a_german_approval_is_reported_in_german_now_and_later() {
+    let receiver = crate::helpers::webhook::WebhookReceiver::start().await;
+    let world = world_with(|s| {
+        s.push.allowed_hosts = vec!["127.0.0.1".into()];
+        s.push.allow_loopback_http = true;
+        s.push.allow_private_addresses = true;
+        s.push.retry_base_ms = 50;
+    })
+    .await;
+    world.s4.script("MERGE", vec![Step::Status(503)]);
+    let token = clerk();
+    let day = crate::helpers::delivery_day();
+    let german_day = {
+        let [year, month, date] = [&day.iso[0..4], &day.iso[5..7], &day.iso[8..10]];
+        format!("{date}.{month}.{year}")
+    };
+    let asked = send(
+        &world.app,
+        &token,
+        crate::helpers::user_message("Der Kunde möchte für 4740 einen späteren Liefertermin"),
+    )
+    .await;
+    assert_eq!(state(&asked), "input-required", "{asked}");
+    let dated = reply(&world.app, &token, &asked, &german_day).await;
+    assert_eq!(approval(&dated)["status"], "pending", "{dated}");
+    let mut message = crate::helpers::user_message("genehmigen");
+    message["taskId"] = dated["id"].clone();
+    message["contextId"] = dated["contextId"].clone();
+    let answered: Value = world
+        .app
+        .client
+        .post(format!("{}/", world.app.address))
+        .bearer_auth(&token)
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "message/send",
+                      "params": {"message": message, "configuration": {
+                          "blocking": true,
+                          "pushNotificationConfig": {"url": format!("{}/later", receiver.url)}}}}))
+        .send()
+        .await
+        .expect("answers")
+        .json()
+        .await
+        .expect("JSON");
+    let now = status_text(&answered["result"]);
+    assert!(
+        now.ends_with(
+            "Eingereicht; S/4HANA hat nicht geantwortet, es wird erneut versucht \
+             (Sie erhalten eine Benachrichtigung)."
+        ),
+        "{now}"
+    );
+    let mut later = Vec::new();
+    let pushed = wait_until(Duration::from_secs(20), async || {
+        later = receiver
+            .at("/later")
+            .into_iter()
+            .filter(|call| status_text(&call.body).starts_with("In S/4HANA erledigt"))
+            .collect();
+        !later.is_empty()
+    })
+    .await;
+    assert!(pushed, "{:?}", receiver.at("/later"));
+    assert_eq!(
+        status_text(&later[0].body),
+        format!(
+            "In S/4HANA erledigt: der Wunschliefertermin von Auftrag 4740 ist jetzt der \
+             {german_day}, und seine Liefersperre ist aufgehoben."
+        )
+    );
+    assert_eq!(
+        later[0].body["metadata"]["language"], "de",
+        "{}",
+        later[0].body
+    );
+    let listed = actions(&world.app, &token).await;
+    assert_eq!(
+        listed[0]["answer"],
+        format!(
+            "the requested delivery date of 4740 is now {} and its delivery block is removed",
+            day.iso
+        ),
+        "the ledger keeps its detail in English"
+    );
+}
+
+/// A refusal in German: the reason in German too.
+#[tokio::test]
+async fn a_refusal_reads_german_to_a_german_approver() {
+    let world = world().await;
+    world.s4.set_access(
+        CLERK.1,
+        Access {
+            read: Scope::All,
+            change: Scope::Nothing,
+            services: None,
+        },
+    );
+    let token = clerk();
+    let asked = send(
+        &world.app,
+        &token,
+        crate::helpers::user_message("Der Kunde möchte für 4740 einen späteren Liefertermin"),
+    )
+    .await;
+    let day = crate::helpers::delivery_day();
+    let german_day = format!("{}.{}.{}", &day.iso[8..10], &day.iso[5..7], &day.iso[0..4]);
+    let dated = reply(&world.app, &token, &asked, &german_day).await;
+    let refused = reply(&world.app, &token, &dated, "genehmigen").await;
+    assert!(
+        status_text(&refused).ends_with(
+            "Eingereicht, aber S/4HANA hat es abgelehnt: S/4HANA lässt Sie sales order 4740 \
+             nicht ändern (403). Es wurde nichts geändert."
+        ),
+        "{}",
+        status_text(&refused)
+    );
+    assert!(world.s4.changes().is_empty());
+}
+
 /// A batch with S/4HANA execution: the delivery date change of 4740 needs
 /// the customer's date, which the joint question cannot ask for, so it is
 /// not offered there (the line says to ask about 4740 on its own); "approve

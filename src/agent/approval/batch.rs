@@ -196,16 +196,16 @@ impl Approvals {
                 Ok(filing) => {
                     let (status, _) = filing::describe(&filing, language);
                     let texts = [language, Language::En].map(|l| filing::describe(&filing, l).1);
-                    let (entry, report) = self.carry_out(filing.into_entry(), turn).await;
+                    let (entry, said) = self.carry_out(filing.into_entry(), turn).await;
                     let mut note = self.note(status, &proposal, caller);
                     note.entry = Some(entry);
                     notes.push(note);
                     pending[index].state = PendingState::Filed;
                     lines.push_in(language, |l: Language| {
                         let text = if l == language { &texts[0] } else { &texts[1] };
-                        match report.is_empty() {
+                        match said.is_nothing() {
                             true => format!("{order}: {text}"),
-                            false => format!("{order}: {text} {report}"),
+                            false => format!("{order}: {text} {}", said.text(l)),
                         }
                     });
                 }
@@ -242,7 +242,7 @@ impl Approvals {
                             "batch-line-failed",
                             &[
                                 ("order", order.as_str().into()),
-                                ("error", error.to_string().into()),
+                                ("error", error.for_the_user(language).into()),
                             ],
                         )
                     });

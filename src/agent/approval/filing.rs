@@ -7,9 +7,10 @@
 use super::{ApprovalStatus, Approvals};
 use crate::agent::Proposal;
 use crate::agent::Turn;
-use crate::agent::execution::approved;
+use crate::agent::execution::{Said, approved};
 use crate::agent::language::Language;
 use crate::agent::language::catalog::text as say;
+use crate::agent::language::locale;
 use crate::agent::ledger::{Filing, LedgerEntry, LedgerError};
 use crate::roles::BusinessRole;
 use std::sync::Arc;
@@ -32,6 +33,31 @@ pub enum NotFiled {
         .0.key.action, .0.key.sales_order, .0.approved_at, .0.approved_by
     )]
     EarlierOpen(Box<LedgerEntry>),
+}
+
+impl NotFiled {
+    /// Why, in `language`, before "; nothing was filed" (the `Display`
+    /// text is the log's English).
+    pub(super) fn for_the_user(&self, language: Language) -> String {
+        match self {
+            NotFiled::UnknownOrder(_) | NotFiled::Unreadable(_) => self.to_string(),
+            NotFiled::Ledger(error) => say(
+                language,
+                "not-filed-ledger",
+                &[("error", error.to_string().into())],
+            ),
+            NotFiled::EarlierOpen(open) => say(
+                language,
+                "not-filed-earlier-open",
+                &[
+                    ("action", open.key.action.as_str().into()),
+                    ("order", open.key.sales_order.as_str().into()),
+                    ("at", locale::timestamp(language, &open.approved_at).into()),
+                    ("user", open.approved_by.as_str().into()),
+                ],
+            ),
+        }
+    }
 }
 
 impl Approvals {
@@ -104,17 +130,17 @@ impl Approvals {
 
     /// Hand a recorded row to the executor (the ledger-only one does
     /// nothing more): the row as execution left it, and what the user
-    /// reads about it (empty when there is nothing to add). A row that is
-    /// no longer open (done or failed before) is not run again.
-    pub(super) async fn carry_out(&self, entry: LedgerEntry, turn: &Turn) -> (LedgerEntry, String) {
+    /// reads about it ([`Said::Nothing`] when there is nothing to add). A
+    /// row that is no longer open (done or failed before) is not run again.
+    pub(super) async fn carry_out(&self, entry: LedgerEntry, turn: &Turn) -> (LedgerEntry, Said) {
         if !entry.state.is_open() {
-            return (entry, String::new());
+            return (entry, Said::Nothing);
         }
         let report = self
             .executions
             .run(&entry, turn.caller.user_token.as_ref())
             .await;
-        (report.entry.unwrap_or(entry), report.text)
+        (report.entry.unwrap_or(entry), report.said)
     }
 }
 
@@ -144,7 +170,7 @@ pub(super) fn describe(filing: &Filing, language: Language) -> (ApprovalStatus, 
                 &[
                     ("action", entry.key.action.as_str().into()),
                     ("order", entry.key.sales_order.as_str().into()),
-                    ("at", entry.approved_at.as_str().into()),
+                    ("at", locale::timestamp(language, &entry.approved_at).into()),
                     ("user", entry.approved_by.as_str().into()),
                     ("role", entry.approver_role.as_str().into()),
                 ],

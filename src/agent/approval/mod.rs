@@ -464,17 +464,17 @@ impl Approvals {
                 let preface = say(
                     language,
                     "filing-failed",
-                    &[("error", capitalised(&error.to_string()).into())],
+                    &[("error", capitalised(&error.for_the_user(language)).into())],
                 );
                 return self.ask_again(pending, caller, preface, language);
             }
         };
         let (status, text) = filing::describe(&filing, language);
         // After the ledger row is recorded, the executor carries it out.
-        let (entry, report) = self.carry_out(filing.into_entry(), turn).await;
-        let text = match report.is_empty() {
+        let (entry, said) = self.carry_out(filing.into_entry(), turn).await;
+        let text = match said.is_nothing() {
             true => text,
-            false => format!("{text}\n\n{report}"),
+            false => format!("{text}\n\n{}", said.text(language)),
         };
         let mut note = self.note(status, &pending, caller);
         note.entry = Some(entry);

@@ -11,8 +11,6 @@ use crate::agent::{Action, ORDER_VERSION, Proposal};
 use crate::roles::BusinessRole;
 use serde_json::{Map, Value, json};
 
-pub const DATE_QUESTION: &str = "Which delivery date did the customer ask for?";
-
 /// The credit policy's bound for a credit manager's own decision.
 const CREDIT_MANAGER_MAX_PERCENT: f64 = 5.0;
 

@@ -19,10 +19,13 @@ pub mod approved;
 pub mod date;
 pub mod hook;
 pub mod s4;
+pub mod said;
 mod settings;
 
+pub use said::{Change, Reason, Said};
 pub use settings::{ActionSettings, ExecutorKind, NoteTextIdError};
 
+use super::language::Language;
 use super::ledger::{ActionKey, ActionLedger, Claim, ExecutionState, Finish, LedgerEntry};
 use crate::backend::UserToken;
 use async_trait::async_trait;
@@ -34,17 +37,17 @@ use std::sync::{Arc, Mutex};
 pub enum Executed {
     /// Nothing to carry out: the ledger row is the action.
     LedgerOnly,
-    /// Carried out now; what the user reads after "Done in S/4HANA: ".
-    Done(String),
+    /// Carried out now: what S/4HANA shows.
+    Done(Change),
     /// S/4HANA already showed the change; treated as done.
-    AlreadyDone(String),
+    AlreadyDone(Change),
     /// Refused for good: the class of the refusal (`forbidden`, `stale`,
     /// `not_found`, `identity`, `refused`: `error.type` on the span and the
-    /// metric) and why (after "S/4HANA refused it: ").
-    Refused(&'static str, String),
+    /// metric) and why.
+    Refused(&'static str, Reason),
     /// No answer (timeout, 429, 5xx): its class (`transient`,
     /// `hook_unavailable`) and why; worth another attempt.
-    Transient(&'static str, String),
+    Transient(&'static str, Reason),
     /// The note is on the order, but the action hook refused it for good.
     HookRefused(String),
 }
@@ -71,7 +74,8 @@ pub trait ActionExecutor: Send + Sync {
 /// to the approver's client); wired by `startup.rs` to the task engine.
 #[async_trait]
 pub trait ResultNotifier: Send + Sync {
-    async fn later(&self, entry: &LedgerEntry, text: &str, user: Option<&UserToken>);
+    /// `said` is written in the language of the task `entry` names.
+    async fn later(&self, entry: &LedgerEntry, said: &Said, user: Option<&UserToken>);
 }
 
 /// Today's behaviour: the ledger row is all.
@@ -84,18 +88,15 @@ impl ActionExecutor for LedgerOnly {
     }
 }
 
-/// The outcome the user reads.
+/// The outcome, and what the user reads about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Report {
     pub state: ExecutionState,
-    /// Empty for the ledger only (the filing text says it all).
-    pub text: String,
+    /// Nothing for the ledger only (the filing text says it all).
+    pub said: Said,
     /// The row as the attempt left it (`None`: it could not be read back).
     pub entry: Option<LedgerEntry>,
 }
-
-pub const TRIED_AGAIN: &str =
-    "Recorded; S/4HANA did not answer, it will be tried again (you will get a notification).";
 
 /// The executor with the ledger it moves, and the tokens of approvers whose
 /// actions wait for a retry (in this process only; never stored).
@@ -167,7 +168,7 @@ impl Executions {
                 tracing::error!(%error, sales_order = %entry.key.sales_order, "claiming the ledger row failed");
                 return Report {
                     state: entry.state,
-                    text: TRIED_AGAIN.into(),
+                    said: Said::TriedAgain,
                     entry: None,
                 };
             }
@@ -261,69 +262,58 @@ impl Executions {
     }
 
     /// The row's new state, what the user reads, and the failure's class
-    /// (`None` when it was done).
+    /// (`None` when it was done). The row keeps the detail in English.
     fn outcome(
         &self,
         entry: &LedgerEntry,
         executed: Executed,
         attempts: u32,
     ) -> (Finish, Report, Option<&'static str>) {
-        let finish = |state, answer: &str, retry_in_ms| Finish {
+        let finish = |state, answer: String, retry_in_ms| Finish {
             state,
-            answer: Some(answer.to_string()),
+            answer: Some(answer),
             retry_in_ms,
+        };
+        let report = |state, said| Report {
+            state,
+            said,
+            entry: None,
         };
         match executed {
             Executed::LedgerOnly => (
-                finish(ExecutionState::Done, "ledger only", None),
-                Report {
-                    state: ExecutionState::Done,
-                    text: String::new(),
-                    entry: None,
-                },
+                finish(ExecutionState::Done, "ledger only".into(), None),
+                report(ExecutionState::Done, Said::Nothing),
                 None,
             ),
-            Executed::Done(what) | Executed::AlreadyDone(what) => (
-                finish(ExecutionState::Done, &what, None),
-                Report {
-                    state: ExecutionState::Done,
-                    text: format!("Done in S/4HANA: {what}."),
-                    entry: None,
-                },
+            Executed::Done(change) | Executed::AlreadyDone(change) => (
+                finish(ExecutionState::Done, change.text(Language::En), None),
+                report(ExecutionState::Done, Said::Done(change)),
                 None,
             ),
             Executed::Refused(error_type, reason) => (
-                finish(ExecutionState::Failed, &reason, None),
-                Report {
-                    state: ExecutionState::Failed,
-                    text: format!(
-                        "Recorded, but S/4HANA refused it: {reason}. Nothing was changed."
-                    ),
-                    entry: None,
-                },
+                finish(ExecutionState::Failed, reason.text(Language::En), None),
+                report(ExecutionState::Failed, Said::Refused(reason)),
                 Some(error_type),
             ),
-            Executed::HookRefused(reason) => (
-                finish(ExecutionState::Failed, &reason, None),
-                Report {
-                    state: ExecutionState::Failed,
-                    text: format!(
-                        "Recorded and noted on sales order {}, but the action hook refused it: {reason}.",
-                        entry.key.sales_order
-                    ),
-                    entry: None,
-                },
-                Some("hook_refused"),
-            ),
-            Executed::Transient(_, reason) if attempts >= self.settings.max_attempts.max(1) => {
-                let reason = format!("S/4HANA did not answer after {attempts} attempts ({reason})");
+            Executed::HookRefused(reason) => {
+                let said = Said::HookRefused {
+                    order: entry.key.sales_order.clone(),
+                    reason: reason.clone(),
+                };
                 (
-                    finish(ExecutionState::Failed, &reason, None),
-                    Report {
-                        state: ExecutionState::Failed,
-                        text: format!("Recorded, but {reason}. Nothing was changed."),
-                        entry: None,
-                    },
+                    finish(ExecutionState::Failed, reason, None),
+                    report(ExecutionState::Failed, said),
+                    Some("hook_refused"),
+                )
+            }
+            Executed::Transient(_, reason) if attempts >= self.settings.max_attempts.max(1) => {
+                let kept = format!(
+                    "S/4HANA did not answer after {attempts} attempts ({})",
+                    reason.text(Language::En)
+                );
+                (
+                    finish(ExecutionState::Failed, kept, None),
+                    report(ExecutionState::Failed, Said::GaveUp { attempts, reason }),
                     Some("retries_exhausted"),
                 )
             }
@@ -333,19 +323,20 @@ impl Executions {
                     .retry_base_ms
                     .saturating_mul(1 << attempts.saturating_sub(1).min(10));
                 (
-                    finish(ExecutionState::Retrying, &reason, Some(wait)),
-                    Report {
-                        state: ExecutionState::Retrying,
-                        text: TRIED_AGAIN.into(),
-                        entry: None,
-                    },
+                    finish(
+                        ExecutionState::Retrying,
+                        reason.text(Language::En),
+                        Some(wait),
+                    ),
+                    report(ExecutionState::Retrying, Said::TriedAgain),
                     Some(error_type),
                 )
             }
         }
     }
 
-    /// A row someone else holds or that is finished: say how it stands.
+    /// A row someone else holds or that is finished: say how it stands
+    /// (its detail as the ledger keeps it).
     async fn as_it_stands(&self, entry: &LedgerEntry) -> Report {
         let now = self
             .ledger
@@ -355,24 +346,16 @@ impl Executions {
             .flatten()
             .unwrap_or_else(|| entry.clone());
         let answer = now.answer.clone().unwrap_or_default();
-        let text = match now.state {
-            ExecutionState::Done
-                if answer == "ledger only" || answer.starts_with("ledger only") =>
-            {
-                String::new()
-            }
-            ExecutionState::Done => format!("Done in S/4HANA: {answer}."),
-            ExecutionState::Failed => {
-                format!("Recorded, but S/4HANA refused it: {answer}. Nothing was changed.")
-            }
-            ExecutionState::Superseded => format!("Not carried out: {answer}."),
-            ExecutionState::Retrying | ExecutionState::Recorded => {
-                "Recorded; it is being carried out in S/4HANA (you will get a notification).".into()
-            }
+        let said = match now.state {
+            ExecutionState::Done if answer.starts_with("ledger only") => Said::Nothing,
+            ExecutionState::Done => Said::DoneAsKept(answer),
+            ExecutionState::Failed => Said::FailedAsKept(answer),
+            ExecutionState::Superseded => Said::NotCarriedOut(answer),
+            ExecutionState::Retrying | ExecutionState::Recorded => Said::BeingCarriedOut,
         };
         Report {
             state: now.state,
-            text,
+            said,
             entry: Some(now),
         }
     }
@@ -412,10 +395,10 @@ impl Executions {
                 // The later result's push is caused by this attempt: its
                 // deliveries are children of this span.
                 if let (true, false, Some(notifier)) =
-                    (finished, report.text.is_empty(), self.notifier.get())
+                    (finished, report.said.is_nothing(), self.notifier.get())
                 {
                     let entry = report.entry.clone().unwrap_or_else(|| entry.clone());
-                    notifier.later(&entry, &report.text, token.as_ref()).await;
+                    notifier.later(&entry, &report.said, token.as_ref()).await;
                 }
             };
             crate::telemetry::outbound::correlation_scope(
@@ -519,7 +502,10 @@ mod tests {
             self.calls.fetch_add(1, Ordering::SeqCst);
             let mut script = self.script.lock().expect("lock");
             if script.is_empty() {
-                Executed::Done("changed".into())
+                Executed::Done(Change::CreditNote {
+                    order: "4740".into(),
+                    released: false,
+                })
             } else {
                 script.remove(0)
             }
@@ -562,7 +548,7 @@ mod tests {
         let executions = Executions::ledger_only(Arc::clone(&ledger));
         let entry = filed(&ledger).await;
         let report = executions.run(&entry, None).await;
-        assert_eq!(report.text, "");
+        assert_eq!(report.said, Said::Nothing);
         let row = ledger.get(&entry.key).await.expect("get").expect("row");
         assert_eq!(row.state, ExecutionState::Done);
         assert_eq!(row.answer.as_deref(), Some("ledger only"));
@@ -573,15 +559,15 @@ mod tests {
     async fn transient_failures_are_retried_until_done_once() {
         let (executions, executor) = executions(
             vec![
-                Executed::Transient("transient", "HTTP 503".into()),
-                Executed::Transient("transient", "HTTP 503".into()),
+                Executed::Transient("transient", Reason::Theirs("HTTP 503".into())),
+                Executed::Transient("transient", Reason::Theirs("HTTP 503".into())),
             ],
             5,
         );
         let entry = filed(&executions.ledger).await;
         let first = executions.run(&entry, None).await;
         assert_eq!(first.state, ExecutionState::Retrying);
-        assert_eq!(first.text, TRIED_AGAIN);
+        assert_eq!(first.said, Said::TriedAgain);
         // The retry job carries it on (backoff 0 here) until it is done.
         for _ in 0..5 {
             executions.run_due().await;
@@ -601,7 +587,7 @@ mod tests {
     #[tokio::test]
     async fn retries_are_bounded_and_a_refusal_stops_at_once() {
         let (executions, executor) = executions(
-            vec![Executed::Transient("transient", "HTTP 503".into()); 10],
+            vec![Executed::Transient("transient", Reason::Theirs("HTTP 503".into())); 10],
             2,
         );
         let entry = filed(&executions.ledger).await;
@@ -621,19 +607,32 @@ mod tests {
         );
         assert_eq!(executor.calls.load(Ordering::SeqCst), 2);
 
-        let (executions, executor) =
-            executions_refusing("you may not change sales order 4740 (403)");
+        let (executions, executor) = executions_refusing("sales order 4740");
         let entry = filed(&executions.ledger).await;
         let report = executions.run(&entry, None).await;
         assert_eq!(
-            report.text,
+            report.said.text(Language::En),
             "Recorded, but S/4HANA refused it: you may not change sales order 4740 (403). Nothing was changed."
+        );
+        let row = executions
+            .ledger
+            .get(&entry.key)
+            .await
+            .expect("get")
+            .expect("row");
+        assert_eq!(
+            row.answer.as_deref(),
+            Some("you may not change sales order 4740 (403)"),
+            "the ledger keeps the reason in English"
         );
         assert_eq!(executions.run_due().await, 0);
         assert_eq!(executor.calls.load(Ordering::SeqCst), 1);
     }
 
-    fn executions_refusing(reason: &str) -> (Executions, Arc<Scripted>) {
-        executions(vec![Executed::Refused("forbidden", reason.into())], 5)
+    fn executions_refusing(object: &str) -> (Executions, Arc<Scripted>) {
+        let reason = Reason::Forbidden {
+            object: object.into(),
+        };
+        executions(vec![Executed::Refused("forbidden", reason)], 5)
     }
 }

@@ -18,7 +18,7 @@
 //!   set up ([`super::hook`]).
 
 use super::hook::{ActionHook, HookFailure, idempotency_key, payload};
-use super::{ActionExecutor, ActionSettings, Executed};
+use super::{ActionExecutor, ActionSettings, Change, Executed, Reason};
 use crate::agent::ledger::LedgerEntry;
 use crate::backend::UserToken;
 use crate::backend::s4hana::S4HanaSource;
@@ -60,9 +60,9 @@ fn parameter<'a>(entry: &'a LedgerEntry, name: &str) -> &'a str {
 /// How a write error ends this attempt.
 fn ended(error: WriteError) -> Executed {
     if error.is_transient() {
-        Executed::Transient(error.kind(), error.to_string())
+        Executed::Transient(error.kind(), Reason::from(&error))
     } else {
-        Executed::Refused(error.kind(), error.to_string())
+        Executed::Refused(error.kind(), Reason::from(&error))
     }
 }
 
@@ -97,23 +97,22 @@ impl ActionExecutor for S4Executor {
                 if let Err(error) = self.note(&writer, entry).await {
                     return ended(error);
                 }
-                let noted = format!(
-                    "a note on sales order {} records the approved {}",
-                    entry.key.sales_order, entry.key.action
-                );
+                let noted = |hook_answer| Change::Noted {
+                    order: entry.key.sales_order.clone(),
+                    action: entry.key.action.clone(),
+                    hook_answer,
+                };
                 let Some(hook) = &self.hook else {
-                    return Executed::Done(noted);
+                    return Executed::Done(noted(None));
                 };
                 match hook
                     .deliver(&payload(entry), &idempotency_key(entry), user)
                     .await
                 {
-                    Ok(answer) => {
-                        Executed::Done(format!("{noted}, and the action hook took it ({answer})"))
-                    }
+                    Ok(answer) => Executed::Done(noted(Some(answer))),
                     Err(HookFailure::Refused(reason)) => Executed::HookRefused(reason),
                     Err(HookFailure::Transient(reason)) => {
-                        Executed::Transient("hook_unavailable", reason)
+                        Executed::Transient("hook_unavailable", Reason::Theirs(reason))
                     }
                 }
             }
@@ -128,25 +127,28 @@ impl S4Executor {
         let Some(odata) = odata_date(date) else {
             return Executed::Refused(
                 "refused",
-                format!("the approval of sales order {order} carries no valid delivery date"),
+                Reason::NoValidDate {
+                    order: order.to_string(),
+                },
             );
         };
         let clear = self.settings.clear_delivery_block;
-        let what = if clear {
-            format!(
-                "the requested delivery date of {order} is now {date} and its delivery block is removed"
+        let what = Change::DeliveryDate {
+            order: order.to_string(),
+            date: date.to_string(),
+            block_removed: clear,
+        };
+        let not_found = || {
+            Executed::Refused(
+                "not_found",
+                Reason::NotFound {
+                    order: order.to_string(),
+                },
             )
-        } else {
-            format!("the requested delivery date of {order} is now {date}")
         };
         let state = match writer.order_state(order).await {
             Ok(Some(state)) => state,
-            Ok(None) => {
-                return Executed::Refused(
-                    "not_found",
-                    format!("sales order {order} was not found"),
-                );
-            }
+            Ok(None) => return not_found(),
             Err(error) => return ended(error),
         };
         if state.requested_delivery_date == date
@@ -171,12 +173,7 @@ impl S4Executor {
                 // Changed since it was explained: does the approval still hold?
                 let now = match writer.order_state(order).await {
                     Ok(Some(now)) => now,
-                    Ok(None) => {
-                        return Executed::Refused(
-                            "not_found",
-                            format!("sales order {order} was not found"),
-                        );
-                    }
+                    Ok(None) => return not_found(),
                     Err(error) => return ended(error),
                 };
                 let approved_block = parameter(entry, "deliveryBlockReason");
@@ -188,10 +185,10 @@ impl S4Executor {
                 if approved_block.is_empty() || now.delivery_block_reason != approved_block {
                     return Executed::Refused(
                         "stale",
-                        format!(
-                            "sales order {order} changed since it was explained (412; its delivery block is now \"{}\"); ask about it again",
-                            now.delivery_block_reason
-                        ),
+                        Reason::BlockChanged {
+                            order: order.to_string(),
+                            block: now.delivery_block_reason,
+                        },
                     );
                 }
                 match writer.update_order(order, &now.etag, &fields).await {
@@ -213,12 +210,13 @@ impl S4Executor {
             .get("releaseCreditBlock")
             .and_then(Value::as_bool)
             .unwrap_or(false);
+        let what = Change::CreditNote {
+            order: order.to_string(),
+            released: release,
+        };
         if !release {
-            return Executed::Done(format!("a credit review note is on sales order {order}"));
+            return Executed::Done(what);
         }
-        let what = format!(
-            "a credit review note is on sales order {order} and its credit block is released"
-        );
         match writer.order_state(order).await {
             Ok(Some(state)) if state.total_credit_check_status != "B" => {
                 return Executed::AlreadyDone(what);

@@ -76,6 +76,29 @@ pub fn date(language: Language, date: Date) -> String {
     }
 }
 
+/// A moment the service recorded (RFC 3339 in UTC, `2026-12-18T14:03:09Z`)
+/// as [`date`] writes the day, with hour and minute: `18.12.2026, 14:03 UTC`.
+/// English keeps it as recorded; any other text stays as it is.
+pub fn timestamp(language: Language, rfc3339: &str) -> String {
+    if language == Language::En {
+        return rfc3339.to_string();
+    }
+    let Some((day, rest)) = rfc3339.split_once('T') else {
+        return rfc3339.to_string();
+    };
+    let in_utc = rest.ends_with('Z') || rest.ends_with("+00:00");
+    match (rest.get(..5), in_utc) {
+        (Some(clock), true) if clock.as_bytes().get(2) == Some(&b':') => {
+            let local_day = iso_date(language, day);
+            if local_day == day {
+                return rfc3339.to_string();
+            }
+            format!("{local_day}, {clock} UTC")
+        }
+        _ => rfc3339.to_string(),
+    }
+}
+
 /// An ISO date (`2026-12-18`) as [`date`] writes it; any other text as it is.
 pub fn iso_date(language: Language, iso: &str) -> String {
     let parts: Vec<&str> = iso.split('-').collect();
@@ -141,5 +164,20 @@ mod tests {
         assert_eq!(date(Language::Fr, day), "18/12/2026");
         assert_eq!(iso_date(Language::De, "2027-01-05"), "05.01.2027");
         assert_eq!(iso_date(Language::De, "soon"), "soon");
+    }
+
+    #[test]
+    fn a_recorded_moment_reads_as_a_local_day_and_time() {
+        let at = "2026-12-18T14:03:09.123Z";
+        assert_eq!(timestamp(Language::De, at), "18.12.2026, 14:03 UTC");
+        assert_eq!(timestamp(Language::Fr, at), "18/12/2026, 14:03 UTC");
+        assert_eq!(timestamp(Language::En, at), at);
+        for odd in [
+            "yesterday",
+            "2026-12-18T14:03:09+02:00",
+            "2026-13-45T14:03Z",
+        ] {
+            assert_eq!(timestamp(Language::De, odd), odd);
+        }
     }
 }

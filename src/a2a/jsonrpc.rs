@@ -61,27 +61,8 @@ impl RpcError {
         Self::new(INTERNAL_ERROR, detail)
     }
 
-    pub fn task_not_found(task_id: &str) -> Self {
-        Self::new(TASK_NOT_FOUND, format!("Task not found: {task_id}"))
-    }
-
-    pub fn task_not_cancelable(task_id: &str, state: &str) -> Self {
-        Self::new(
-            TASK_NOT_CANCELABLE,
-            format!("Task cannot be canceled: {task_id} is already {state}"),
-        )
-    }
-
-    pub fn push_not_supported() -> Self {
-        Self::new(PUSH_NOT_SUPPORTED, "Push Notification is not supported")
-    }
-
     pub fn unsupported(detail: impl Into<String>) -> Self {
         Self::new(UNSUPPORTED_OPERATION, detail)
-    }
-
-    pub fn content_type_not_supported(detail: impl Into<String>) -> Self {
-        Self::new(CONTENT_TYPE_NOT_SUPPORTED, detail)
     }
 
     pub fn extended_card_not_configured() -> Self {

@@ -7,6 +7,7 @@
 //! stream only at a terminal one ([`StreamEnd`]). Knows no HTTP; `http/`
 //! frames it as SSE.
 
+use super::errors::{self, CallError};
 use crate::a2a::jsonrpc::success_bytes;
 use crate::a2a::v1::{self, V03StreamEvent};
 use crate::a2a::{
@@ -86,14 +87,13 @@ impl EventStream {
         }
     }
 
-    fn error_event(&self, error: &crate::a2a::RpcError) -> Vec<u8> {
-        match self.encoding {
-            Encoding::V0_3 => crate::a2a::jsonrpc::error_bytes(&self.id, error),
-            Encoding::V1_0 => crate::a2a::jsonrpc::error_bytes(
-                &self.id,
-                &v1::A2aError::from_rpc_error(error).to_rpc_error(),
-            ),
-        }
+    /// An error event, in the stream's version.
+    fn error_event(&self, error: &CallError) -> Vec<u8> {
+        let error = match self.encoding {
+            Encoding::V0_3 => errors::v03(error),
+            Encoding::V1_0 => errors::v1(error).to_rpc_error(),
+        };
+        crate::a2a::jsonrpc::error_bytes(&self.id, &error)
     }
 
     /// The next response body, or `None` when the stream is over. Safe to
@@ -137,8 +137,7 @@ impl EventStream {
                 // message; a stream's task is stored, so none comes here.
                 Ok(TaskEvent::Message(_)) => self.done = true,
                 Ok(TaskEvent::StoreFailed(error)) => {
-                    let error = EngineError::Store(error).to_rpc_error();
-                    let body = self.error_event(&error);
+                    let body = self.error_event(&EngineError::Store(error).into());
                     self.ready.push_back(body);
                     self.done = true;
                 }

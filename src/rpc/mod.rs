@@ -1,14 +1,24 @@
-//! The request handler's room: the JSON-RPC envelope and method dispatch
-//! (`dispatch`), the legacy v0.2 `tasks/send` mapping (`legacy`) and a task's
-//! events as a stream of JSON-RPC responses (`event_stream`). It knows no
-//! HTTP: `http/` reads the body, calls [`handle`] and frames the reply (a
-//! body, or SSE for an [`EventStream`]). Every method goes through the task
-//! engine (`tasks/`), push notification configs included.
+//! The request handler's room: one handler, two codecs. `handle` reads the
+//! JSON-RPC envelope and the version a request speaks; that version's
+//! codec (`v03`, with the v0.2 `tasks/send` mapping in `legacy`; `v1`)
+//! decodes it into the one call type (`call`), `run` carries the call out
+//! on the task engine (`tasks/`), and the codec writes the outcome: a
+//! result, or a task's events as a stream of JSON-RPC responses
+//! (`event_stream`). Why a call is refused is mapped to each version's
+//! error in one place (`errors`). It knows no HTTP: `http/` reads the body,
+//! calls [`handle`] and frames the reply (a body, or SSE for an
+//! [`EventStream`]).
 
-mod dispatch;
+mod call;
+mod errors;
 mod event_stream;
+mod handle;
 mod legacy;
+mod reply;
+mod run;
+mod v03;
 mod v1;
 
-pub use dispatch::{RpcContext, RpcReply, TaskIds, VersionParameter, handle};
 pub use event_stream::EventStream;
+pub use handle::{RpcContext, VersionParameter, handle};
+pub use reply::{RpcReply, TaskIds};

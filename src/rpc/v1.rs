@@ -1,15 +1,19 @@
-//! The A2A 1.0 methods (`SendMessage`, `GetTask`, `ListTasks`, …): their
-//! ProtoJSON params converted onto the engine's model (`a2a::v1::convert`),
-//! the same engine as 0.3, and its answers converted back, errors in the
-//! 1.0 shape (`error.data` an array starting with an `ErrorInfo`).
+//! The A2A 1.0 wire (`SendMessage`, `GetTask`, `ListTasks`, …): its
+//! ProtoJSON params decoded into a [`Call`] on the engine's model
+//! (`a2a::v1::convert`) with the 1.0 rules, and an [`Outcome`] written back
+//! in ProtoJSON. Errors are in the 1.0 shape (`error.data` an array starting
+//! with an `ErrorInfo`).
 //!
 //! Where 1.0 is stricter than the Joule-friendly 0.3 defaults, the call
-//! carries [`CallRules`]: strict task ids (an unknown task is −32001, a
-//! finished one −32004, another context's −32602) and a blocking send that
-//! waits until the task ends or pauses, past the budget.
+//! carries its [`Rules`]: strict task ids (an unknown task is −32001, a
+//! finished one −32004, another context's −32602), a blocking send that
+//! waits until the task ends or pauses, past the budget, a subscription
+//! that follows the task until it ends, and a repeated delete that succeeds.
 
+use super::call::{Action, Call, ListTasks, Outcome, Rules};
 use super::event_stream::EventStream;
-use crate::a2a::jsonrpc::parse_params;
+use super::reply::Encoded;
+use crate::a2a::jsonrpc::{self, parse_params, success_bytes};
 use crate::a2a::types as v03;
 use crate::a2a::v1::convert::{list_push_configs_response, push_config_from_v03};
 use crate::a2a::v1::{
@@ -18,252 +22,142 @@ use crate::a2a::v1::{
     ListTaskPushNotificationConfigsRequest, ListTasksRequest, ListTasksResponse, Method,
     SendMessageRequest, SendMessageResponse, SubscribeToTaskRequest,
 };
-use crate::tasks::{
-    Answer, CallContext, CallRules, EngineError, PageCursor, TaskQuery, TaskStream,
-};
+use crate::tasks::{Answer, CallRules, PageCursor};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
-
-use super::dispatch::RpcContext;
 
 /// `ListTasks` page size when none is given, and the most a page holds
 /// (a2a-python's figures; the spec names none).
 pub const DEFAULT_PAGE_SIZE: i32 = 50;
 pub const MAX_PAGE_SIZE: i32 = 100;
 
-/// The 1.0 rules: strict task ids, blocking means until the task ends.
-const V1_RULES: CallRules = CallRules {
-    strict_task_ids: true,
-    wait_past_budget: true,
-    v1_field_names: true,
+const RULES: Rules = Rules {
+    engine: CallRules {
+        strict_task_ids: true,
+        wait_past_budget: true,
+        v1_field_names: true,
+    },
+    follow_until_terminal: true,
+    // PUSH-DEL-002: deleting twice is not an error.
+    repeated_delete_succeeds: true,
 };
 
-/// A 1.0 method with its decoded params.
-pub(super) enum V1Call {
-    Send(Box<SendMessageRequest>),
-    Stream(Box<SendMessageRequest>),
-    Get(GetTaskRequest),
-    List(Box<ListTasksRequest>),
-    Cancel(CancelTaskRequest),
-    Subscribe(SubscribeToTaskRequest),
-    CreatePush(Box<v1::TaskPushNotificationConfig>),
-    GetPush(GetTaskPushNotificationConfigRequest),
-    ListPush(ListTaskPushNotificationConfigsRequest),
-    DeletePush(DeleteTaskPushNotificationConfigRequest),
-    ExtendedCard,
-}
-
-/// What a 1.0 call answers.
-pub(super) enum V1Result {
-    /// The `result` member, already in ProtoJSON, and the task state for
-    /// the log (the 0.3 name).
-    Value(Value, Option<&'static str>),
-    Stream(Box<TaskStream>),
-}
-
-fn params_error(error: crate::a2a::RpcError) -> A2aError {
-    A2aError::from_rpc_error(&error)
-}
-
-fn engine_error(error: EngineError) -> A2aError {
-    match error {
-        // Named by its 1.0 field, not the 0.3 one the engine's message has.
-        EngineError::PushConfigRefused { place, reason } => {
-            A2aError::invalid_field(v1::push_config_url_field(place), &reason)
+/// The params of `method` (−32602 naming the field), then the id (a
+/// request without one is checked but not run), then what the params
+/// mean on the engine's model (a message's parts, a page's bounds).
+pub(super) fn decode(
+    method: Method,
+    params: Option<Value>,
+    has_id: bool,
+) -> Result<Call, A2aError> {
+    let read = Read { params, has_id };
+    let action = match method {
+        Method::SendMessage => read.then(|request| Ok(Action::Send(send_params(request)?)))?,
+        Method::SendStreamingMessage => {
+            read.then(|request| Ok(Action::Stream(send_params(request)?)))?
         }
-        error => A2aError::from_rpc_error(&error.to_rpc_error()),
-    }
-}
-
-/// The params of `method` (−32602 naming the field).
-pub(super) fn decode(method: Method, params: Option<Value>) -> Result<V1Call, A2aError> {
-    let call = match method {
-        Method::SendMessage => V1Call::Send(parse_params(params).map_err(params_error)?),
-        Method::SendStreamingMessage => V1Call::Stream(parse_params(params).map_err(params_error)?),
-        Method::GetTask => V1Call::Get(parse_params(params).map_err(params_error)?),
-        Method::ListTasks => V1Call::List(Box::new(
-            // No params at all is an empty request: list everything.
-            match params {
-                None | Some(Value::Null) => ListTasksRequest::default(),
-                params => parse_params(params).map_err(params_error)?,
-            },
-        )),
-        Method::CancelTask => V1Call::Cancel(parse_params(params).map_err(params_error)?),
-        Method::SubscribeToTask => V1Call::Subscribe(parse_params(params).map_err(params_error)?),
+        Method::GetTask => read.then(|request: GetTaskRequest| {
+            Ok(Action::Get {
+                task_id: request.id,
+                history_length: request.history_length.map(i64::from),
+            })
+        })?,
+        // No params at all is an empty request: list everything.
+        Method::ListTasks => read
+            .or_default()
+            .then(|request| Ok(Action::List(Box::new(list_tasks(request)?))))?,
+        Method::CancelTask => read.then(|request: CancelTaskRequest| {
+            Ok(Action::Cancel {
+                task_id: request.id,
+            })
+        })?,
+        Method::SubscribeToTask => read.then(|request: SubscribeToTaskRequest| {
+            Ok(Action::Subscribe {
+                task_id: request.id,
+            })
+        })?,
         Method::CreateTaskPushNotificationConfig => {
-            V1Call::CreatePush(parse_params(params).map_err(params_error)?)
+            read.then(|config: v1::TaskPushNotificationConfig| {
+                Ok(Action::SetPushConfig(Box::new(config.into())))
+            })?
         }
         Method::GetTaskPushNotificationConfig => {
-            V1Call::GetPush(parse_params(params).map_err(params_error)?)
+            read.then(|request: GetTaskPushNotificationConfigRequest| {
+                Ok(Action::GetPushConfig {
+                    task_id: request.task_id,
+                    config_id: Some(request.id),
+                })
+            })?
         }
         Method::ListTaskPushNotificationConfigs => {
-            V1Call::ListPush(parse_params(params).map_err(params_error)?)
+            read.then(|request: ListTaskPushNotificationConfigsRequest| {
+                Ok(Action::ListPushConfigs {
+                    task_id: request.task_id,
+                })
+            })?
         }
         Method::DeleteTaskPushNotificationConfig => {
-            V1Call::DeletePush(parse_params(params).map_err(params_error)?)
+            read.then(|request: DeleteTaskPushNotificationConfigRequest| {
+                Ok(Action::DeletePushConfig {
+                    task_id: request.task_id,
+                    config_id: request.id,
+                })
+            })?
         }
-        Method::GetExtendedAgentCard => {
-            if !matches!(params, None | Some(Value::Null)) {
-                let _: GetExtendedAgentCardRequest = parse_params(params).map_err(params_error)?;
-            }
-            V1Call::ExtendedCard
-        }
+        // Its params may be absent; present, they must be its request.
+        Method::GetExtendedAgentCard => read
+            .or_default()
+            .then(|_: GetExtendedAgentCardRequest| Ok(Action::ExtendedCard))?,
     };
-    Ok(call)
+    Ok(Call {
+        action,
+        rules: RULES,
+    })
 }
 
-fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, A2aError> {
-    serde_json::to_value(value)
-        .map_err(|_| A2aError::internal("the answer could not be written as JSON"))
+/// A request's params and whether it has an id, read in the order 1.0
+/// answers them.
+struct Read {
+    params: Option<Value>,
+    has_id: bool,
 }
 
-fn task_value(task: v03::Task) -> Result<V1Result, A2aError> {
-    let state = task.status.state.as_str();
-    Ok(V1Result::Value(
-        to_value(&v1::Task::from(task))?,
-        Some(state),
-    ))
-}
+impl Read {
+    /// Absent or `null` params read as the method's empty request.
+    fn or_default(self) -> Read {
+        match self.params {
+            None | Some(Value::Null) => Read {
+                params: Some(Value::Object(Default::default())),
+                ..self
+            },
+            _ => self,
+        }
+    }
 
-/// A send's params as the engine takes them, with the 1.0 rules.
-fn send_params(
-    request: SendMessageRequest,
-) -> Result<(v03::MessageSendParams, Option<i32>), A2aError> {
-    let history_length = request
-        .configuration
-        .as_ref()
-        .and_then(|configuration| configuration.history_length);
-    let params = v03::MessageSendParams::try_from(request)
-        .map_err(|error| error.within("params").to_a2a_error())?;
-    Ok((params, history_length))
-}
-
-pub(super) async fn run(context: &RpcContext<'_>, call: V1Call) -> Result<V1Result, A2aError> {
-    let engine = context.engine;
-    let rules = CallContext {
-        rules: V1_RULES,
-        ..context.call.clone()
-    };
-    match call {
-        V1Call::Send(request) => {
-            let (params, _) = send_params(*request)?;
-            let answer = engine
-                .send_message(params, &rules)
-                .await
-                .map_err(engine_error)?;
-            let (response, state) = match answer {
-                Answer::Task(task, _) => {
-                    let state = task.status.state.as_str();
-                    (
-                        SendMessageResponse::from(std::sync::Arc::unwrap_or_clone(task)),
-                        Some(state),
-                    )
-                }
-                Answer::Message(message) => (SendMessageResponse::from(message), None),
-            };
-            Ok(V1Result::Value(to_value(&response)?, state))
+    /// The params as `T`, then the id, then `meaning` of the params.
+    fn then<T: DeserializeOwned>(
+        self,
+        meaning: impl FnOnce(T) -> Result<Action, A2aError>,
+    ) -> Result<Action, A2aError> {
+        let request =
+            parse_params(self.params).map_err(|error| A2aError::from_rpc_error(&error))?;
+        if !self.has_id {
+            return Err(A2aError::from_rpc_error(&jsonrpc::missing_id()));
         }
-        V1Call::Stream(request) => {
-            let (params, _) = send_params(*request)?;
-            engine
-                .stream_message(params, &rules)
-                .await
-                .map(|stream| V1Result::Stream(Box::new(stream)))
-                .map_err(engine_error)
-        }
-        V1Call::Get(request) => {
-            let params = v03::TaskQueryParams::from(request);
-            task_value(
-                engine
-                    .get_task(&params.id, params.history_length, &rules)
-                    .await
-                    .map_err(engine_error)?,
-            )
-        }
-        V1Call::List(request) => list(context, *request).await,
-        V1Call::Cancel(request) => task_value(
-            engine
-                .cancel_task(&request.id, &rules)
-                .await
-                .map_err(engine_error)?,
-        ),
-        V1Call::Subscribe(request) => {
-            // Followed until terminal, through `input-required` and the
-            // turns that continue the task.
-            let stream = engine
-                .follow(&request.id, &rules)
-                .await
-                .map_err(engine_error)?;
-            if let Some(task) = &stream.first
-                && task.status.state.is_terminal()
-            {
-                return Err(A2aError::task_is_terminal(
-                    &task.id,
-                    v1::TaskState::from(task.status.state).proto_name(),
-                ));
-            }
-            Ok(V1Result::Stream(Box::new(stream)))
-        }
-        V1Call::CreatePush(config) => {
-            let config = v03::TaskPushNotificationConfig::from(*config);
-            let set = engine
-                .set_push_config(config, &rules)
-                .await
-                .map_err(engine_error)?;
-            Ok(V1Result::Value(
-                to_value(&v1::TaskPushNotificationConfig::from(set))?,
-                None,
-            ))
-        }
-        V1Call::GetPush(request) => {
-            let config = engine
-                .get_push_config(&request.task_id, Some(request.id.as_str()), &rules)
-                .await
-                .map_err(engine_error)?;
-            Ok(V1Result::Value(
-                to_value(&push_config_from_v03(
-                    &config.task_id,
-                    config.push_notification_config,
-                ))?,
-                None,
-            ))
-        }
-        V1Call::ListPush(request) => {
-            let configs = engine
-                .list_push_configs(&request.task_id, &rules)
-                .await
-                .map_err(engine_error)?;
-            Ok(V1Result::Value(
-                to_value(&list_push_configs_response(configs))?,
-                None,
-            ))
-        }
-        V1Call::DeletePush(request) => {
-            match engine
-                .delete_push_config(&request.task_id, &request.id, &rules)
-                .await
-            {
-                // Deleting twice is not an error in 1.0 (PUSH-DEL-002).
-                Ok(()) | Err(EngineError::PushConfigNotFound { .. }) => {
-                    Ok(V1Result::Value(Value::Null, None))
-                }
-                Err(error) => Err(engine_error(error)),
-            }
-        }
-        V1Call::ExtendedCard => match (context.principal, context.extended_card) {
-            (Some(_), Some(card)) => {
-                let card = v1::AgentCard::try_from_merged(card).map_err(|_| {
-                    A2aError::internal("the extended agent card could not be written")
-                })?;
-                Ok(V1Result::Value(to_value(&card)?, None))
-            }
-            _ => Err(A2aError::extended_agent_card_not_configured()),
-        },
+        meaning(request)
     }
 }
 
-/// `ListTasks`: the caller's tasks (all of them with authentication off),
-/// filtered and paged.
-async fn list(context: &RpcContext<'_>, request: ListTasksRequest) -> Result<V1Result, A2aError> {
+/// A send's params as the engine takes them.
+fn send_params(request: SendMessageRequest) -> Result<Box<v03::MessageSendParams>, A2aError> {
+    v03::MessageSendParams::try_from(request)
+        .map(Box::new)
+        .map_err(|error| error.within("params").to_a2a_error())
+}
+
+/// A `ListTasks` request checked: the page size within bounds, no negative
+/// `historyLength`, a page token this agent gave out.
+fn list_tasks(request: ListTasksRequest) -> Result<ListTasks, A2aError> {
     let page_size = request.page_size.unwrap_or(DEFAULT_PAGE_SIZE);
     if !(1..=MAX_PAGE_SIZE).contains(&page_size) {
         return Err(A2aError::invalid_field(
@@ -271,14 +165,14 @@ async fn list(context: &RpcContext<'_>, request: ListTasksRequest) -> Result<V1R
             &format!("must be between 1 and {MAX_PAGE_SIZE} (got {page_size})"),
         ));
     }
-    let history_length = match request.history_length {
-        Some(length) if length < 0 => {
-            return Err(A2aError::invalid_field(
+    let history_limit = match request.history_length {
+        None => None,
+        Some(length) => Some(u64::try_from(length).map_err(|_| {
+            A2aError::invalid_field(
                 "historyLength",
                 &format!("must not be negative (got {length})"),
-            ));
-        }
-        length => length.map(i64::from),
+            )
+        })?),
     };
     let after = match request.page_token.as_str() {
         "" => None,
@@ -286,48 +180,58 @@ async fn list(context: &RpcContext<'_>, request: ListTasksRequest) -> Result<V1R
             A2aError::invalid_field("pageToken", "is not a token this agent gave out")
         })?),
     };
-    let query = TaskQuery {
-        scope: context.call.scope.clone(),
-        context_id: (!request.context_id.is_empty()).then(|| request.context_id.clone()),
+    Ok(ListTasks {
         state: request.status_filter().map(v03::TaskState::from),
+        context_id: (!request.context_id.is_empty()).then_some(request.context_id),
         changed_since_ms: request.status_timestamp_after.as_ref().map(|at| {
             i64::try_from(at.as_offset_date_time().unix_timestamp_nanos() / 1_000_000)
                 .unwrap_or(i64::MIN)
         }),
-        page_size: page_size.unsigned_abs() as usize,
-        after,
-    };
-    let page = context
-        .engine
-        .list_tasks(&query)
-        .await
-        .map_err(engine_error)?;
-    let include_artifacts = request.include_artifacts == Some(true);
-    let limit = history_length.map(i64::unsigned_abs);
-    let tasks = page
-        .tasks
-        .into_iter()
-        .map(|task| {
-            let mut task = v1::Task::from(task.with_history_limit(limit));
-            if !include_artifacts {
-                task.artifacts.clear();
-            }
-            task
-        })
-        .collect();
-    let response = ListTasksResponse {
-        tasks,
-        next_page_token: page
-            .next
-            .map(|cursor| cursor.to_token())
-            .unwrap_or_default(),
         page_size,
-        total_size: i32::try_from(page.total).unwrap_or(i32::MAX),
-    };
-    Ok(V1Result::Value(to_value(&response)?, None))
+        after,
+        history_limit,
+        include_artifacts: request.include_artifacts == Some(true),
+    })
 }
 
-/// The stream of a 1.0 streaming method.
-pub(super) fn stream(id: Value, stream: TaskStream) -> EventStream {
-    EventStream::v1(id, stream)
+/// The 1.0 result of request `id`, in ProtoJSON.
+pub(super) fn encode(id: &Value, outcome: Outcome<'_>) -> Result<Encoded, A2aError> {
+    let result = match outcome {
+        Outcome::Sent(Answer::Task(task, _)) => to_value(&SendMessageResponse::from(
+            std::sync::Arc::unwrap_or_clone(task),
+        ))?,
+        Outcome::Sent(Answer::Message(message)) => to_value(&SendMessageResponse::from(message))?,
+        Outcome::Task(task) => to_value(&v1::Task::from(*task))?,
+        Outcome::Tasks { page, page_size } => to_value(&ListTasksResponse {
+            tasks: page.tasks.into_iter().map(v1::Task::from).collect(),
+            next_page_token: page
+                .next
+                .map(|cursor| cursor.to_token())
+                .unwrap_or_default(),
+            page_size,
+            total_size: i32::try_from(page.total).unwrap_or(i32::MAX),
+        })?,
+        Outcome::Stream(stream) => {
+            return Ok(Encoded::Stream(Box::new(EventStream::v1(
+                id.clone(),
+                *stream,
+            ))));
+        }
+        Outcome::PushConfig(config) => to_value(&push_config_from_v03(
+            &config.task_id,
+            config.push_notification_config,
+        ))?,
+        Outcome::PushConfigs(configs) => to_value(&list_push_configs_response(configs))?,
+        Outcome::Deleted => Value::Null,
+        Outcome::ExtendedCard(card) => to_value(
+            &v1::AgentCard::try_from_merged(card)
+                .map_err(|_| A2aError::internal("the extended agent card could not be written"))?,
+        )?,
+    };
+    Ok(Encoded::Body(success_bytes(id, &result)))
+}
+
+fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, A2aError> {
+    serde_json::to_value(value)
+        .map_err(|_| A2aError::internal("the answer could not be written as JSON"))
 }

@@ -6,60 +6,55 @@
 //! client's webhook gets the result. It belongs to the owner of the task
 //! it follows.
 
-use super::engine::TaskEngine;
 use super::error::EngineError;
-use super::observer::CallContext;
 use super::reply::{agent_message, set_status};
+use super::store::{TaskStore, Written};
 use crate::a2a::{Artifact, Part, Task, TaskKind, TaskState, TaskStatus};
 use crate::clock::now_rfc3339;
 
-impl TaskEngine {
-    /// Tell the client of `origin_task_id` what happened later: `text`.
-    pub async fn follow_up(
-        &self,
-        origin_task_id: &str,
-        text: &str,
-        call: &CallContext,
-    ) -> Result<Task, EngineError> {
-        let store = &self.inner.store;
-        let origin = store
-            .get(origin_task_id)
-            .await?
-            .ok_or_else(|| EngineError::TaskNotFound(origin_task_id.to_string()))?;
-        let mut task = Task {
-            kind: TaskKind::Value,
-            id: uuid::Uuid::new_v4().to_string(),
-            context_id: origin.task.context_id.clone(),
-            status: TaskStatus {
-                state: TaskState::Working,
-                message: None,
-                timestamp: Some(now_rfc3339()),
-            },
-            history: Some(Vec::new()),
-            artifacts: Some(vec![Artifact {
-                artifact_id: uuid::Uuid::new_v4().to_string(),
-                name: Some("answer".into()),
-                description: None,
-                parts: vec![Part::text(text.to_string())],
-                metadata: None,
-                extensions: None,
-            }]),
+/// The later result `text` of `origin_task_id`, stored as a new task (the
+/// engine tells the observer of it).
+pub(super) async fn store_later_result(
+    store: &dyn TaskStore,
+    origin_task_id: &str,
+    text: &str,
+) -> Result<(Task, Written), EngineError> {
+    let origin = store
+        .get(origin_task_id)
+        .await?
+        .ok_or_else(|| EngineError::TaskNotFound(origin_task_id.to_string()))?;
+    let mut task = Task {
+        kind: TaskKind::Value,
+        id: uuid::Uuid::new_v4().to_string(),
+        context_id: origin.task.context_id.clone(),
+        status: TaskStatus {
+            state: TaskState::Working,
+            message: None,
+            timestamp: Some(now_rfc3339()),
+        },
+        history: Some(Vec::new()),
+        artifacts: Some(vec![Artifact {
+            artifact_id: uuid::Uuid::new_v4().to_string(),
+            name: Some("answer".into()),
+            description: None,
+            parts: vec![Part::text(text.to_string())],
             metadata: None,
-        };
-        let mut message = agent_message(&task, text, None);
-        message.reference_task_ids = Some(vec![origin_task_id.to_string()]);
-        set_status(&mut task, TaskState::Completed, Some(message));
-        let configs: Vec<_> = store
-            .push_configs(origin_task_id)
-            .await?
-            .into_iter()
-            .map(|config| config.named_after(&task.id))
-            .collect();
-        // The later result is the origin's owner's, like the task it follows.
-        let written = store
-            .create(&task, &configs, origin.owner.as_deref())
-            .await?;
-        self.inner.notify(&task, &written, call);
-        Ok(task)
-    }
+            extensions: None,
+        }]),
+        metadata: None,
+    };
+    let mut message = agent_message(&task, text, None);
+    message.reference_task_ids = Some(vec![origin_task_id.to_string()]);
+    set_status(&mut task, TaskState::Completed, Some(message));
+    let configs: Vec<_> = store
+        .push_configs(origin_task_id)
+        .await?
+        .into_iter()
+        .map(|config| config.named_after(&task.id))
+        .collect();
+    // The later result is the origin's owner's, like the task it follows.
+    let written = store
+        .create(&task, &configs, origin.owner.as_deref())
+        .await?;
+    Ok((task, written))
 }

@@ -3,11 +3,11 @@
 //! its task (`submitted → working → input-required | completed | failed |
 //! rejected | canceled`; terminal tasks never change), read, list, cancel
 //! and follow tasks. The engine hands the rest to the files beside it,
-//! which know nothing of it: the turn runs as a [`TurnRun`] (`turn.rs`),
-//! a blocking send waits for it within the budget ([`Waiter`],
-//! `budget.rs`), the turns running here are registered in
-//! [`RunningTurns`] (`running.rs`), the agent's reply is mapped onto the
-//! task by `reply.rs`, and upkeep is [`Upkeep`] (`maintenance.rs`).
+//! which know nothing of it: what a message must pass (`checks.rs`), the
+//! turn, run as a [`TurnRun`] (`turn.rs`), the wait of a blocking send
+//! within the budget ([`Waiter`], `budget.rs`), the turns running here
+//! ([`RunningTurns`], `running.rs`), the agent's reply mapped onto the
+//! task (`reply.rs`), and upkeep ([`Upkeep`], `maintenance.rs`).
 
 use super::ask_again;
 use super::budget::{self, Waiter};
@@ -400,7 +400,7 @@ impl TaskEngine {
     }
 
     /// Claim the task for a turn (`working`, compare-and-set on `version`)
-    /// here, then run the agent in its own tokio task.
+    /// and announce the turn.
     async fn claim_turn(
         &self,
         mut task: Task,

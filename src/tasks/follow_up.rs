@@ -2,9 +2,9 @@
 //! the retry job carried out later): finished tasks never change, so it
 //! becomes a new `completed` task in the same context whose message refers
 //! to the finished one (`referenceTaskIds`) and which carries that task's
-//! push configs, and the push room hears of it like of any change, so the
-//! client's webhook gets the result. It belongs to the owner of the task
-//! it follows.
+//! push configs, and the observer (`push/`) hears of it like of any
+//! change, so the client's webhook gets the result. It belongs to the owner
+//! of the task it follows.
 
 use super::error::EngineError;
 use super::reply::{agent_message, set_status};

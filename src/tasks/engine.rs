@@ -579,10 +579,8 @@ impl TaskEngine {
                 Ok(written) => {
                     self.notify(&task, &written, call);
                     match self.inner.running.stop(task_id) {
-                        Some(stopped) => {
-                            let _ = stopped
-                                .events
-                                .send(TaskEvent::Status(Arc::new(task.clone()), None));
+                        Some(events) => {
+                            let _ = events.send(TaskEvent::Status(Arc::new(task.clone()), None));
                         }
                         None => self.inner.running.tell_followers(&task),
                     }

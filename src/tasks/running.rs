@@ -55,11 +55,8 @@ pub(super) struct TurnChannel {
     pub(super) cancel: Arc<Notify>,
 }
 
-/// A turn stopped by a cancel: its channel, for the canceled task.
-pub(super) struct Stopped {
-    pub(super) events: broadcast::Sender<TaskEvent>,
-}
-
+/// Per task, the turn running here or the followers waiting for its next
+/// turn.
 #[derive(Default)]
 pub(super) struct RunningTurns {
     turns: Mutex<HashMap<String, RunningTurn>>,
@@ -134,14 +131,13 @@ impl RunningTurns {
     }
 
     /// Stop the turn running for `task_id`, if one runs: it is
-    /// unregistered and its agent stopped.
-    pub(super) fn stop(&self, task_id: &str) -> Option<Stopped> {
+    /// unregistered and its agent stopped. Its channel, for the event of
+    /// the canceled task.
+    pub(super) fn stop(&self, task_id: &str) -> Option<broadcast::Sender<TaskEvent>> {
         let turn = self.turns().remove(task_id)?;
         crate::telemetry::metrics::turns_running(-1);
         turn.cancel.notify_one();
-        Some(Stopped {
-            events: turn.events,
-        })
+        Some(turn.events)
     }
 
     /// A turn ended: unregister it (unless a cancel or a newer turn did),

@@ -231,26 +231,37 @@ fn rooms(src: &Path) -> BTreeSet<String> {
         .collect()
 }
 
-fn arrows(src: &Path, rooms: &BTreeSet<String>) -> (Vec<Arrow>, Vec<String>) {
+/// Every file of the rooms (relative to `src/`) with its code, comments
+/// and strings blanked.
+fn sources(src: &Path) -> Vec<(String, String)> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
+    files
+        .into_iter()
+        .filter_map(|path| {
+            let file = path
+                .strip_prefix(src)
+                .expect("under src/")
+                .to_string_lossy()
+                .replace('\\', "/");
+            if NOT_ROOMS.contains(&file.as_str()) {
+                return None;
+            }
+            let code = code_only(&std::fs::read_to_string(&path).expect("a source file"));
+            Some((file, code))
+        })
+        .collect()
+}
+
+fn arrows(sources: &[(String, String)], rooms: &BTreeSet<String>) -> (Vec<Arrow>, Vec<String>) {
     let mut arrows = Vec::new();
     let mut actix = Vec::new();
-    for path in files {
-        let file = path
-            .strip_prefix(src)
-            .expect("under src/")
-            .to_string_lossy()
-            .replace('\\', "/");
-        if NOT_ROOMS.contains(&file.as_str()) {
-            continue;
-        }
-        let from = room_of(&file);
-        let code = code_only(&std::fs::read_to_string(&path).expect("a source file"));
-        if uses_actix(&code) && !ACTIX_ROOMS.contains(&from.as_str()) {
+    for (file, code) in sources {
+        let from = room_of(file);
+        if uses_actix(code) && !ACTIX_ROOMS.contains(&from.as_str()) {
             actix.push(file.clone());
         }
-        for name in crate_paths(&code) {
+        for name in crate_paths(code) {
             let to = [format!("{name}/"), format!("{name}.rs")]
                 .into_iter()
                 .find(|room| rooms.contains(room));
@@ -320,7 +331,322 @@ fn table(page: &str, rooms: &BTreeSet<String>) -> BTreeMap<String, Rule> {
     rules
 }
 
-/// A cycle in the room graph, as the rooms along it, if there is one.
+/// The module path of a file under `src/`: `tasks/engine.rs` →
+/// `tasks::engine`, `tasks/sql/mod.rs` → `tasks::sql`.
+fn module_of(file: &str) -> Vec<String> {
+    let mut parts: Vec<String> = file
+        .trim_end_matches(".rs")
+        .split('/')
+        .map(str::to_string)
+        .collect();
+    if parts.last().is_some_and(|last| last == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// A parser of the paths in a file's code: `a::b::{c, d::e}` as its
+/// paths, each with where it starts.
+struct Paths {
+    chars: Vec<char>,
+    at: usize,
+}
+
+impl Paths {
+    fn skip_space(&mut self) {
+        while self.chars.get(self.at).is_some_and(|c| c.is_whitespace()) {
+            self.at += 1;
+        }
+    }
+
+    fn word(&mut self) -> Option<String> {
+        self.skip_space();
+        let start = self.at;
+        while self.chars.get(self.at).is_some_and(|c| is_ident(*c)) {
+            self.at += 1;
+        }
+        (self.at > start).then(|| self.chars[start..self.at].iter().collect())
+    }
+
+    fn double_colon(&mut self) -> bool {
+        let mut at = self.at;
+        while self.chars.get(at).is_some_and(|c| c.is_whitespace()) {
+            at += 1;
+        }
+        if self.chars.get(at) == Some(&':') && self.chars.get(at + 1) == Some(&':') {
+            self.at = at + 2;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The rest of a path after `prefix` (its `::` already read): a name,
+    /// `*`, or a `{…}` group, each path with the name it is imported as.
+    fn tree(&mut self, prefix: Vec<String>, into: &mut Vec<(Vec<String>, String)>) {
+        self.skip_space();
+        match self.chars.get(self.at) {
+            Some('*') => {
+                self.at += 1;
+                let mut path = prefix;
+                path.push("*".into());
+                into.push((path, String::new()));
+            }
+            Some('{') => {
+                self.at += 1;
+                loop {
+                    self.skip_space();
+                    match self.chars.get(self.at) {
+                        Some('}') | None => {
+                            self.at += 1;
+                            break;
+                        }
+                        Some(',') => self.at += 1,
+                        _ => {
+                            let before = self.at;
+                            self.tree(prefix.clone(), into);
+                            if self.at == before {
+                                self.at += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {
+                let Some(name) = self.word() else {
+                    return;
+                };
+                let mut path = prefix;
+                path.push(name);
+                if self.double_colon() {
+                    self.tree(path, into);
+                    return;
+                }
+                let save = self.at;
+                let alias = match self.word().as_deref() {
+                    Some("as") => self.word(),
+                    _ => {
+                        self.at = save;
+                        None
+                    }
+                };
+                let name = path.last().cloned().unwrap_or_default();
+                let alias = alias.unwrap_or(if name == "self" {
+                    path.iter().rev().nth(1).cloned().unwrap_or_default()
+                } else {
+                    name
+                });
+                if path.last().is_some_and(|last| last == "self") {
+                    path.pop();
+                }
+                into.push((path, alias));
+            }
+        }
+    }
+}
+
+/// Every path of `code` that starts with `crate`, `super`, `self` or one
+/// of `children` (paths into the file's own child modules), with the
+/// number of inline modules (`mod tests { … }`) around it; and the names
+/// the file's own `use` items bring in (outside inline modules), each
+/// with its path.
+type FilePaths = (Vec<(usize, Vec<String>)>, BTreeMap<String, Vec<String>>);
+
+fn file_paths(code: &str, children: &BTreeSet<String>) -> FilePaths {
+    let mut parser = Paths {
+        chars: code.chars().collect(),
+        at: 0,
+    };
+    let mut found = Vec::new();
+    let mut aliases = BTreeMap::new();
+    // The brace depth at which each open inline module began.
+    let mut inline: Vec<usize> = Vec::new();
+    let mut depth = 0;
+    let mut last_word = String::new();
+    let mut in_use = false;
+    while parser.at < parser.chars.len() {
+        let c = parser.chars[parser.at];
+        let before = parser.at.checked_sub(1).map(|at| parser.chars[at]);
+        if c == '{' {
+            depth += 1;
+            parser.at += 1;
+            continue;
+        }
+        if c == '}' {
+            if inline.last() == Some(&depth) {
+                inline.pop();
+            }
+            depth -= 1;
+            parser.at += 1;
+            continue;
+        }
+        if c == ';' {
+            in_use = false;
+        }
+        if !is_ident(c) || before.is_some_and(|b| is_ident(b) || b == ':') {
+            parser.at += 1;
+            continue;
+        }
+        let Some(word) = parser.word() else {
+            parser.at += 1;
+            continue;
+        };
+        if last_word == "mod" {
+            parser.skip_space();
+            if parser.chars.get(parser.at) == Some(&'{') {
+                depth += 1;
+                parser.at += 1;
+                inline.push(depth);
+            }
+            last_word = word;
+            continue;
+        }
+        if word == "use" {
+            in_use = true;
+        }
+        let starts_path = matches!(word.as_str(), "crate" | "super" | "self")
+            || children.contains(&word)
+            || (in_use && inline.is_empty());
+        if starts_path && parser.double_colon() {
+            let mut paths = Vec::new();
+            parser.tree(vec![word.clone()], &mut paths);
+            for (path, alias) in paths {
+                if in_use && inline.is_empty() && !alias.is_empty() {
+                    aliases.insert(alias, path.clone());
+                }
+                found.push((inline.len(), path));
+            }
+        } else if in_use && inline.is_empty() && word != "use" && word != "pub" {
+            // `use name;`: an external crate or a child module.
+            aliases.insert(word.clone(), vec![word.clone()]);
+        }
+        last_word = word;
+    }
+    (found, aliases)
+}
+
+/// The module a path names, seen from `module`: the deepest module of
+/// `modules` it walks through, past the names `use` brought into a module
+/// (`aliases`) to where they come from. `None` for a path that leaves
+/// `modules` (another room, a crate).
+fn resolve(
+    module: &[String],
+    path: &[String],
+    modules: &BTreeSet<Vec<String>>,
+    aliases: &BTreeMap<Vec<String>, BTreeMap<String, Vec<String>>>,
+    hops: usize,
+) -> Option<Vec<String>> {
+    if hops > 8 {
+        return None;
+    }
+    let mut current = module.to_vec();
+    let mut rest = path;
+    match rest.first().map(String::as_str) {
+        Some("crate") => {
+            current.clear();
+            rest = &rest[1..];
+        }
+        Some("super" | "self") => {
+            while let Some(first) = rest.first().map(String::as_str) {
+                match first {
+                    "super" => {
+                        current.pop();
+                    }
+                    "self" => {}
+                    _ => break,
+                }
+                rest = &rest[1..];
+            }
+        }
+        _ => {}
+    }
+    let start = rest.len();
+    while let Some(name) = rest.first() {
+        let mut child = current.clone();
+        child.push(name.clone());
+        if !modules.contains(&child) {
+            break;
+        }
+        current = child;
+        rest = &rest[1..];
+    }
+    if let Some(name) = rest.first()
+        && let Some(target) = aliases.get(&current).and_then(|names| names.get(name))
+    {
+        let mut followed = target.clone();
+        followed.extend(rest[1..].iter().cloned());
+        return resolve(&current, &followed, modules, aliases, hops + 1)
+            .or_else(|| modules.contains(&current).then(|| current.clone()));
+    }
+    let named_nothing_here = rest.len() == start
+        && !matches!(
+            path.first().map(String::as_str),
+            Some("crate" | "super" | "self")
+        );
+    (!named_nothing_here && modules.contains(&current)).then_some(current)
+}
+
+/// Which file of a room uses which other file of it: `files` are the
+/// room's files (relative to `src/`) with their code (comments and
+/// strings blanked). A name a module brings in with `use` (a re-export)
+/// counts as the file it comes from.
+fn file_edges(files: &[(String, String)]) -> BTreeMap<String, BTreeSet<String>> {
+    let file_of: BTreeMap<Vec<String>, &String> = files
+        .iter()
+        .map(|(file, _)| (module_of(file), file))
+        .collect();
+    let modules: BTreeSet<Vec<String>> = file_of.keys().cloned().collect();
+    let children = |module: &[String]| -> BTreeSet<String> {
+        modules
+            .iter()
+            .filter(|other| other.len() == module.len() + 1 && other.starts_with(module))
+            .filter_map(|other| other.last().cloned())
+            .collect()
+    };
+    let mut paths = BTreeMap::new();
+    let mut aliases = BTreeMap::new();
+    for (file, code) in files {
+        let module = module_of(file);
+        let (found, names) = file_paths(code, &children(&module));
+        paths.insert(file.clone(), found);
+        aliases.insert(module, names);
+    }
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (file, found) in &paths {
+        let module = module_of(file);
+        for (inline, path) in found {
+            // Inside `mod tests { … }`, the first `super` is the file itself.
+            let supers = path.iter().take_while(|s| *s == "super").count();
+            let path: Vec<String> = match path.first().map(String::as_str) {
+                Some("super") if supers <= *inline => continue,
+                Some("super") => path[*inline..].to_vec(),
+                Some("self") if *inline > 0 => continue,
+                _ => path.clone(),
+            };
+            let Some(target) = resolve(&module, &path, &modules, &aliases, 0) else {
+                continue;
+            };
+            if let Some(to) = file_of.get(&target)
+                && *to != file
+            {
+                edges.entry(file.clone()).or_default().insert((*to).clone());
+            }
+        }
+    }
+    edges
+}
+
+/// The rooms whose files import one way, as the page names them (the
+/// sentence that begins "Files import one way").
+fn one_way_rooms(page: &str, rooms: &BTreeSet<String>) -> Vec<String> {
+    page.lines()
+        .filter(|line| line.starts_with("Files import one way"))
+        .flat_map(|line| named(line, rooms, false))
+        .collect()
+}
+
+/// A cycle in a graph (of rooms, or of a room's files), as the nodes
+/// along it, if there is one.
 fn cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     fn visit(
         room: &str,
@@ -356,7 +682,8 @@ fn cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 fn violations(src: &Path, page: &str) -> Vec<String> {
     let rooms = rooms(src);
     let rules = table(page, &rooms);
-    let (arrows, actix) = arrows(src, &rooms);
+    let sources = sources(src);
+    let (arrows, actix) = arrows(&sources, &rooms);
     let mut found = Vec::new();
     for room in &rooms {
         if !rules.contains_key(room) {
@@ -405,6 +732,19 @@ fn violations(src: &Path, page: &str) -> Vec<String> {
     if let Some(cycle) = cycle(&edges) {
         found.push(format!("import cycle between rooms: {}", cycle.join(" → ")));
     }
+    for room in one_way_rooms(page, &rooms) {
+        let files: Vec<(String, String)> = sources
+            .iter()
+            .filter(|(file, _)| room_of(file) == room)
+            .cloned()
+            .collect();
+        if let Some(cycle) = cycle(&file_edges(&files)) {
+            found.push(format!(
+                "import cycle between files of `{room}`: {}",
+                cycle.join(" → ")
+            ));
+        }
+    }
     found.sort();
     found.dedup();
     found
@@ -447,4 +787,46 @@ fn a_cycle_is_found_with_its_rooms() {
     assert_eq!(cycle(&edges).unwrap(), ["a/", "b/", "c.rs", "a/"]);
     let edges = BTreeMap::from([("a/".to_string(), BTreeSet::from(["b/".to_string()]))]);
     assert!(cycle(&edges).is_none());
+}
+
+/// A room of three files where `b.rs` uses `a.rs` through the name
+/// `mod.rs` re-exports, and `a.rs` uses `b.rs`.
+fn a_room_with_a_circle(b_uses: &str) -> Vec<(String, String)> {
+    [
+        (
+            "r/mod.rs",
+            "mod a;\nmod b;\npub use a::{A, Other as Renamed};",
+        ),
+        (
+            "r/a.rs",
+            "use super::b::B;\npub struct A(B);\n#[cfg(test)]\nmod tests {\n    use super::*;\n}",
+        ),
+        ("r/b.rs", b_uses),
+    ]
+    .into_iter()
+    .map(|(file, code)| (file.to_string(), code_only(code)))
+    .collect()
+}
+
+#[test]
+fn a_circle_between_files_of_a_room_is_found_through_a_re_export() {
+    let edges = file_edges(&a_room_with_a_circle(
+        "pub struct B;\nfn f() -> Option<super::Renamed> { None }",
+    ));
+    assert_eq!(cycle(&edges).unwrap(), ["r/a.rs", "r/b.rs", "r/a.rs"]);
+    // `use super::*` in a test module is the file itself; `super::super`
+    // there is the room.
+    let edges = file_edges(&a_room_with_a_circle(
+        "pub struct B;\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use super::super::{a::A};\n}",
+    ));
+    assert!(edges["r/b.rs"].contains("r/a.rs"), "{edges:?}");
+    let edges = file_edges(&a_room_with_a_circle(
+        "pub struct B;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}",
+    ));
+    assert!(cycle(&edges).is_none(), "{edges:?}");
+    assert_eq!(
+        edges["r/mod.rs"],
+        BTreeSet::from(["r/a.rs".to_string()]),
+        "mod.rs re-exports a.rs"
+    );
 }

@@ -138,7 +138,7 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
     }
     let Some(database) = Database::open(&settings.store, &cloud_foundry.services).await? else {
         return Ok(Stores {
-            tasks: Arc::new(InMemoryTaskStore::from_settings(&settings.tasks)),
+            tasks: Arc::new(InMemoryTaskStore::new(settings.tasks.memory_limits())),
             ledger: Arc::new(MemoryLedger::default()),
             location: "memory (nothing survives a restart)".into(),
             health,

@@ -15,11 +15,8 @@
 //! the question, and the mark is taken off; the message after that is the
 //! answer.
 
-use super::engine::TaskEngine;
-use super::error::EngineError;
-use super::observer::CallContext;
 use super::reply::set_status;
-use super::store::StoredTask;
+use super::store::{StoreError, StoredTask, TaskStore, Written};
 use crate::a2a::{Message, PushNotificationConfig, Task, TaskKind, TaskState, TaskStatus};
 use crate::clock::now_rfc3339;
 use serde_json::{Map, Value};
@@ -56,81 +53,77 @@ fn marked(task: &Task) -> bool {
         .unwrap_or(false)
 }
 
-impl TaskEngine {
-    /// A message named `waiting`, whose question its caller has not seen:
-    /// the task as it is, question and all, with the mark taken off so
-    /// that the next message answers it. No turn runs; the message is not
-    /// an answer.
-    pub(super) async fn show_question(&self, waiting: StoredTask) -> Result<Task, EngineError> {
-        let mut task = waiting.task;
-        if let Some(metadata) = task.metadata.as_mut() {
-            metadata.remove(TOLD_TO_ASK_AGAIN);
-            if metadata.is_empty() {
-                task.metadata = None;
-            }
+/// A message named `waiting`, whose question its caller has not seen:
+/// the task as it is, question and all, with the mark taken off so that
+/// the next message answers it. No turn runs; the message is not an
+/// answer.
+pub(super) async fn show_question(
+    store: &dyn TaskStore,
+    waiting: StoredTask,
+) -> Result<Task, StoreError> {
+    let mut task = waiting.task;
+    if let Some(metadata) = task.metadata.as_mut() {
+        metadata.remove(TOLD_TO_ASK_AGAIN);
+        if metadata.is_empty() {
+            task.metadata = None;
         }
-        self.inner.store.update(&task, waiting.version).await?;
-        tracing::info!(
-            a2a.task.id = %task.id,
-            "message for a task whose caller was told to ask again: its question"
-        );
-        Ok(task)
     }
+    store.update(&task, waiting.version).await?;
+    tracing::info!(
+        a2a.task.id = %task.id,
+        "message for a task whose caller was told to ask again: its question"
+    );
+    Ok(task)
+}
 
-    /// `message` named `origin`, a finished task whose caller was told to
-    /// ask again: a new task in its context, finished as it finished, with
-    /// `message` as its question (and its inline push config, which hears
-    /// of it at once).
-    pub(super) async fn answer_again(
-        &self,
-        origin: Task,
-        mut message: Message,
-        push: Option<PushNotificationConfig>,
-        call: &CallContext,
-    ) -> Result<Task, EngineError> {
-        let task_id = uuid::Uuid::now_v7().to_string();
-        message.task_id = Some(task_id.clone());
-        message.context_id = Some(origin.context_id.clone());
-        let references = message.reference_task_ids.get_or_insert_with(Vec::new);
-        if !references.contains(&origin.id) {
-            references.push(origin.id.clone());
-        }
-        let mut task = Task {
-            kind: TaskKind::Value,
-            id: task_id,
-            context_id: origin.context_id.clone(),
-            status: TaskStatus {
-                state: TaskState::Working,
-                message: None,
-                timestamp: Some(now_rfc3339()),
-            },
-            history: Some(vec![message]),
-            artifacts: origin.artifacts.clone(),
-            metadata: None,
-        };
-        let answer = origin.status.message.clone().map(|mut answer| {
-            answer.message_id = uuid::Uuid::new_v4().to_string();
-            answer.task_id = Some(task.id.clone());
-            answer.context_id = Some(task.context_id.clone());
-            answer.reference_task_ids = Some(vec![origin.id.clone()]);
-            answer
-        });
-        set_status(&mut task, origin.status.state, answer);
-        let configs: Vec<PushNotificationConfig> = push
-            .map(|config| config.named_after(&task.id))
-            .into_iter()
-            .collect();
-        let written = self
-            .inner
-            .store
-            .create(&task, &configs, call.owner())
-            .await?;
-        tracing::info!(
-            a2a.task.id = %task.id,
-            origin = %origin.id,
-            "message for a task whose caller was told to ask again: its result"
-        );
-        self.inner.notify(&task, &written, call);
-        Ok(task)
+/// `message` named `origin`, a finished task whose caller was told to ask
+/// again: a new task of `owner` in its context, finished as it finished,
+/// with `message` as its question (and its inline push config, which the
+/// engine tells of it at once).
+pub(super) async fn answer_again(
+    store: &dyn TaskStore,
+    origin: Task,
+    mut message: Message,
+    push: Option<PushNotificationConfig>,
+    owner: Option<&str>,
+) -> Result<(Task, Written), StoreError> {
+    let task_id = uuid::Uuid::now_v7().to_string();
+    message.task_id = Some(task_id.clone());
+    message.context_id = Some(origin.context_id.clone());
+    let references = message.reference_task_ids.get_or_insert_with(Vec::new);
+    if !references.contains(&origin.id) {
+        references.push(origin.id.clone());
     }
+    let mut task = Task {
+        kind: TaskKind::Value,
+        id: task_id,
+        context_id: origin.context_id.clone(),
+        status: TaskStatus {
+            state: TaskState::Working,
+            message: None,
+            timestamp: Some(now_rfc3339()),
+        },
+        history: Some(vec![message]),
+        artifacts: origin.artifacts.clone(),
+        metadata: None,
+    };
+    let answer = origin.status.message.clone().map(|mut answer| {
+        answer.message_id = uuid::Uuid::new_v4().to_string();
+        answer.task_id = Some(task.id.clone());
+        answer.context_id = Some(task.context_id.clone());
+        answer.reference_task_ids = Some(vec![origin.id.clone()]);
+        answer
+    });
+    set_status(&mut task, origin.status.state, answer);
+    let configs: Vec<PushNotificationConfig> = push
+        .map(|config| config.named_after(&task.id))
+        .into_iter()
+        .collect();
+    let written = store.create(&task, &configs, owner).await?;
+    tracing::info!(
+        a2a.task.id = %task.id,
+        origin = %origin.id,
+        "message for a task whose caller was told to ask again: its result"
+    );
+    Ok((task, written))
 }

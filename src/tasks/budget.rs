@@ -4,14 +4,15 @@
 //! how the result comes (by push where a push config exists; else: ask
 //! again in this conversation, [`super::ask_again`]), and the turn goes on.
 
-use super::engine::TaskEngine;
+use super::call::CallContext;
 use super::error::EngineError;
 use super::events::{Answer, TaskEvent};
-use super::observer::CallContext;
 use super::reply::{ResultPath, working_note};
-use super::turn::{PendingTurn, StoredVersion};
+use super::running::RunningTurns;
+use super::settings::TaskSettings;
+use super::store::TaskStore;
+use super::turn::StartedTurn;
 use crate::a2a::{Task, TaskState};
-use crate::agent::Progress;
 use std::sync::Arc;
 use tokio::sync::broadcast;
 
@@ -37,19 +38,39 @@ fn with_working_note(mut task: Task, path: ResultPath, progress: Option<String>)
     task
 }
 
-impl TaskEngine {
+/// What the waiter reads besides the turn: where tasks are stored, the
+/// turns running here, and the budget and task rules of the settings.
+pub(super) struct Waiter<'a> {
+    pub(super) store: &'a dyn TaskStore,
+    pub(super) running: &'a RunningTurns,
+    pub(super) settings: &'a TaskSettings,
+}
+
+/// The task as stored now, for an answer.
+pub(super) async fn current(store: &dyn TaskStore, task_id: &str) -> Result<Task, EngineError> {
+    store
+        .get(task_id)
+        .await?
+        .map(|stored| stored.task)
+        .ok_or_else(|| EngineError::TaskNotFound(task_id.to_string()))
+}
+
+impl Waiter<'_> {
     /// Wait for the turn to end or pause, at most the budget (unless the
     /// call's rules say to wait past it).
     pub(super) async fn wait(
         &self,
-        task: Arc<Task>,
-        mut events: broadcast::Receiver<TaskEvent>,
-        stored: StoredVersion,
-        progress: Progress,
-        mut turn: PendingTurn,
+        started: StartedTurn,
         call: &CallContext,
     ) -> Result<Answer, EngineError> {
-        let mut deadline = Some(tokio::time::Instant::now() + self.inner.settings.budget());
+        let StartedTurn {
+            task,
+            mut events,
+            stored,
+            progress,
+            mut turn,
+        } = started;
+        let mut deadline = Some(tokio::time::Instant::now() + self.settings.budget());
         loop {
             let next = match deadline {
                 Some(deadline) => {
@@ -80,7 +101,7 @@ impl TaskEngine {
                     let waits_on = call.rules.wait_past_budget;
                     tracing::info!(
                         a2a.task.id = %task.id,
-                        budget_ms = i64::try_from(self.inner.settings.budget().as_millis())
+                        budget_ms = i64::try_from(self.settings.budget().as_millis())
                             .unwrap_or(i64::MAX),
                         waits_on,
                         "budget expired: the turn goes on"
@@ -97,13 +118,8 @@ impl TaskEngine {
                         if let Some(message) = answered_message(&mut events) {
                             return Ok(Answer::Message(message));
                         }
-                        at.version = Some(
-                            self.inner
-                                .store
-                                .create(&task, &[], call.owner())
-                                .await?
-                                .version,
-                        );
+                        at.version =
+                            Some(self.store.create(&task, &[], call.owner()).await?.version);
                     }
                     if waits_on {
                         drop(at);
@@ -113,7 +129,7 @@ impl TaskEngine {
                     let current = if deferred {
                         Arc::unwrap_or_clone(task)
                     } else {
-                        self.current(&task.id).await?
+                        current(self.store, &task.id).await?
                     };
                     if !says_nothing_yet(&current) {
                         return Ok(Answer::Task(Arc::new(current), None));
@@ -133,16 +149,14 @@ impl TaskEngine {
                 }
             }
         }
-        self.current(&task.id)
+        current(self.store, &task.id)
             .await
             .map(|task| Answer::Task(Arc::new(task), None))
     }
-}
 
-impl TaskEngine {
     /// Whether a message naming a finished task is an error for `call`.
     fn strict_task_ids(&self, call: &CallContext) -> bool {
-        self.inner.settings.strict_task_ids || call.rules.strict_task_ids
+        self.settings.strict_task_ids || call.rules.strict_task_ids
     }
 
     /// How the result of the task comes to a caller answered `working`:
@@ -152,7 +166,7 @@ impl TaskEngine {
         task_id: &str,
         call: &CallContext,
     ) -> Result<ResultPath, EngineError> {
-        let configs = self.inner.store.push_configs(task_id).await?;
+        let configs = self.store.push_configs(task_id).await?;
         Ok(if configs.is_empty() {
             ResultPath::without_push(self.strict_task_ids(call))
         } else {
@@ -179,16 +193,11 @@ impl TaskEngine {
         // under its lock, after a last look at the task. (A turn of
         // another instance was marked by the blocking call that started
         // it, if that call was told the same at the budget.)
-        let running = self
-            .inner
-            .turns()
-            .get(&task.id)
-            .and_then(|turn| turn.stored.clone());
-        let Some(stored) = running else {
+        let Some(stored) = self.running.stored_of(&task.id) else {
             return Ok(with_working_note(task, path, None));
         };
         let mut at = stored.lock().await;
-        let current = self.current(&task.id).await?;
+        let current = current(self.store, &task.id).await?;
         if !says_nothing_yet(&current) {
             // It ended meanwhile: the answer is the result itself.
             return Ok(current);

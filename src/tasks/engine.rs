@@ -1,143 +1,61 @@
-//! The task lifecycle, as the request handler sees it: check a message,
-//! create or continue its task (`submitted → working → input-required |
-//! completed | failed | rejected | canceled`; terminal tasks never change),
-//! read and cancel tasks. Running the turn (`turn`), waiting for it within
-//! the budget (`budget`), mapping the agent's reply onto the task (`reply`),
-//! streams (`events`) and upkeep (`maintenance`) live beside it.
+//! The task engine, as the request handler sees it: every method of the
+//! engine is here. The task lifecycle: check a message, create or continue
+//! its task (`submitted → working → input-required | completed | failed |
+//! rejected | canceled`; terminal tasks never change), read, list, cancel
+//! and follow tasks. The engine hands the rest to the files beside it,
+//! which know nothing of it: what a message must pass (`checks.rs`), the
+//! turn, run as a [`TurnRun`] (`turn.rs`), the wait of a blocking send
+//! within the budget ([`Waiter`], `budget.rs`), the turns running here
+//! ([`RunningTurns`], `running.rs`), the agent's reply mapped onto the
+//! task (`reply.rs`), and upkeep ([`Upkeep`], `maintenance.rs`).
 
+use super::ask_again;
+use super::budget::{self, Waiter};
+use super::call::CallContext;
+use super::checks;
 use super::error::EngineError;
-use super::events::{Answer, TaskEvent};
+use super::events::{Answer, StreamEnd, TaskEvent, TaskStream};
+use super::follow_up;
 use super::language::{self, TurnCues};
-use super::listing::TaskQuery;
-use super::observer::{CallContext, TaskObserver};
+use super::listing::{TaskPage, TaskQuery};
+use super::maintenance::{Maintenance, Upkeep};
+use super::observer::{self, TaskObserver};
 use super::push_configs::push_config_error;
 use super::reply::{agent_message, archive_status_message, pending_approval, set_status};
+use super::running::{RunningTurns, TurnChannel, stored_version};
 use super::settings::TaskSettings;
 use super::store::{StoreError, StoredTask, TaskStore, Written};
-use super::turn::{PendingTurn, RunningTurn, StoredVersion};
+use super::turn::{StartedTurn, TurnRun};
 use crate::a2a::{
-    Message, MessageSendParams, Part, PushConfigPlace, PushNotificationConfig, Role, Task,
-    TaskKind, TaskState, TaskStatus,
+    Message, MessageSendParams, PushConfigPlace, PushNotificationConfig, Role, Task, TaskKind,
+    TaskPushNotificationConfig, TaskState, TaskStatus,
 };
 use crate::agent::{Agent, Language, Progress, Turn, UserMessage};
 use crate::clock::now_rfc3339;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tokio::sync::broadcast;
 
 /// Cheap to clone: turns run as their own tokio tasks and keep a handle.
 #[derive(Clone)]
 pub struct TaskEngine {
-    pub(super) inner: Arc<Inner>,
+    inner: Arc<Inner>,
 }
 
-pub(super) struct Inner {
-    pub(super) store: Arc<dyn TaskStore>,
-    pub(super) agent: Arc<dyn Agent>,
-    pub(super) settings: TaskSettings,
-    pub(super) observer: Option<Arc<dyn TaskObserver>>,
-    pub(super) turns: Mutex<HashMap<String, RunningTurn>>,
-    /// Per task between its turns: the channel its 1.0 subscribers listen
-    /// to, which the next turn sends on (`events.rs`). Locked after
-    /// `turns` where both are held.
-    pub(super) followers: Mutex<HashMap<String, broadcast::Sender<TaskEvent>>>,
-}
-
-/// `historyLength`: negative is an error; absent keeps everything.
-fn history_limit(value: Option<i64>, field: &str) -> Result<Option<u64>, EngineError> {
-    match value {
-        None => Ok(None),
-        Some(n) if n < 0 => Err(EngineError::InvalidParams(format!(
-            "{field} must not be negative (got {n})"
-        ))),
-        Some(n) => Ok(Some(n.unsigned_abs())),
-    }
-}
-
-/// Empty-string ids count as absent (Joule sends `""` on a first turn).
-fn present(id: &Option<String>) -> Option<&str> {
-    id.as_deref().filter(|id| !id.trim().is_empty())
-}
-
-/// `value`'s size as the compact JSON a store keeps (one encoding, linear
-/// in its size; a value that does not encode counts as too large).
-fn json_bytes<T: serde::Serialize>(value: &T) -> usize {
-    super::store::task_json(value).map_or(usize::MAX, |json| json.len())
-}
-
-/// `v1_names`: the caller speaks 1.0, whose wire spells the role
-/// `ROLE_USER`.
-fn check_message(
-    message: &Message,
-    settings: &TaskSettings,
-    v1_names: bool,
-) -> Result<(), EngineError> {
-    let bytes = json_bytes(message);
-    if bytes > settings.max_message_bytes {
-        return Err(EngineError::InvalidParams(format!(
-            "params.message is {} bytes as JSON, more than the {} one message may have \
-             (tasks.max_message_bytes): ask about fewer orders at a time, in a shorter text",
-            if bytes == usize::MAX {
-                "too many".to_string()
-            } else {
-                bytes.to_string()
-            },
-            settings.max_message_bytes
-        )));
-    }
-    if message.role != Role::User {
-        let user = if v1_names { "ROLE_USER" } else { "user" };
-        return Err(EngineError::InvalidParams(format!(
-            "params.message.role must be \"{user}\""
-        )));
-    }
-    if message.parts.is_empty() {
-        return Err(EngineError::InvalidParams(
-            "params.message.parts must not be empty".into(),
-        ));
-    }
-    if message.message_id.trim().is_empty() {
-        return Err(EngineError::InvalidParams(
-            "params.message.messageId must not be empty".into(),
-        ));
-    }
-    // Text and data parts are read (the agent knows some data fields);
-    // files are not.
-    for (index, part) in message.parts.iter().enumerate() {
-        if matches!(part, Part::File(_)) {
-            return Err(EngineError::ContentTypeNotSupported(format!(
-                "params.message.parts[{index}]: {} parts are not supported; this agent takes text/plain and application/json (data parts)",
-                part.media_type()
-            )));
-        }
-    }
-    let has_data = message
-        .parts
-        .iter()
-        .any(|part| matches!(part, Part::Data(_)));
-    if message.text().trim().is_empty() && !has_data {
-        return Err(EngineError::InvalidParams(
-            "params.message.parts: the message has no text".into(),
-        ));
-    }
-    Ok(())
+struct Inner {
+    store: Arc<dyn TaskStore>,
+    agent: Arc<dyn Agent>,
+    settings: TaskSettings,
+    /// Push notifications (`push/`), when push is on.
+    observer: Option<Arc<dyn TaskObserver>>,
+    running: Arc<RunningTurns>,
 }
 
 /// How `message/send` found the task.
-pub(super) enum Started {
+enum Started {
     /// Answer it as it is (another turn runs, or someone else won the race).
     AsItIs(Box<Task>),
     /// A turn of ours runs; its events tell when it ends or pauses.
-    Running {
-        /// The claimed task, as its `working` event published it.
-        task: Arc<Task>,
-        events: broadcast::Receiver<TaskEvent>,
-        stored: StoredVersion,
-        /// How far the turn got, for a `working` answer.
-        progress: Progress,
-        /// The turn itself, for a waiter to drive (dropped, it runs alone).
-        turn: PendingTurn,
-    },
+    Running(StartedTurn),
 }
 
 impl TaskEngine {
@@ -155,13 +73,13 @@ impl TaskEngine {
                 agent,
                 settings,
                 observer,
-                turns: Mutex::new(HashMap::new()),
-                followers: Mutex::new(HashMap::new()),
+                running: Arc::new(RunningTurns::default()),
             }),
         }
     }
 
-    /// pauses, when the budget runs out (`working`, the turn goes on), or at
+    /// `message/send`: start or continue a task and answer when its turn
+    /// ends or pauses, when the budget runs out (`working`, the turn goes on), or at
     /// once for `blocking: false`.
     pub async fn send_message(
         &self,
@@ -182,22 +100,10 @@ impl TaskEngine {
         let (started, history_length) = self.begin(params, call, defer_store).await?;
         let answer = match started {
             Started::AsItIs(task) => {
-                Answer::Task(Arc::new(self.as_it_is(*task, call).await?), None)
+                Answer::Task(Arc::new(self.waiter().as_it_is(*task, call).await?), None)
             }
-            Started::Running { task, events, .. } if !blocking => {
-                drop(events);
-                Answer::Task(task, None)
-            }
-            Started::Running {
-                task,
-                events,
-                stored,
-                progress,
-                turn,
-            } => {
-                self.wait(task, events, stored, progress, turn, call)
-                    .await?
-            }
+            Started::Running(started) if !blocking => Answer::Task(started.task, None),
+            Started::Running(started) => self.waiter().wait(started, call).await?,
         };
         Ok(match answer {
             // The stored JSON is the answer only with the whole history.
@@ -211,29 +117,29 @@ impl TaskEngine {
     }
 
     /// Check the message and start or continue its task.
-    pub(super) async fn begin(
+    async fn begin(
         &self,
         params: MessageSendParams,
         call: &CallContext,
         defer_store: bool,
     ) -> Result<(Started, Option<u64>), EngineError> {
         let configuration = params.configuration.unwrap_or_default();
-        let history_length = history_limit(
+        let history_length = checks::history_limit(
             configuration.history_length,
             "params.configuration.historyLength",
         )?;
         let message = params.message;
-        check_message(&message, &self.inner.settings, call.rules.v1_field_names)?;
+        checks::check_message(&message, &self.inner.settings, call.rules.v1_field_names)?;
         let request_hint = language::hint(params.metadata.as_ref()).map(str::to_string);
         // An inline push config is checked before anything is created.
         let push = match configuration.push_notification_config {
-            Some(config) => Some(self.push_room()?.check(&config).map_err(|error| {
+            Some(config) => Some(self.observer()?.check(&config).map_err(|error| {
                 push_config_error(error, PushConfigPlace::send(call.rules.v1_field_names))
             })?),
             None => None,
         };
-        let context_id = present(&message.context_id).map(str::to_string);
-        let started = match present(&message.task_id) {
+        let context_id = checks::present(&message.context_id).map(str::to_string);
+        let started = match checks::present(&message.task_id) {
             None => {
                 let context_id = self.own_context(context_id, call).await?;
                 let cues = TurnCues {
@@ -261,9 +167,9 @@ impl TaskEngine {
                         .is_none_or(|c| *c == stored.task.context_id)
                 });
                 match existing {
-                    Some(stored) if super::ask_again::question_unseen(&stored.task) => {
-                        Started::AsItIs(Box::new(self.show_question(stored).await?))
-                    }
+                    Some(stored) if ask_again::question_unseen(&stored.task) => Started::AsItIs(
+                        Box::new(ask_again::show_question(&*self.inner.store, stored).await?),
+                    ),
                     Some(stored) if stored.task.status.state.is_interrupted() => {
                         self.continue_task(stored, message, request_hint.as_deref(), push, call)
                             .await?
@@ -275,9 +181,16 @@ impl TaskEngine {
                                 stored.task.status.state.as_str()
                             )));
                         }
-                        if super::ask_again::told_to_ask_again(&stored.task) {
-                            let answer =
-                                self.answer_again(stored.task, message, push, call).await?;
+                        if ask_again::told_to_ask_again(&stored.task) {
+                            let (answer, written) = ask_again::answer_again(
+                                &*self.inner.store,
+                                stored.task,
+                                message,
+                                push,
+                                call.owner(),
+                            )
+                            .await?;
+                            self.notify(&answer, &written, call);
                             return Ok((Started::AsItIs(Box::new(answer)), history_length));
                         }
                         tracing::info!(a2a.task.id = %task_id, "message for a finished task: new task in the same context");
@@ -324,7 +237,7 @@ impl TaskEngine {
         call: &CallContext,
         defer_store: bool,
     ) -> Result<Started, EngineError> {
-        self.check_open_tasks(call).await?;
+        checks::check_open_tasks(&*self.inner.store, &self.inner.settings, call).await?;
         let task_id = uuid::Uuid::now_v7().to_string();
         let (text, data) = (message.text(), message.data());
         // A text too short to tell its language in a conversation that goes
@@ -366,7 +279,7 @@ impl TaskEngine {
         };
         language::keep(&mut task, language.language);
         // Listen before the task exists, so a stream sees `submitted` too.
-        let channel = self.open_turn(&task.id);
+        let channel = self.inner.running.register(&task.id);
         let _ = channel
             .events
             .send(TaskEvent::Status(Arc::new(task.clone()), None));
@@ -388,9 +301,7 @@ impl TaskEngine {
             {
                 Ok(written) => Some(written),
                 Err(error) => {
-                    if self.inner.turns().remove(&task.id).is_some() {
-                        crate::telemetry::metrics::turns_running(-1);
-                    }
+                    self.inner.running.forget(&task.id);
                     return Err(error.into());
                 }
             }
@@ -413,7 +324,7 @@ impl TaskEngine {
             progress: Progress::default(),
             language,
         };
-        Ok(self.spawn_turn(task, written, turn, channel, call))
+        Ok(self.announce_turn(task, written, turn, channel, call))
     }
 
     async fn continue_task(
@@ -424,10 +335,8 @@ impl TaskEngine {
         push: Option<PushNotificationConfig>,
         call: &CallContext,
     ) -> Result<Started, EngineError> {
-        self.check_room(&stored.task, &message)?;
-        self.inner
-            .register_push(&stored.task.id, push, call)
-            .await?;
+        checks::check_room(&stored.task, &message, &self.inner.settings)?;
+        self.register_push(&stored.task.id, push, call).await?;
         let earlier = stored
             .task
             .history
@@ -490,61 +399,8 @@ impl TaskEngine {
         }
     }
 
-    /// Whether `task` has room for `message` and the answer to it: at most
-    /// `tasks.max_task_messages` messages and `tasks.max_task_bytes` bytes.
-    /// A full task is not continued (nothing in it is lost); the caller
-    /// starts a new conversation.
-    fn check_room(&self, task: &Task, message: &Message) -> Result<(), EngineError> {
-        let settings = &self.inner.settings;
-        let id = &task.id;
-        // The history as it will be: the status message archived, the
-        // follow-up added.
-        let messages = task.history.as_ref().map_or(0, Vec::len)
-            + usize::from(task.status.message.is_some())
-            + 1;
-        if messages > settings.max_task_messages {
-            return Err(EngineError::InvalidParams(format!(
-                "task {id} holds {} messages, as many as one task may (tasks.max_task_messages): \
-                 start a new conversation (send the message without taskId)",
-                messages - 1
-            )));
-        }
-        let bytes = json_bytes(task).saturating_add(json_bytes(message));
-        if bytes > settings.max_task_bytes {
-            return Err(EngineError::InvalidParams(format!(
-                "task {id} would hold more than the {} bytes one task may have \
-                 (tasks.max_task_bytes): start a new conversation (send the message without taskId)",
-                settings.max_task_bytes
-            )));
-        }
-        Ok(())
-    }
-
-    /// Whether the caller may open one more task: fewer than its bound of
-    /// open tasks (`tasks.max_open_per_caller`; with authentication off the
-    /// instance's, `tasks.max_open_without_authentication`).
-    async fn check_open_tasks(&self, call: &CallContext) -> Result<(), EngineError> {
-        let owner = call.owner();
-        let bound = self.inner.settings.max_open_of(owner);
-        let open = self.inner.store.open_tasks_of(owner, bound).await?;
-        if open >= bound {
-            tracing::warn!(open, bound, "a caller reached its bound of open tasks");
-            let (whose, setting) = match owner {
-                Some(_) => ("you have", "tasks.max_open_per_caller"),
-                None => ("this instance has", "tasks.max_open_without_authentication"),
-            };
-            return Err(EngineError::InvalidParams(format!(
-                "{whose} {open} open tasks (running or waiting for an answer), as many as may be \
-                 open at once ({setting}): answer or cancel (tasks/cancel) a waiting task first; \
-                 a waiting task ends by itself after {}",
-                crate::clock::duration_in_words(self.inner.settings.waiting_expiry())
-            )));
-        }
-        Ok(())
-    }
-
     /// Claim the task for a turn (`working`, compare-and-set on `version`)
-    /// here, then run the agent in its own tokio task.
+    /// and announce the turn.
     async fn claim_turn(
         &self,
         mut task: Task,
@@ -557,18 +413,62 @@ impl TaskEngine {
             Ok(written) => written,
             // Another request continued or canceled the task first: answer it as it is.
             Err(StoreError::Conflict(id) | StoreError::Terminal(id)) => {
-                return Ok(Started::AsItIs(Box::new(self.current(&id).await?)));
+                return Ok(Started::AsItIs(Box::new(
+                    budget::current(&*self.inner.store, &id).await?,
+                )));
             }
             Err(error) => return Err(error.into()),
         };
         // A continuation registers only once its claim won, so a loser never
         // touches the winner's registration.
-        let channel = self.open_turn(&task.id);
-        Ok(self.spawn_turn(task, Some(written), turn, channel, call))
+        let channel = self.inner.running.register(&task.id);
+        Ok(self.announce_turn(task, Some(written), turn, channel, call))
     }
 
-    pub(super) async fn current(&self, task_id: &str) -> Result<Task, EngineError> {
-        self.inner.current(task_id).await
+    /// Publish the claimed (`working`) task and hand back its turn, not
+    /// running yet, for the caller to drive or drop (see
+    /// [`super::turn::PendingTurn`]).
+    fn announce_turn(
+        &self,
+        task: Task,
+        written: Option<Written>,
+        input: Turn,
+        channel: TurnChannel,
+        call: &CallContext,
+    ) -> Started {
+        let TurnChannel {
+            events,
+            listener,
+            cancel,
+        } = channel;
+        // One snapshot of the claimed task for the event and the answer.
+        let working = Arc::new(task.clone());
+        let _ = events.send(TaskEvent::Status(Arc::clone(&working), None));
+        if let Some(written) = &written {
+            self.notify(&task, written, call);
+        }
+        let stored = stored_version(written.map(|w| w.version));
+        self.inner.running.keep_stored(&task.id, &stored);
+        let progress = input.progress.clone();
+        let turn = TurnRun {
+            task,
+            input,
+            events,
+            cancel,
+            stored: Arc::clone(&stored),
+            store: Arc::clone(&self.inner.store),
+            agent: Arc::clone(&self.inner.agent),
+            observer: self.inner.observer.clone(),
+            running: Arc::clone(&self.inner.running),
+            call: call.clone(),
+        };
+        Started::Running(StartedTurn {
+            task: working,
+            events: listener,
+            stored,
+            progress,
+            turn: turn.pending(),
+        })
     }
 
     /// Whether the task store's last write failed for want of space.
@@ -580,7 +480,7 @@ impl TaskEngine {
     /// may see it, else `None`, exactly as for an id that does not exist
     /// (the same read either way, so neither the answer nor its time tells
     /// another caller's task from no task).
-    pub(super) async fn owned(
+    async fn owned(
         &self,
         task_id: &str,
         call: &CallContext,
@@ -602,7 +502,7 @@ impl TaskEngine {
     }
 
     /// [`TaskEngine::owned`], or `TaskNotFound` as for an unknown id.
-    pub(super) async fn owned_task(
+    async fn owned_task(
         &self,
         task_id: &str,
         call: &CallContext,
@@ -642,7 +542,7 @@ impl TaskEngine {
         history_length: Option<i64>,
         call: &CallContext,
     ) -> Result<Task, EngineError> {
-        let limit = history_limit(history_length, "params.historyLength")?;
+        let limit = checks::history_limit(history_length, "params.historyLength")?;
         Ok(self
             .owned_task(task_id, call)
             .await?
@@ -677,19 +577,12 @@ impl TaskEngine {
             set_status(&mut task, TaskState::Canceled, Some(message));
             match store.update(&task, stored.version).await {
                 Ok(written) => {
-                    self.inner.notify(&task, &written, call);
-                    let turn = self.inner.turns().remove(task_id);
-                    if turn.is_some() {
-                        crate::telemetry::metrics::turns_running(-1);
-                    }
-                    match turn {
-                        Some(turn) => {
-                            turn.cancel.notify_one();
-                            let _ = turn
-                                .events
-                                .send(TaskEvent::Status(Arc::new(task.clone()), None));
+                    self.notify(&task, &written, call);
+                    match self.inner.running.stop(task_id) {
+                        Some(events) => {
+                            let _ = events.send(TaskEvent::Status(Arc::new(task.clone()), None));
                         }
-                        None => self.inner.tell_followers(&task),
+                        None => self.inner.running.tell_followers(&task),
                     }
                     return Ok(task);
                 }
@@ -701,25 +594,216 @@ impl TaskEngine {
             task_id.to_string(),
         )))
     }
-}
 
-impl Inner {
-    pub(super) fn notify(&self, task: &Task, written: &Written, call: &CallContext) {
-        if let Some(observer) = &self.observer {
-            observer.changed(task, &written.push_configs, call);
+    /// `tasks/list` (1.0 `ListTasks`): the caller's scope is in `query`.
+    pub async fn list_tasks(&self, query: &TaskQuery) -> Result<TaskPage, EngineError> {
+        Ok(self.inner.store.list(query).await?)
+    }
+
+    /// Follow a task's events while a turn runs (`None` when none runs).
+    pub fn subscribe(&self, task_id: &str) -> Option<broadcast::Receiver<TaskEvent>> {
+        self.inner.running.subscribe(task_id)
+    }
+
+    /// `message/stream`: start or continue a task like `message/send`, but
+    /// hand back its events instead of waiting.
+    pub async fn stream_message(
+        &self,
+        params: MessageSendParams,
+        call: &CallContext,
+    ) -> Result<TaskStream, EngineError> {
+        match self.begin(params, call, false).await? {
+            (Started::Running(started), _) => Ok(TaskStream {
+                first: None,
+                events: Some(started.events),
+                ends: StreamEnd::Pause,
+            }),
+            (Started::AsItIs(task), _) => Ok(TaskStream {
+                events: self.subscribe(&task.id),
+                first: Some(*task),
+                ends: StreamEnd::Pause,
+            }),
         }
+    }
+
+    /// `tasks/resubscribe`: the task as it is now, then the rest of its events.
+    pub async fn resubscribe(
+        &self,
+        task_id: &str,
+        call: &CallContext,
+    ) -> Result<TaskStream, EngineError> {
+        // Subscribe first so nothing between the read and the subscription
+        // is lost; another caller's task is not found, and its events are
+        // dropped unread.
+        let events = self.subscribe(task_id);
+        let task = self.owned_task(task_id, call).await?.task;
+        Ok(TaskStream {
+            first: Some(task),
+            events,
+            ends: StreamEnd::Pause,
+        })
+    }
+
+    /// 1.0 `SubscribeToTask`: the task as it is now, then its events until
+    /// it is terminal, across the turns that continue it.
+    pub async fn follow(
+        &self,
+        task_id: &str,
+        call: &CallContext,
+    ) -> Result<TaskStream, EngineError> {
+        // Listen first so nothing between the read and the listening is
+        // lost; another caller's task is not found (its events unread).
+        let events = self.inner.running.follow(task_id);
+        let task = self.owned_task(task_id, call).await?.task;
+        Ok(TaskStream {
+            first: Some(task),
+            events: Some(events),
+            ends: StreamEnd::Terminal,
+        })
+    }
+
+    /// Tell the client of `origin_task_id` what happened later: `text`,
+    /// written in the language the origin was answered in ([`follow_up`]).
+    pub async fn follow_up(
+        &self,
+        origin_task_id: &str,
+        text: &(dyn Fn(Language) -> String + Sync),
+        call: &CallContext,
+    ) -> Result<Task, EngineError> {
+        let (task, written) =
+            follow_up::store_later_result(&*self.inner.store, origin_task_id, text).await?;
+        self.notify(&task, &written, call);
+        Ok(task)
+    }
+
+    /// The observer, when push is on.
+    fn observer(&self) -> Result<&dyn TaskObserver, EngineError> {
+        self.inner
+            .observer
+            .as_deref()
+            .ok_or(EngineError::PushNotSupported)
+    }
+
+    /// The observer for a task this caller may reach: push is on and the
+    /// task exists and is the caller's (another caller's task is not found).
+    async fn observer_for(
+        &self,
+        task_id: &str,
+        call: &CallContext,
+    ) -> Result<&dyn TaskObserver, EngineError> {
+        let observer = self.observer()?;
+        self.owned_task(task_id, call).await?;
+        Ok(observer)
+    }
+
+    /// `tasks/pushNotificationConfig/set`.
+    pub async fn set_push_config(
+        &self,
+        params: TaskPushNotificationConfig,
+        call: &CallContext,
+    ) -> Result<TaskPushNotificationConfig, EngineError> {
+        let observer = self.observer_for(&params.task_id, call).await?;
+        observer
+            .set_config(&params.task_id, params.push_notification_config, call)
+            .await
+            .map_err(|error| {
+                push_config_error(error, PushConfigPlace::set(call.rules.v1_field_names))
+            })
+    }
+
+    /// `tasks/pushNotificationConfig/get`.
+    pub async fn get_push_config(
+        &self,
+        task_id: &str,
+        config_id: Option<&str>,
+        call: &CallContext,
+    ) -> Result<TaskPushNotificationConfig, EngineError> {
+        let observer = self.observer_for(task_id, call).await?;
+        observer
+            .config(task_id, config_id)
+            .await
+            .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
+    }
+
+    /// `tasks/pushNotificationConfig/list`.
+    pub async fn list_push_configs(
+        &self,
+        task_id: &str,
+        call: &CallContext,
+    ) -> Result<Vec<TaskPushNotificationConfig>, EngineError> {
+        let observer = self.observer_for(task_id, call).await?;
+        observer
+            .configs(task_id)
+            .await
+            .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
+    }
+
+    /// `tasks/pushNotificationConfig/delete`.
+    pub async fn delete_push_config(
+        &self,
+        task_id: &str,
+        config_id: &str,
+        call: &CallContext,
+    ) -> Result<(), EngineError> {
+        let observer = self.observer_for(task_id, call).await?;
+        observer
+            .delete_config(task_id, config_id)
+            .await
+            .map_err(|error| push_config_error(error, PushConfigPlace::SetParams))
+    }
+
+    /// Keep this instance's leases alive, end tasks whose instance died,
+    /// and delete finished tasks past the retention; runs until the
+    /// runtime stops.
+    pub fn spawn_maintenance(&self, every: Maintenance) -> tokio::task::JoinHandle<()> {
+        self.upkeep().spawn(every)
+    }
+
+    /// Tasks that waited in `input-required` longer than
+    /// `tasks.waiting_expiry_secs` end `canceled`, with the reason; returns
+    /// how many. A few hundred a sweep, the oldest first.
+    pub async fn end_expired_waits(&self) -> Result<usize, StoreError> {
+        self.upkeep().end_expired_waits().await
+    }
+
+    /// Tasks left `submitted` or `working` by an instance that stopped end
+    /// `failed` with the reason; returns how many.
+    pub async fn end_abandoned_turns(&self) -> Result<usize, StoreError> {
+        self.upkeep().end_abandoned_turns().await
+    }
+
+    fn upkeep(&self) -> Upkeep {
+        Upkeep {
+            store: Arc::clone(&self.inner.store),
+            observer: self.inner.observer.clone(),
+            running: Arc::clone(&self.inner.running),
+            waiting_expiry: self.inner.settings.waiting_expiry(),
+        }
+    }
+
+    fn waiter(&self) -> Waiter<'_> {
+        Waiter {
+            store: &*self.inner.store,
+            running: &self.inner.running,
+            settings: &self.inner.settings,
+        }
+    }
+
+    /// Tell the observer of a stored change `call` made.
+    fn notify(&self, task: &Task, written: &Written, call: &CallContext) {
+        observer::tell(self.inner.observer.as_deref(), task, written, call);
     }
 
     /// Store a `message/send`'s inline push config with the task it
     /// continues, before the turn runs, so no notification is missed; as
-    /// the push room sets any config (its bound per task included).
-    pub(super) async fn register_push(
+    /// the observer sets any config (its bound per task included).
+    async fn register_push(
         &self,
         task_id: &str,
         push: Option<PushNotificationConfig>,
         call: &CallContext,
     ) -> Result<(), EngineError> {
-        if let (Some(config), Some(observer)) = (push, &self.observer) {
+        if let (Some(config), Some(observer)) = (push, &self.inner.observer) {
             observer
                 .set_config(task_id, config, call)
                 .await
@@ -728,19 +812,5 @@ impl Inner {
                 })?;
         }
         Ok(())
-    }
-
-    pub(super) fn turns(&self) -> std::sync::MutexGuard<'_, HashMap<String, RunningTurn>> {
-        self.turns
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    pub(super) async fn current(&self, task_id: &str) -> Result<Task, EngineError> {
-        self.store
-            .get(task_id)
-            .await?
-            .map(|stored| stored.task)
-            .ok_or_else(|| EngineError::TaskNotFound(task_id.to_string()))
     }
 }

@@ -6,7 +6,7 @@
 //! kept in the task's metadata (`language`), where the next turn finds the
 //! conversation's language and clients can read it.
 
-use super::observer::CallContext;
+use super::call::CallContext;
 use crate::a2a::{Message, Metadata, Task};
 use crate::agent::language::{self, Language, LanguageCues, TurnLanguage};
 use serde_json::{Value, json};

@@ -1,12 +1,10 @@
 //! Listing tasks (A2A 1.0 `ListTasks`, but nothing here knows a protocol
 //! version): the query every store answers — scoped to an owner or not,
 //! filtered by context, state and the time of the last status change,
-//! newest first, paged by an opaque cursor — and the engine's entry point.
-//! The memory store's filter lives here too, so the rules are written once
-//! beside the SQL that the SQL store runs.
+//! newest first, paged by an opaque cursor. The rules of the filter and the
+//! order are written here once: the memory store applies them
+//! (`memory.rs`), the SQL store's query follows them (`sql/listing.rs`).
 
-use super::engine::TaskEngine;
-use super::error::EngineError;
 use crate::a2a::{Task, TaskState};
 use base64::Engine as _;
 
@@ -136,75 +134,6 @@ pub struct TaskPage {
     pub tasks: Vec<Task>,
     pub next: Option<PageCursor>,
     pub total: u64,
-}
-
-/// One task as the memory store holds it, for [`page_of`].
-pub(super) struct Listed<'a> {
-    pub owner: Option<&'a str>,
-    pub changed_ms: i64,
-    pub id: &'a str,
-    pub json: &'a str,
-}
-
-/// The page `query` asks for from all of a store's tasks (decoded only
-/// when they are on the page).
-pub(super) fn page_of<'a>(
-    query: &TaskQuery,
-    candidates: impl Iterator<Item = (Listed<'a>, String, TaskState)>,
-) -> Result<TaskPage, super::store::StoreError> {
-    let mut matching: Vec<Listed<'a>> = candidates
-        .filter(|(listed, context_id, state)| {
-            query.matches(listed.owner, context_id, *state, listed.changed_ms)
-        })
-        .map(|(listed, _, _)| listed)
-        .collect();
-    let total = matching.len() as u64;
-    matching.sort_by(|a, b| b.changed_ms.cmp(&a.changed_ms).then(b.id.cmp(a.id)));
-    let mut rest = matching
-        .into_iter()
-        .filter(|listed| {
-            query
-                .after
-                .as_ref()
-                .is_none_or(|cursor| cursor.precedes(listed.changed_ms, listed.id))
-        })
-        .take(query.page_size + 1)
-        .collect::<Vec<_>>();
-    let more = rest.len() > query.page_size;
-    rest.truncate(query.page_size);
-    let next = more.then(|| rest.last()).flatten().map(|last| PageCursor {
-        changed_ms: last.changed_ms,
-        id: last.id.to_string(),
-    });
-    let tasks = rest
-        .iter()
-        .filter_map(|listed| match serde_json::from_str::<Task>(listed.json) {
-            Ok(task) => Some(task),
-            Err(error) => {
-                let error = super::store::StoreError::corrupt(format!("task {}", listed.id), error);
-                skipped_unreadable(listed.id, &error);
-                None
-            }
-        })
-        .collect();
-    Ok(TaskPage { tasks, next, total })
-}
-
-/// A listing met a task that does not read back: it leaves it out of the
-/// page (the rest of the page is still the caller's) and says so in the log.
-pub(super) fn skipped_unreadable(task_id: &str, error: &super::store::StoreError) {
-    tracing::error!(
-        a2a.task.id = %task_id,
-        %error,
-        "a listing skipped a task that does not read back"
-    );
-}
-
-impl TaskEngine {
-    /// List tasks as `query` says (the caller's scope is in it).
-    pub async fn list_tasks(&self, query: &TaskQuery) -> Result<TaskPage, EngineError> {
-        Ok(self.inner.store.list(query).await?)
-    }
 }
 
 #[cfg(test)]

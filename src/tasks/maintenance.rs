@@ -4,12 +4,14 @@
 //! too, go with the retention), and delete finished tasks past the
 //! retention. One job per instance, until the runtime stops.
 
-use super::engine::TaskEngine;
-use super::observer::CallContext;
+use super::call::CallContext;
+use super::observer::{self, TaskObserver};
 use super::reply::{agent_message, set_status};
-use super::store::{StoreError, StoredTask};
+use super::running::RunningTurns;
+use super::store::{StoreError, StoredTask, TaskStore};
 use crate::a2a::TaskState;
 use crate::db::StoreSettings;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How often the maintenance job runs and what it keeps.
@@ -37,12 +39,22 @@ impl Maintenance {
 const LEASE_LOST: &str = "The instance working on this request stopped before it finished \
                           (its lease ran out). Nothing was filed; please send the request again.";
 
-impl TaskEngine {
+/// What the maintenance job works on: the store, the observer that hears
+/// of the tasks it ends, the turns running here (their leases, their
+/// followers) and how long a task may wait for an answer.
+#[derive(Clone)]
+pub(super) struct Upkeep {
+    pub(super) store: Arc<dyn TaskStore>,
+    pub(super) observer: Option<Arc<dyn TaskObserver>>,
+    pub(super) running: Arc<RunningTurns>,
+    pub(super) waiting_expiry: Duration,
+}
+
+impl Upkeep {
     /// Keep this instance's leases alive, end tasks whose instance died,
     /// and delete finished tasks past the retention; runs until the
     /// runtime stops.
-    pub fn spawn_maintenance(&self, every: Maintenance) -> tokio::task::JoinHandle<()> {
-        let engine = self.clone();
+    pub(super) fn spawn(self, every: Maintenance) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
             let renew_every = (every.lease / 3).max(Duration::from_millis(100));
             let mut renew = tokio::time::interval(renew_every);
@@ -52,26 +64,26 @@ impl TaskEngine {
             loop {
                 tokio::select! {
                     _ = renew.tick() => {
-                        if let Err(error) = engine.renew_leases().await {
+                        if let Err(error) = self.renew_leases().await {
                             tracing::warn!(%error, "renewing task leases failed");
                         }
                     }
                     _ = sweep.tick() => {
-                        if let Err(error) = engine.end_abandoned_turns().await {
+                        if let Err(error) = self.end_abandoned_turns().await {
                             tracing::warn!(%error, "looking for abandoned turns failed");
                         }
-                        if let Err(error) = engine.end_expired_waits().await {
+                        if let Err(error) = self.end_expired_waits().await {
                             tracing::warn!(%error, "looking for tasks that waited too long failed");
                         }
                         let before = crate::db::now_ms()
                             - i64::try_from(every.retention.as_millis()).unwrap_or(i64::MAX);
-                        match engine.inner.store.purge_finished(before).await {
+                        match self.store.purge_finished(before).await {
                             Ok(0) => {}
                             Ok(deleted) => tracing::info!(deleted, "finished tasks past the retention deleted"),
                             Err(error) => tracing::warn!(%error, "deleting old finished tasks failed"),
                         }
                         // The open tasks gauge, every instance's.
-                        match engine.inner.store.count_open().await {
+                        match self.store.count_open().await {
                             Ok(Some(open)) => crate::telemetry::metrics::open_tasks(open),
                             Ok(None) => {}
                             Err(error) => tracing::warn!(%error, "counting the open tasks failed"),
@@ -83,20 +95,20 @@ impl TaskEngine {
     }
 
     async fn renew_leases(&self) -> Result<(), StoreError> {
-        let running: Vec<String> = self.inner.turns().keys().cloned().collect();
+        let running = self.running.task_ids();
         if running.is_empty() {
             return Ok(());
         }
-        self.inner.store.renew_leases(&running).await
+        self.store.renew_leases(&running).await
     }
 
     /// Tasks that waited in `input-required` longer than
     /// `tasks.waiting_expiry_secs` end `canceled`, with the reason; returns
     /// how many. A few hundred a sweep, the oldest first.
-    pub async fn end_expired_waits(&self) -> Result<usize, StoreError> {
+    pub(super) async fn end_expired_waits(&self) -> Result<usize, StoreError> {
         const PER_SWEEP: u64 = 500;
-        let store = &self.inner.store;
-        let expiry = self.inner.settings.waiting_expiry();
+        let store = &self.store;
+        let expiry = self.waiting_expiry;
         let before = crate::db::now_ms() - i64::try_from(expiry.as_millis()).unwrap_or(i64::MAX);
         let reason = format!(
             "This request waited {} for an answer and was closed. Nothing was filed; \
@@ -139,10 +151,15 @@ impl TaskEngine {
         let mut task = stored.task;
         let message = agent_message(&task, reason, None);
         set_status(&mut task, state, Some(message));
-        match self.inner.store.update(&task, stored.version).await {
+        match self.store.update(&task, stored.version).await {
             Ok(written) => {
-                self.inner.notify(&task, &written, &CallContext::default());
-                self.inner.tell_followers(&task);
+                observer::tell(
+                    self.observer.as_deref(),
+                    &task,
+                    &written,
+                    &CallContext::default(),
+                );
+                self.running.tell_followers(&task);
                 Ok(true)
             }
             Err(StoreError::Conflict(_) | StoreError::Terminal(_)) => Ok(false),
@@ -152,11 +169,11 @@ impl TaskEngine {
 
     /// Tasks left `submitted` or `working` by an instance that stopped end
     /// `failed` with the reason; returns how many.
-    pub async fn end_abandoned_turns(&self) -> Result<usize, StoreError> {
-        let store = &self.inner.store;
+    pub(super) async fn end_abandoned_turns(&self) -> Result<usize, StoreError> {
+        let store = &self.store;
         let mut ended = 0;
         for task_id in store.expired_leases().await? {
-            if self.inner.turns().contains_key(&task_id) {
+            if self.running.runs(&task_id) {
                 continue; // Ours and still running: the next renewal saves it.
             }
             let Some(stored) = store.get(&task_id).await? else {

@@ -3,8 +3,10 @@
 //! open tasks stay, and past a hard cap a new task is refused: one caller's
 //! load never drops another caller's open task.
 
-use super::listing::{Listed, TaskPage, TaskQuery, page_of};
-use super::store::{StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task};
+use super::listing::{PageCursor, TaskPage, TaskQuery};
+use super::store::{
+    StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task, skipped_unreadable,
+};
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
 use async_trait::async_trait;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -87,11 +89,6 @@ pub struct InMemoryTaskStore {
 }
 
 impl InMemoryTaskStore {
-    /// The store bounded as the task settings say.
-    pub fn from_settings(settings: &super::TaskSettings) -> Self {
-        Self::new(settings.memory_limits())
-    }
-
     pub fn new(limits: MemoryStoreLimits) -> Self {
         InMemoryTaskStore {
             limits,
@@ -362,6 +359,59 @@ impl TaskStore for InMemoryTaskStore {
             .retain(|c| c.id.as_deref() != Some(config_id));
         Ok(entry.push_configs.len() != before)
     }
+}
+
+/// One task as the memory store holds it, for [`page_of`].
+struct Listed<'a> {
+    pub owner: Option<&'a str>,
+    pub changed_ms: i64,
+    pub id: &'a str,
+    pub json: &'a str,
+}
+
+/// The page `query` asks for from all of the store's tasks (decoded only
+/// when they are on the page), by the rules of [`TaskQuery`] and
+/// [`PageCursor`].
+fn page_of<'a>(
+    query: &TaskQuery,
+    candidates: impl Iterator<Item = (Listed<'a>, String, TaskState)>,
+) -> Result<TaskPage, StoreError> {
+    let mut matching: Vec<Listed<'a>> = candidates
+        .filter(|(listed, context_id, state)| {
+            query.matches(listed.owner, context_id, *state, listed.changed_ms)
+        })
+        .map(|(listed, _, _)| listed)
+        .collect();
+    let total = matching.len() as u64;
+    matching.sort_by(|a, b| b.changed_ms.cmp(&a.changed_ms).then(b.id.cmp(a.id)));
+    let mut rest = matching
+        .into_iter()
+        .filter(|listed| {
+            query
+                .after
+                .as_ref()
+                .is_none_or(|cursor| cursor.precedes(listed.changed_ms, listed.id))
+        })
+        .take(query.page_size + 1)
+        .collect::<Vec<_>>();
+    let more = rest.len() > query.page_size;
+    rest.truncate(query.page_size);
+    let next = more.then(|| rest.last()).flatten().map(|last| PageCursor {
+        changed_ms: last.changed_ms,
+        id: last.id.to_string(),
+    });
+    let tasks = rest
+        .iter()
+        .filter_map(|listed| match serde_json::from_str::<Task>(listed.json) {
+            Ok(task) => Some(task),
+            Err(error) => {
+                let error = StoreError::corrupt(format!("task {}", listed.id), error);
+                skipped_unreadable(listed.id, &error);
+                None
+            }
+        })
+        .collect();
+    Ok(TaskPage { tasks, next, total })
 }
 
 #[cfg(test)]

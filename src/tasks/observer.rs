@@ -1,67 +1,18 @@
-//! The push room as the engine reaches it, without the engine knowing how
-//! it delivers: it judges and keeps push notification configs, and hears
-//! about every stored task change. `push/` implements [`TaskObserver`];
-//! the engine checks the task first (it exists, the caller may see it),
-//! as the reference SDKs' request handlers do before they reach their push
-//! config store.
+//! The [`TaskObserver`]: `push/` as the engine reaches it, without the
+//! engine knowing how it delivers. It judges and keeps push notification
+//! configs, and hears about every stored task change; the engine checks the
+//! task first (it exists, the caller may see it), as the reference SDKs'
+//! request handlers do before they reach their push config store.
 
-use super::listing::OwnerScope;
-use super::store::StoreError;
+use super::call::CallContext;
+use super::store::{StoreError, Written};
 use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
-use crate::agent::Caller;
-use crate::auth::BearerToken;
 use async_trait::async_trait;
 
-/// What the inbound call carried that a later callback needs (Joule echoes
-/// the correlation headers and exchanges the user token). Never logged;
-/// its `Debug` shows no token.
-#[derive(Debug, Clone, Default)]
-pub struct CallContext {
-    pub conversation_id: Option<String>,
-    pub correlation_id: Option<String>,
-    /// The caller's token as the HTTP edge parsed it.
-    pub bearer_token: Option<BearerToken>,
-    /// Who called, for the rule book.
-    pub caller: Caller,
-    /// Which task rules the request handler chose for this call.
-    pub rules: CallRules,
-    /// Whose tasks this call may see and touch (the HTTP edge sets it from
-    /// the token; the default, everyone's, is for the service's own work).
-    pub scope: OwnerScope,
-    /// The caller's `Accept-Language` header: the language the user is
-    /// answered in when the message does not say
-    /// (docs/routing.md#languages).
-    pub accept_language: Option<String>,
-}
-
-impl CallContext {
-    /// Who a task this call creates belongs to.
-    pub fn owner(&self) -> Option<&str> {
-        self.scope.owner()
-    }
-}
-
-/// Task rules a request handler can make stricter for a call than the
-/// settings' defaults (the request handler knows why; the engine does not
-/// need to). The defaults are the Joule-friendly ones.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CallRules {
-    /// A message naming an unknown task, a finished one, or a task of
-    /// another context is refused instead of starting a new task.
-    pub strict_task_ids: bool,
-    /// A blocking send waits until the task ends or pauses, however long:
-    /// when the budget runs out the task is stored (so it can be read and
-    /// listed) and the wait goes on.
-    pub wait_past_budget: bool,
-    /// Errors name fields as A2A 1.0 spells them (a 1.0 push config is
-    /// flat in its params, and inline under `taskPushNotificationConfig`).
-    pub v1_field_names: bool,
-}
-
-/// Why the push room did not do what a push config method asked.
+/// Why the observer did not do what a push config method asked.
 #[derive(Debug, thiserror::Error)]
 pub enum PushConfigError {
-    /// The webhook URL is refused; the push room's reason, in words for
+    /// The webhook URL is refused; the observer's reason, in words for
     /// the caller (the engine puts the field in front of it).
     #[error(transparent)]
     Refused(Box<dyn std::error::Error + Send + Sync>),
@@ -143,4 +94,17 @@ pub trait TaskObserver: Send + Sync {
 
     /// `tasks/pushNotificationConfig/delete`.
     async fn delete_config(&self, task_id: &str, config_id: &str) -> Result<(), PushConfigError>;
+}
+
+/// Tell `observer`, when push is on, of a stored change: `written` holds
+/// the task's push configs as stored.
+pub(super) fn tell(
+    observer: Option<&dyn TaskObserver>,
+    task: &Task,
+    written: &Written,
+    call: &CallContext,
+) {
+    if let Some(observer) = observer {
+        observer.changed(task, &written.push_configs, call);
+    }
 }

@@ -305,6 +305,16 @@ pub(crate) fn unreadable_task(
     }
 }
 
+/// A listing met a task that does not read back: it leaves it out of the
+/// page (the rest of the page is still the caller's) and says so in the log.
+pub(crate) fn skipped_unreadable(task_id: &str, error: &StoreError) {
+    tracing::error!(
+        a2a.task.id = %task_id,
+        %error,
+        "a listing skipped a task that does not read back"
+    );
+}
+
 /// `value` as compact JSON, the form every store keeps a task in.
 pub(crate) fn task_json<T: serde::Serialize>(value: &T) -> Result<String, serde_json::Error> {
     let mut out = Vec::with_capacity(TASK_JSON_CAPACITY);

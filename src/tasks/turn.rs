@@ -10,13 +10,15 @@
 //! a non-blocking send, a budget that ran out, a caller gone) runs as a
 //! tokio task of its own.
 
-use super::engine::{Inner, Started, TaskEngine};
+use super::ask_again;
+use super::call::CallContext;
 use super::events::{ArtifactPiece, TaskEvent};
-use super::observer::CallContext;
+use super::observer::{self, TaskObserver};
 use super::reply::{agent_message, apply_reply, chunk_events};
-use super::store::{StoreError, Written};
+use super::running::{RunningTurns, StoredVersion};
+use super::store::{StoreError, TaskStore, Written};
 use crate::a2a::{Task, TaskState};
-use crate::agent::{Outcome, Reply, Turn};
+use crate::agent::{Agent, Outcome, Progress, Reply, Turn};
 use futures_util::FutureExt;
 use std::future::Future;
 use std::pin::Pin;
@@ -65,82 +67,53 @@ impl Drop for PendingTurn {
     }
 }
 
-/// Where a turn's task is stored, shared by the turn and its blocking
-/// waiter under one lock: whichever writes first creates the row, and what
-/// the waiter answered decides what the turn's result says.
-#[derive(Debug, Default)]
-pub(super) struct StoredAt {
-    /// The version the task is stored at; `None` while a deferred task is
-    /// not stored yet.
-    pub(super) version: Option<u64>,
-    /// The waiter answered `working` and told its caller to ask again (no
-    /// push config brings the result): a finished result says so
-    /// ([`super::ask_again`]).
-    pub(super) told_to_ask_again: bool,
+/// A turn of ours that runs, as the caller that started it sees it.
+pub(super) struct StartedTurn {
+    /// The claimed task, as its `working` event published it.
+    pub(super) task: Arc<Task>,
+    pub(super) events: broadcast::Receiver<TaskEvent>,
+    pub(super) stored: StoredVersion,
+    /// How far the turn got, for a `working` answer.
+    pub(super) progress: Progress,
+    /// The turn itself, for a waiter to drive (dropped, it runs alone).
+    pub(super) turn: PendingTurn,
 }
 
-/// [`StoredAt`], shared.
-pub(super) type StoredVersion = Arc<tokio::sync::Mutex<StoredAt>>;
-
-/// A turn in flight: its event channel and how to stop it.
-pub(super) struct RunningTurn {
+/// One claimed turn and everything it owns: its task, the agent's input,
+/// the channel its events go out on, its cancel switch, where its task is
+/// stored (shared with a blocking waiter) and the handles it writes and
+/// reports through. The engine makes it; [`TurnRun::pending`] hands it out
+/// for a waiter to drive or drop.
+pub(super) struct TurnRun {
+    /// The claimed (`working`) task, as the engine published it.
+    pub(super) task: Task,
+    pub(super) input: Turn,
     pub(super) events: broadcast::Sender<TaskEvent>,
     pub(super) cancel: Arc<Notify>,
-    /// Where the turn stores its task, once it runs: a caller told to ask
-    /// again while it runs marks it there.
-    pub(super) stored: Option<StoredVersion>,
+    pub(super) stored: StoredVersion,
+    pub(super) store: Arc<dyn TaskStore>,
+    pub(super) agent: Arc<dyn Agent>,
+    pub(super) observer: Option<Arc<dyn TaskObserver>>,
+    /// Where the turn is registered; it unregisters itself at its end.
+    pub(super) running: Arc<RunningTurns>,
+    pub(super) call: CallContext,
 }
 
-/// A new turn's event channel (with its first listener) and cancel switch.
-pub(super) struct TurnChannel {
-    pub(super) events: broadcast::Sender<TaskEvent>,
-    pub(super) listener: broadcast::Receiver<TaskEvent>,
-    pub(super) cancel: Arc<Notify>,
-}
-
-impl TaskEngine {
-    /// Publish the claimed (`working`) task; the turn that runs the agent
-    /// is handed back for the caller to drive or drop (see [`PendingTurn`]).
-    pub(super) fn spawn_turn(
-        &self,
-        task: Task,
-        written: Option<Written>,
-        turn: Turn,
-        channel: TurnChannel,
-        call: &CallContext,
-    ) -> Started {
-        let TurnChannel {
-            events,
-            listener,
-            cancel,
-        } = channel;
-        // One snapshot of the claimed task for the event and the answer.
-        let working = Arc::new(task.clone());
-        let _ = events.send(TaskEvent::Status(Arc::clone(&working), None));
-        if let Some(written) = &written {
-            self.inner.notify(&task, written, call);
-        }
-        let stored: StoredVersion = Arc::new(tokio::sync::Mutex::new(StoredAt {
-            version: written.map(|w| w.version),
-            told_to_ask_again: false,
-        }));
-        if let Some(running) = self.inner.turns().get_mut(&task.id) {
-            running.stored = Some(Arc::clone(&stored));
-        }
-        let inner = Arc::clone(&self.inner);
-        let call = call.clone();
-        let version = Arc::clone(&stored);
-        let progress = turn.progress.clone();
+impl TurnRun {
+    /// The turn, not running yet: under a span that stays the request's
+    /// child, with the caller's correlation id on its calls to S/4HANA,
+    /// whichever task drives it.
+    pub(super) fn pending(self) -> PendingTurn {
         // The turn outlives the request that started it; its span stays the
         // request's child in the trace.
         let span = tracing::info_span!(
             "a2a.turn",
             otel.name = "a2a.turn",
-            a2a.task.id = task.id.as_str(),
-            a2a.context.id = task.context_id.as_str(),
+            a2a.task.id = self.task.id.as_str(),
+            a2a.context.id = self.task.context_id.as_str(),
             gen_ai.operation.name = "invoke_agent",
             gen_ai.agent.name = "order-exception-agent",
-            gen_ai.conversation.id = task.context_id.as_str(),
+            gen_ai.conversation.id = self.task.context_id.as_str(),
             a2a.task.state = tracing::field::Empty,
             a2a.specialist = tracing::field::Empty,
             a2a.router.scores = tracing::field::Empty,
@@ -149,75 +122,47 @@ impl TaskEngine {
             error.type = tracing::field::Empty,
             otel.status_description = tracing::field::Empty,
         );
-        // The caller's `x-correlationid` goes along on the turn's calls to
-        // S/4HANA, whichever task drives the turn.
-        let correlation = call.correlation_id.clone();
-        let pending = PendingTurn(Some(Box::pin(tracing::Instrument::instrument(
-            crate::telemetry::outbound::correlation_scope(correlation, async move {
-                let task_id = task.id.clone();
-                let switch = Arc::clone(&cancel);
-                let left = inner
-                    .finish_turn(task, version, turn, events, cancel, call)
-                    .await;
-                inner.end_turn(
-                    &task_id,
-                    &switch,
-                    left.is_some_and(|state| !state.is_terminal()),
-                );
-            }),
+        let correlation = self.call.correlation_id.clone();
+        PendingTurn(Some(Box::pin(tracing::Instrument::instrument(
+            crate::telemetry::outbound::correlation_scope(correlation, self.run()),
             span,
-        ))));
-        Started::Running {
-            task: working,
-            events: listener,
-            stored,
-            progress,
-            turn: pending,
-        }
+        ))))
     }
 
-    /// Register a turn's event channel and cancel switch under the task id;
-    /// the task's followers listen to it too.
-    pub(super) fn open_turn(&self, task_id: &str) -> TurnChannel {
-        let mut turns = self.inner.turns();
-        let events = self.inner.turn_channel(&mut turns, task_id);
-        let listener = events.subscribe();
-        let cancel = Arc::new(Notify::new());
-        let replaced = turns.insert(
-            task_id.to_string(),
-            RunningTurn {
-                events: events.clone(),
-                cancel: Arc::clone(&cancel),
-                stored: None,
-            },
+    /// The whole turn: run the agent, store its reply, publish the
+    /// artifacts and the final status, then unregister (keeping the channel
+    /// for the task's followers when the task goes on).
+    async fn run(self) {
+        let running = Arc::clone(&self.running);
+        let task_id = self.task.id.clone();
+        let switch = Arc::clone(&self.cancel);
+        let left = self.respond_and_store().await;
+        running.end(
+            &task_id,
+            &switch,
+            left.is_some_and(|state| !state.is_terminal()),
         );
-        if replaced.is_none() {
-            crate::telemetry::metrics::turns_running(1);
-        }
-        TurnChannel {
-            events,
-            listener,
-            cancel,
-        }
     }
-}
 
-impl Inner {
     /// Run the agent, store its reply, publish the artifacts and the final
     /// status. A cancel stops the agent and leaves the task as canceled.
     /// The state the turn stored, if it stored one.
-    pub(super) async fn finish_turn(
-        &self,
-        mut task: Task,
-        stored_version: StoredVersion,
-        turn: Turn,
-        events: broadcast::Sender<TaskEvent>,
-        cancel: Arc<Notify>,
-        call: CallContext,
-    ) -> Option<TaskState> {
+    async fn respond_and_store(self) -> Option<TaskState> {
+        let TurnRun {
+            mut task,
+            input,
+            events,
+            cancel,
+            stored: stored_version,
+            store,
+            agent,
+            observer,
+            call,
+            ..
+        } = self;
         let started = std::time::Instant::now();
         // A panicking turn fails this task, not the server.
-        let responding = std::panic::AssertUnwindSafe(self.agent.respond(turn)).catch_unwind();
+        let responding = std::panic::AssertUnwindSafe(agent.respond(input)).catch_unwind();
         // What a failed turn's span names as its `error.type`.
         let mut failure_type = "agent_failed";
         let reply = tokio::select! {
@@ -283,9 +228,9 @@ impl Inner {
         // right now cannot create the row a second time.
         let mut at = stored_version.lock().await;
         if at.told_to_ask_again {
-            super::ask_again::mark(&mut task);
+            ask_again::mark(&mut task);
         }
-        let mut stored = self.store_result(&task, at.version, call.owner()).await;
+        let mut stored = store_result(&*store, &task, at.version, call.owner()).await;
         // A store that is briefly down gets a few more tries (a value that
         // does not decode gets none: it would not decode the next time
         // either); after that the lease runs out and the task ends
@@ -295,7 +240,7 @@ impl Inner {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(pause_ms)).await;
-            stored = self.store_result(&task, at.version, call.owner()).await;
+            stored = store_result(&*store, &task, at.version, call.owner()).await;
         }
         if let Ok(written) = &stored {
             at.version = Some(written.version);
@@ -321,7 +266,7 @@ impl Inner {
                 for chunk in chunk_events(&task, &chunks) {
                     let _ = events.send(chunk);
                 }
-                self.notify(&task, &written, &call);
+                observer::tell(observer.as_deref(), &task, &written, &call);
                 let state = task.status.state;
                 let _ = events.send(TaskEvent::Status(task, Some(written.json)));
                 Some(state)
@@ -336,18 +281,18 @@ impl Inner {
             }
         }
     }
+}
 
-    /// Write a turn's result: an update, or the first write of a deferred
-    /// task.
-    async fn store_result(
-        &self,
-        task: &Task,
-        version: Option<u64>,
-        owner: Option<&str>,
-    ) -> Result<Written, StoreError> {
-        match version {
-            Some(version) => self.store.update(task, version).await,
-            None => self.store.create(task, &[], owner).await,
-        }
+/// Write a turn's result: an update, or the first write of a deferred
+/// task.
+async fn store_result(
+    store: &dyn TaskStore,
+    task: &Task,
+    version: Option<u64>,
+    owner: Option<&str>,
+) -> Result<Written, StoreError> {
+    match version {
+        Some(version) => store.update(task, version).await,
+        None => store.create(task, &[], owner).await,
     }
 }

@@ -159,7 +159,7 @@ fn task_id(write: &Write) -> &str {
 }
 
 /// The writes waiting for the writer, in arrival order.
-type Queue = mpsc::Receiver<(Write, Reply)>;
+type Queue = mpsc::Receiver<(Write, OutcomeSender)>;
 
 /// Take what waits (at least one write), run it as one unit, answer each
 /// caller. A failed batch fails every write in it: nothing half-written.
@@ -234,7 +234,7 @@ async fn write_batch(
     pool: &AnyPool,
     own: &mut Option<sqlx::pool::PoolConnection<sqlx::Any>>,
     async_commit: bool,
-    batch: &[(Write, Reply)],
+    batch: &[(Write, OutcomeSender)],
 ) -> Result<Vec<WriteOutcome>, sqlx::Error> {
     let outcome = match writer_connection(pool, own, async_commit).await {
         Ok(connection) => commit_batch(connection, batch).await,
@@ -255,7 +255,7 @@ async fn write_batch(
 /// was lost with the connection; it is reported done, not as a conflict.
 async fn recognise_own_writes(
     connection: &mut AnyConnection,
-    batch: &[(Write, Reply)],
+    batch: &[(Write, OutcomeSender)],
     outcomes: &mut [WriteOutcome],
 ) -> Result<(), sqlx::Error> {
     for ((write, _), outcome) in batch.iter().zip(outcomes.iter_mut()) {
@@ -314,7 +314,7 @@ async fn writer_connection<'a>(
 
 async fn commit_batch(
     connection: &mut AnyConnection,
-    batch: &[(Write, Reply)],
+    batch: &[(Write, OutcomeSender)],
 ) -> Result<Vec<WriteOutcome>, sqlx::Error> {
     // Rounds in which every task appears once, in arrival order: two
     // compare-and-set updates of one task must not meet in one statement.
@@ -355,7 +355,7 @@ async fn commit_batch(
 /// One multi-row statement for writes of one kind.
 async fn run_statement(
     connection: &mut AnyConnection,
-    batch: &[(Write, Reply)],
+    batch: &[(Write, OutcomeSender)],
     indexes: &[usize],
     outcomes: &mut [Option<WriteOutcome>],
 ) -> Result<(), sqlx::Error> {
@@ -380,10 +380,10 @@ async fn run_statement(
 
 /// Where a write's result goes: its outcome, or the database error that
 /// failed its batch (shared by every write of the batch).
-pub(super) type Reply = oneshot::Sender<Result<WriteOutcome, StoreFault>>;
+pub(super) type OutcomeSender = oneshot::Sender<Result<WriteOutcome, StoreFault>>;
 
 /// Where the store sends its writes.
-pub(super) type Writes = mpsc::Sender<(Write, Reply)>;
+pub(super) type Writes = mpsc::Sender<(Write, OutcomeSender)>;
 
 /// Starts the shared writer task, one per store (PostgreSQL's writes made
 /// on an actix worker go to that worker's own writer: `worker_writers`).
@@ -411,7 +411,7 @@ pub(super) fn start(db: &Database, postgres_async_commit: bool) -> Writes {
 /// Writes and batches for the writers' tests (here and `sqlite_writer`).
 #[cfg(test)]
 pub(super) mod test_writes {
-    use super::{Reply, Write};
+    use super::{OutcomeSender, Write};
     use crate::tasks::store::TaskJson;
     use tokio::sync::oneshot;
 
@@ -443,7 +443,7 @@ pub(super) mod test_writes {
 
     /// Each write as the writer takes it (`Write`, or the SQLite writer's
     /// `PackedWrite`), with a reply nobody reads.
-    pub(crate) fn batch<W: From<Write>>(writes: Vec<Write>) -> Vec<(W, Reply)> {
+    pub(crate) fn batch<W: From<Write>>(writes: Vec<Write>) -> Vec<(W, OutcomeSender)> {
         writes
             .into_iter()
             .map(|write| (write.into(), oneshot::channel().0))

@@ -5,7 +5,7 @@
 
 use super::{SqlTaskStore, decode, unavailable};
 use crate::tasks::listing::{OwnerScope, PageCursor, TaskPage, TaskQuery};
-use crate::tasks::store::StoreError;
+use crate::tasks::store::{StoreError, skipped_unreadable};
 use sqlx::Row;
 
 /// A value a condition binds, in placeholder order.
@@ -108,7 +108,7 @@ impl SqlTaskStore {
             match super::packed_body::body_json(row, 2, &what).and_then(|body| decode(&body, &what))
             {
                 Ok(task) => tasks.push(task),
-                Err(error) => super::super::listing::skipped_unreadable(&id, &error),
+                Err(error) => skipped_unreadable(&id, &error),
             }
             last = Some(PageCursor { changed_ms, id });
         }

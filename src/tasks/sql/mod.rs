@@ -20,7 +20,7 @@ use super::store::{
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
 use crate::db::{Database, DbError, Dialect, StoreSettings, now_ms};
 use async_trait::async_trait;
-use group_commit::{Reply, Write, WriteOutcome};
+use group_commit::{OutcomeSender, Write, WriteOutcome};
 use sqlx::Row;
 use std::time::Duration;
 use tokio::sync::oneshot;
@@ -51,7 +51,7 @@ enum Writer {
 }
 
 impl Writer {
-    async fn send(&self, write: Write, reply: Reply) -> Result<(), WriterStopped> {
+    async fn send(&self, write: Write, reply: OutcomeSender) -> Result<(), WriterStopped> {
         match self {
             Writer::SqliteThread(writes) => writes
                 .send((write.into(), reply))

@@ -36,7 +36,7 @@
 //! there waits for this thread's transaction, and this thread for theirs,
 //! through SQLite's busy timeout).
 
-use super::group_commit::{MAX_BATCH, Reply, Write, WriteOutcome};
+use super::group_commit::{MAX_BATCH, OutcomeSender, Write, WriteOutcome};
 use super::packed_body::pack;
 use crate::db::now_ms;
 use crate::tasks::store::StoreFault;
@@ -47,7 +47,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvErr
 use std::time::{Duration, Instant};
 
 /// Where the store sends its writes.
-pub(super) type Writes = Sender<(PackedWrite, Reply)>;
+pub(super) type Writes = Sender<(PackedWrite, OutcomeSender)>;
 
 /// A write with its body packed for the file.
 pub(super) struct PackedWrite {
@@ -172,7 +172,11 @@ fn start_with(
 /// least one write), write it as one transaction, answer each caller; a
 /// failed batch fails every write in it, nothing half-written. Between
 /// batches, keep the WAL short (see the module doc).
-fn run(mut connection: Connection, queue: Receiver<(PackedWrite, Reply)>, mut wal: WalKeeper) {
+fn run(
+    mut connection: Connection,
+    queue: Receiver<(PackedWrite, OutcomeSender)>,
+    mut wal: WalKeeper,
+) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut gathering = Gathering::new();
     loop {
@@ -248,8 +252,8 @@ impl Gathering {
     /// the caller's, so a test can say when each batch came.
     fn gather(
         &mut self,
-        queue: &Receiver<(PackedWrite, Reply)>,
-        batch: &mut Vec<(PackedWrite, Reply)>,
+        queue: &Receiver<(PackedWrite, OutcomeSender)>,
+        batch: &mut Vec<(PackedWrite, OutcomeSender)>,
         now: Instant,
     ) {
         if batch.len() >= MAX_BATCH || !self.under_load(now) {
@@ -476,7 +480,7 @@ fn checkpoint(connection: &Connection) -> Option<i64> {
 /// in arrival order (so a second update of a task sees the first).
 fn write_batch(
     connection: &mut Connection,
-    batch: &[(PackedWrite, Reply)],
+    batch: &[(PackedWrite, OutcomeSender)],
 ) -> rusqlite::Result<Vec<WriteOutcome>> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let now = now_ms();
@@ -597,7 +601,7 @@ mod tests {
     }
 
     /// `count` creates, as the writer's queue holds them.
-    fn queued(writes: &Sender<(PackedWrite, Reply)>, count: usize) {
+    fn queued(writes: &Sender<(PackedWrite, OutcomeSender)>, count: usize) {
         for write in batch((0..count).map(|n| create(&format!("t{n}"), "{}")).collect()) {
             writes.send(write).unwrap();
         }
@@ -610,7 +614,7 @@ mod tests {
     fn gathered(gathering: &mut Gathering, ready: usize, at: Instant) -> usize {
         let (writes, queue) = std::sync::mpsc::channel();
         queued(&writes, ready);
-        let mut batched: Vec<(PackedWrite, Reply)> =
+        let mut batched: Vec<(PackedWrite, OutcomeSender)> =
             batch(vec![create("first", "{}"), create("second", "{}")]);
         gathering.gather(&queue, &mut batched, at);
         gathering.batch_written(batched.len(), at);

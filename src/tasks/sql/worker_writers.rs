@@ -18,7 +18,7 @@
 //! writer ends with the worker's runtime; a write that finds its writer
 //! gone takes the shared one.
 
-use super::group_commit::{self, MAX_BATCH, Reply, Write, Writes};
+use super::group_commit::{self, MAX_BATCH, OutcomeSender, Write, Writes};
 use sqlx::AnyPool;
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -70,8 +70,8 @@ impl WorkerWriters {
     pub(super) async fn send(
         &self,
         write: Write,
-        reply: Reply,
-    ) -> Result<(), mpsc::error::SendError<(Write, Reply)>> {
+        reply: OutcomeSender,
+    ) -> Result<(), mpsc::error::SendError<(Write, OutcomeSender)>> {
         let mut item = (write, reply);
         if let Some(writes) = self.worker_writer() {
             match writes.send(item).await {

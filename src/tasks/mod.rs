@@ -30,11 +30,11 @@ pub use events::{Answer, StreamEnd, TaskEvent, TaskStream};
 pub use health::StoreHealth;
 pub use listing::{OwnerScope, PageCursor, TaskPage, TaskQuery};
 pub use maintenance::Maintenance;
-pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
+pub use memory::InMemoryTaskStore;
 pub use observer::{CallContext, CallRules, HeaderField, PushConfigError, TaskObserver};
 pub use reply::{
     ResultPath, STILL_WORKING, STILL_WORKING_ASK_AGAIN, STILL_WORKING_READ_LATER, working_note,
 };
-pub use settings::TaskSettings;
+pub use settings::{MemoryStoreLimits, TaskSettings};
 pub use sql::SqlTaskStore;
 pub use store::{PushConfigSet, StoreError, StoredTask, TaskJson, TaskStore, Written};

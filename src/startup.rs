@@ -218,15 +218,12 @@ impl crate::agent::execution::ResultNotifier for LaterResults {
         &self,
         entry: &crate::agent::ledger::LedgerEntry,
         text: &str,
-        user: Option<&crate::backend::UserToken>,
+        user: Option<&crate::secret::BearerToken>,
     ) {
         let call = crate::tasks::CallContext {
             // A Joule callback carries the approval's correlation id.
             correlation_id: entry.correlation_id.clone(),
-            bearer_token: user.and_then(|token| {
-                crate::auth::BearerToken::from_authorization(&format!("Bearer {}", token.expose()))
-                    .ok()
-            }),
+            bearer_token: user.cloned(),
             ..crate::tasks::CallContext::default()
         };
         if let Err(error) = self.0.follow_up(&entry.task_id, text, &call).await {
@@ -244,12 +241,12 @@ impl crate::agent::execution::hook::ActionHook for HookAdapter {
         &self,
         payload: &serde_json::Value,
         idempotency_key: &str,
-        user: Option<&crate::backend::UserToken>,
+        user: Option<&crate::secret::BearerToken>,
     ) -> Result<String, crate::agent::execution::hook::HookFailure> {
         use crate::agent::execution::hook::HookFailure;
         use crate::push::action_hook::HookError;
         self.0
-            .deliver(payload, idempotency_key, user.map(|user| user.expose()))
+            .deliver(payload, idempotency_key, user)
             .await
             .map_err(|error| match error {
                 HookError::Refused(reason) => HookFailure::Refused(reason),

@@ -44,7 +44,7 @@ pub struct Caller {
     pub roles: BTreeSet<BusinessRole>,
     /// The person's own token, for reads as that person (principal
     /// propagation to S/4HANA); `None` for a technical client.
-    pub user_token: Option<crate::backend::UserToken>,
+    pub user_token: Option<crate::secret::BearerToken>,
 }
 
 impl Caller {

@@ -17,6 +17,7 @@
 
 use super::guard::{self, GuardSettings, Webhook};
 use crate::btp::{DestinationClient, DestinationError, DestinationSettings};
+use crate::secret::BearerToken;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::Duration;
@@ -177,7 +178,7 @@ impl ActionHook {
 
     /// The URL and headers of this delivery: the fixed URL, or what the
     /// destination says as the approver, its URL judged by the guard.
-    async fn resolve(&self, user_token: Option<&str>) -> Result<Resolved, HookError> {
+    async fn resolve(&self, user_token: Option<&BearerToken>) -> Result<Resolved, HookError> {
         let destination = match &self.target {
             Target::Fixed(webhook) => {
                 return Ok(Resolved {
@@ -228,7 +229,7 @@ impl ActionHook {
         &self,
         payload: &Value,
         idempotency_key: &str,
-        user_token: Option<&str>,
+        user_token: Option<&BearerToken>,
     ) -> Result<String, HookError> {
         let Resolved {
             webhook: target,

@@ -348,11 +348,11 @@ impl TaskStore for InMemoryTaskStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
     use crate::a2a::TaskState;
     use crate::tasks::contract::{
         Expect, behaves_like_a_task_store, bounds_like_a_task_store, lists_like_a_task_store, task,
     };
+    use std::time::Duration;
 
     #[tokio::test]
     async fn memory_behaves_like_a_task_store() {

@@ -24,7 +24,7 @@ mod settings;
 pub use settings::{ActionSettings, ExecutorKind, NoteTextIdError};
 
 use super::ledger::{ActionKey, ActionLedger, Claim, ExecutionState, Finish, LedgerEntry};
-use crate::backend::UserToken;
+use crate::secret::BearerToken;
 use async_trait::async_trait;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -64,14 +64,14 @@ pub trait ActionExecutor: Send + Sync {
         false
     }
 
-    async fn execute(&self, entry: &LedgerEntry, user: Option<&UserToken>) -> Executed;
+    async fn execute(&self, entry: &LedgerEntry, user: Option<&BearerToken>) -> Executed;
 }
 
 /// Where a result that arrives after the answer goes (a push notification
 /// to the approver's client); wired by `startup.rs` to the task engine.
 #[async_trait]
 pub trait ResultNotifier: Send + Sync {
-    async fn later(&self, entry: &LedgerEntry, text: &str, user: Option<&UserToken>);
+    async fn later(&self, entry: &LedgerEntry, text: &str, user: Option<&BearerToken>);
 }
 
 /// Today's behaviour: the ledger row is all.
@@ -79,7 +79,7 @@ pub struct LedgerOnly;
 
 #[async_trait]
 impl ActionExecutor for LedgerOnly {
-    async fn execute(&self, _entry: &LedgerEntry, _user: Option<&UserToken>) -> Executed {
+    async fn execute(&self, _entry: &LedgerEntry, _user: Option<&BearerToken>) -> Executed {
         Executed::LedgerOnly
     }
 }
@@ -104,7 +104,7 @@ pub struct Executions {
     executor: Arc<dyn ActionExecutor>,
     settings: ActionSettings,
     instance: String,
-    tokens: Mutex<HashMap<ActionKey, UserToken>>,
+    tokens: Mutex<HashMap<ActionKey, BearerToken>>,
     notifier: std::sync::OnceLock<Arc<dyn ResultNotifier>>,
 }
 
@@ -149,14 +149,14 @@ impl Executions {
 
     /// Carry `entry` out now (right after filing, or when it is approved
     /// again while still open).
-    pub async fn run(&self, entry: &LedgerEntry, user: Option<&UserToken>) -> Report {
+    pub async fn run(&self, entry: &LedgerEntry, user: Option<&BearerToken>) -> Report {
         self.attempt(entry, user, false).await
     }
 
     async fn attempt(
         &self,
         entry: &LedgerEntry,
-        user: Option<&UserToken>,
+        user: Option<&BearerToken>,
         due_only: bool,
     ) -> Report {
         let claim = self.claim(due_only);
@@ -236,7 +236,7 @@ impl Executions {
 
     /// Keep the approver's token for a row the retry job will try again;
     /// forget it once the row is finished.
-    fn keep_token(&self, key: &ActionKey, state: ExecutionState, user: Option<&UserToken>) {
+    fn keep_token(&self, key: &ActionKey, state: ExecutionState, user: Option<&BearerToken>) {
         let mut tokens = self.tokens_lock();
         // One row per order and action is open: the tokens kept for the
         // others (superseded ones) are of no more use.
@@ -254,7 +254,7 @@ impl Executions {
         }
     }
 
-    fn tokens_lock(&self) -> std::sync::MutexGuard<'_, HashMap<ActionKey, UserToken>> {
+    fn tokens_lock(&self) -> std::sync::MutexGuard<'_, HashMap<ActionKey, BearerToken>> {
         self.tokens
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -515,7 +515,7 @@ mod tests {
 
     #[async_trait]
     impl ActionExecutor for Scripted {
-        async fn execute(&self, _entry: &LedgerEntry, _user: Option<&UserToken>) -> Executed {
+        async fn execute(&self, _entry: &LedgerEntry, _user: Option<&BearerToken>) -> Executed {
             self.calls.fetch_add(1, Ordering::SeqCst);
             let mut script = self.script.lock().expect("lock");
             if script.is_empty() {

@@ -9,6 +9,7 @@ use crate::agent::rulebook::RuleBookError;
 use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook, TckScenarioAgent};
 use crate::auth::{AuthConfigError, TokenValidator, ValidatorSetupError};
 use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
+use crate::cloud_foundry::{TestsOnlyRefused, refuse_tests_only};
 use crate::config::Settings;
 use crate::db::{Database, DbError};
 use crate::http::{AppState, BindError, BodyLimits, CardDocument, Serving};
@@ -30,12 +31,9 @@ pub enum StartupError {
     Auth(#[from] AuthConfigError),
     #[error("cannot build an HTTP client: {0}")]
     HttpClient(#[from] reqwest::Error),
-    #[error(
-        "push.allow_loopback_http and push.allow_private_addresses are for tests and refused on Cloud Foundry"
-    )]
-    PushTestSettingOnCloudFoundry,
-    #[error("conformance.tck_scenarios is for tests and refused on Cloud Foundry")]
-    ConformanceAgentOnCloudFoundry,
+    /// A TESTS ONLY switch on Cloud Foundry.
+    #[error(transparent)]
+    TestsOnly(#[from] TestsOnlyRefused),
     #[error(transparent)]
     Store(#[from] DbError),
     #[error(transparent)]
@@ -69,8 +67,7 @@ impl StartupError {
         match self {
             StartupError::Auth(_)
             | StartupError::Rules(_)
-            | StartupError::PushTestSettingOnCloudFoundry
-            | StartupError::ConformanceAgentOnCloudFoundry
+            | StartupError::TestsOnly(_)
             | StartupError::NoteTextId(_)
             | StartupError::RealWritesWithoutDurableStore => true,
             StartupError::Backend(error) => error.is_bad_settings(),
@@ -102,9 +99,7 @@ impl From<ValidatorSetupError> for StartupError {
 impl From<PushSetupError> for StartupError {
     fn from(error: PushSetupError) -> Self {
         match error {
-            PushSetupError::TestSettingOnCloudFoundry => {
-                StartupError::PushTestSettingOnCloudFoundry
-            }
+            PushSetupError::TestsOnly(refused) => StartupError::TestsOnly(refused),
             PushSetupError::HttpClient(error) => StartupError::HttpClient(error),
         }
     }
@@ -318,9 +313,10 @@ impl Application {
     /// and stores.
     pub async fn build(settings: Settings) -> Result<Self, StartupError> {
         if settings.conformance.tck_scenarios {
-            if settings.cloud_foundry.on_cloud_foundry() {
-                return Err(StartupError::ConformanceAgentOnCloudFoundry);
-            }
+            refuse_tests_only(
+                settings.cloud_foundry.on_cloud_foundry(),
+                &[("conformance.tck_scenarios", true)],
+            )?;
             tracing::warn!(
                 "CONFORMANCE AGENT: conformance.tck_scenarios is on; the order agent does not run"
             );

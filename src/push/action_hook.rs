@@ -74,10 +74,8 @@ pub enum HookError {
 /// Why the hook cannot be set up: bad settings stop the start.
 #[derive(Debug, thiserror::Error)]
 pub enum HookSetupError {
-    #[error(
-        "push.action_hook.allow_loopback_http and push.action_hook.allow_private_addresses are for tests and refused on Cloud Foundry"
-    )]
-    TestSettingOnCloudFoundry,
+    #[error(transparent)]
+    TestsOnly(#[from] crate::cloud_foundry::TestsOnlyRefused),
     #[error(
         "push.action_hook.destination `{0}` needs a Destination service (push.destination or a `destination` binding)"
     )]
@@ -128,9 +126,19 @@ impl ActionHook {
         if settings.destination.is_none() && settings.url.is_none() {
             return Ok(None);
         }
-        if on_cloud_foundry && (settings.allow_loopback_http || settings.allow_private_addresses) {
-            return Err(HookSetupError::TestSettingOnCloudFoundry);
-        }
+        crate::cloud_foundry::refuse_tests_only(
+            on_cloud_foundry,
+            &[
+                (
+                    "push.action_hook.allow_loopback_http",
+                    settings.allow_loopback_http,
+                ),
+                (
+                    "push.action_hook.allow_private_addresses",
+                    settings.allow_private_addresses,
+                ),
+            ],
+        )?;
         let guard = GuardSettings {
             allowed_hosts: settings.allowed_hosts.clone(),
             allow_loopback_http: settings.allow_loopback_http,

@@ -10,7 +10,7 @@ use super::transport::{Connection, DirectAuth, Transport};
 use super::{S4HanaSource, S4Shared};
 use crate::backend::{BackendError, BlockRules, S4HanaSettings};
 use crate::btp::{DestinationClient, DestinationService, binding_field as field};
-use crate::cloud_foundry::CloudFoundry;
+use crate::cloud_foundry::{CloudFoundry, refuse_tests_only};
 use crate::secret::Secret;
 use serde_json::Value;
 use std::sync::Arc;
@@ -62,11 +62,14 @@ pub fn build(
     rules: BlockRules,
     env: &CloudFoundry,
 ) -> Result<S4HanaSource, BackendError> {
-    if settings.allow_loopback_http && env.on_cloud_foundry() {
-        return Err(bad(
-            "backend.s4hana.allow_loopback_http is for tests and refused on Cloud Foundry",
-        ));
-    }
+    refuse_tests_only(
+        env.on_cloud_foundry(),
+        &[(
+            "backend.s4hana.allow_loopback_http",
+            settings.allow_loopback_http,
+        )],
+    )
+    .map_err(|refused| bad(refused.to_string()))?;
     let _ = rustls::crypto::ring::default_provider().install_default();
     let http = http(settings)?;
     let connection = connection(settings, env, &http)?;

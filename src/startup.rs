@@ -6,7 +6,7 @@
 use crate::agent::execution::Executions;
 use crate::agent::ledger::{ActionLedger, MemoryLedger, SqlLedger};
 use crate::agent::rulebook::RuleBookError;
-use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook, TckScenarioAgent};
+use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook};
 use crate::auth::{AuthConfigError, TokenValidator, ValidatorSetupError};
 use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
 use crate::cloud_foundry::{TestsOnlyRefused, refuse_tests_only};
@@ -34,6 +34,11 @@ pub enum StartupError {
     /// A TESTS ONLY switch on Cloud Foundry.
     #[error(transparent)]
     TestsOnly(#[from] TestsOnlyRefused),
+    #[error(
+        "conformance.tck_scenarios asks for the conformance agent, and this binary is built \
+         without it (the `conformance` cargo feature; docs/development.md)"
+    )]
+    ConformanceAgentNotBuilt,
     #[error(transparent)]
     Store(#[from] DbError),
     #[error(transparent)]
@@ -68,6 +73,7 @@ impl StartupError {
             StartupError::Auth(_)
             | StartupError::Rules(_)
             | StartupError::TestsOnly(_)
+            | StartupError::ConformanceAgentNotBuilt
             | StartupError::NoteTextId(_)
             | StartupError::RealWritesWithoutDurableStore => true,
             StartupError::Backend(error) => error.is_bad_settings(),
@@ -317,11 +323,7 @@ impl Application {
                 settings.cloud_foundry.on_cloud_foundry(),
                 &[("conformance.tck_scenarios", true)],
             )?;
-            tracing::warn!(
-                "CONFORMANCE AGENT: conformance.tck_scenarios is on; the order agent does not run"
-            );
-            let agent = Arc::new(TckScenarioAgent::new(settings.conformance.clone()));
-            return Self::build_with_agent(settings, agent).await;
+            return Self::build_conformance(settings).await;
         }
         let cloud_foundry = &settings.cloud_foundry;
         if cloud_foundry.on_cloud_foundry()
@@ -343,6 +345,26 @@ impl Application {
                 .with_batch_settings(settings.batch.clone()),
         );
         Self::build_with_stores(settings, agent, stores, Some(executions), Some(orders))
+    }
+
+    /// The service with the conformance agent (TESTS ONLY).
+    #[cfg(feature = "conformance")]
+    async fn build_conformance(settings: Settings) -> Result<Self, StartupError> {
+        tracing::warn!(
+            "CONFORMANCE AGENT: conformance.tck_scenarios is on; the order agent does not run"
+        );
+        let agent = Arc::new(crate::agent::TckScenarioAgent::new(
+            settings.conformance.clone(),
+        ));
+        Self::build_with_agent(settings, agent).await
+    }
+
+    /// Without the `conformance` feature there is no conformance agent:
+    /// settings that ask for it stop the start, never fall back to the
+    /// order agent.
+    #[cfg(not(feature = "conformance"))]
+    async fn build_conformance(_settings: Settings) -> Result<Self, StartupError> {
+        Err(StartupError::ConformanceAgentNotBuilt)
     }
 
     /// The service around any agent (tests plug in scripted ones).
@@ -436,5 +458,27 @@ impl Application {
 
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.until_stopped().await
+    }
+}
+
+/// A build without the conformance agent refuses settings that ask for it.
+#[cfg(all(test, not(feature = "conformance")))]
+mod tests {
+    use super::*;
+
+    /// As bad settings (exit 2), before it opens or binds anything.
+    #[tokio::test]
+    async fn the_conformance_agent_is_refused_where_it_is_not_built() {
+        let mut settings = Settings::default();
+        settings.conformance.tck_scenarios = true;
+        let Err(error) = Application::build(settings).await else {
+            panic!("the start goes on without the conformance agent");
+        };
+        assert!(
+            matches!(error, StartupError::ConformanceAgentNotBuilt),
+            "{error}"
+        );
+        assert_eq!(error.exit_code(), EXIT_BAD_SETTINGS);
+        assert!(error.to_string().contains("`conformance` cargo feature"));
     }
 }

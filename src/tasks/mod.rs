@@ -2,6 +2,7 @@
 //! waiter, reply mapping, maintenance), and where tasks live (the
 //! `TaskStore` trait, in memory or in SQL).
 
+mod artifacts;
 mod ask_again;
 mod budget;
 #[cfg(test)]

@@ -44,6 +44,14 @@ impl From<&str> for Secret {
     }
 }
 
+/// Settings and bindings compare whole (tests, a target read twice); no
+/// secret is checked against a guess with it.
+impl PartialEq for Secret {
+    fn eq(&self, other: &Self) -> bool {
+        self.expose() == other.expose()
+    }
+}
+
 impl Serialize for Secret {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(REDACTED)

@@ -118,7 +118,7 @@ impl DestinationClient {
         let found = self.find(&self.name, user_token).await?;
         found
             .auth_header()
-            .map(|(_, value)| value.clone())
+            .map(|(_, value)| value.expose().to_string())
             .ok_or(DestinationError::NoToken)
     }
 

@@ -17,7 +17,7 @@
 
 use super::guard::{self, GuardSettings, Webhook};
 use crate::btp::{DestinationClient, DestinationError, DestinationSettings};
-use crate::secret::BearerToken;
+use crate::secret::{BearerToken, Secret};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::Duration;
@@ -111,7 +111,7 @@ pub struct ActionHook {
 /// Where one delivery goes and what it carries besides the payload.
 struct Resolved {
     webhook: Webhook,
-    headers: Vec<(String, String)>,
+    headers: Vec<(String, Secret)>,
 }
 
 impl ActionHook {
@@ -261,7 +261,7 @@ impl ActionHook {
                 .header("Idempotency-Key", idempotency_key)
                 .json(payload);
             for (name, value) in &headers {
-                request = request.header(name.as_str(), value.as_str());
+                request = request.header(name.as_str(), value.expose());
             }
             let request = crate::telemetry::propagation::inject(request);
             let sent = tracing::Instrument::instrument(request.send(), span.clone()).await;

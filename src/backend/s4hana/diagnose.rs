@@ -118,8 +118,8 @@ pub async fn run(
                         found.authentication.as_str(),
                         "OAuth2SAMLBearerAssertion" | "OAuth2JWTBearer"
                     );
-                    let has_jwks = found.properties.contains_key("x_user_token.jwks_uri")
-                        || found.properties.contains_key("x_user_token.jwks");
+                    let has_jwks = found.property_names.contains("x_user_token.jwks_uri")
+                        || found.property_names.contains("x_user_token.jwks");
                     if needs_jwks && !has_jwks {
                         steps.push(fail(
                             "destination",

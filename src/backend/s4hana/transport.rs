@@ -157,12 +157,12 @@ impl Transport {
                     | "OAuth2UserTokenExchange"
                     | "BasicAuthentication" => {
                         if let Some((key, value)) = found.auth_header() {
-                            headers.push((key.clone(), value.clone()));
+                            headers.push((key.clone(), value.expose().to_string()));
                         } else if let (Some(user), Some(password)) = (&found.user, &found.password)
                         {
                             use base64::Engine;
                             let encoded = base64::engine::general_purpose::STANDARD
-                                .encode(format!("{user}:{password}"));
+                                .encode(format!("{user}:{}", password.expose()));
                             headers.push(("Authorization".into(), format!("Basic {encoded}")));
                         }
                     }

@@ -84,9 +84,31 @@ impl CloudFoundry {
     }
 
     /// Whether this process runs on Cloud Foundry (`VCAP_APPLICATION` set):
-    /// the settings meant for tests are refused there.
+    /// the settings meant for tests are refused there ([`refuse_tests_only`]).
     pub fn on_cloud_foundry(&self) -> bool {
         self.application.is_some()
+    }
+}
+
+/// A TESTS ONLY switch (a loopback key server, plain http or private
+/// addresses allowed, the conformance agent) that is on where the app runs
+/// on Cloud Foundry: the one refusal every room gives, naming the switch.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{switch} is for tests and refused on Cloud Foundry")]
+pub struct TestsOnlyRefused {
+    /// The setting's key (`push.allow_loopback_http`).
+    pub switch: &'static str,
+}
+
+/// The first of `switches` (key, whether it is on) that is on, refused
+/// when the app runs on Cloud Foundry; off Cloud Foundry every switch may be.
+pub fn refuse_tests_only(
+    on_cloud_foundry: bool,
+    switches: &[(&'static str, bool)],
+) -> Result<(), TestsOnlyRefused> {
+    match switches.iter().find(|(_, on)| *on) {
+        Some((switch, _)) if on_cloud_foundry => Err(TestsOnlyRefused { switch }),
+        _ => Ok(()),
     }
 }
 
@@ -187,6 +209,18 @@ fn kind(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tests_only_switch_is_refused_by_name_on_cloud_foundry_only() {
+        let switches = [("x.allow_a", false), ("x.allow_b", true)];
+        assert_eq!(refuse_tests_only(false, &switches), Ok(()));
+        assert_eq!(refuse_tests_only(true, &[("x.allow_a", false)]), Ok(()));
+        let refused = refuse_tests_only(true, &switches).expect_err("on Cloud Foundry");
+        assert_eq!(
+            refused.to_string(),
+            "x.allow_b is for tests and refused on Cloud Foundry"
+        );
+    }
 
     #[test]
     fn reads_the_application_the_instance_and_the_services() {

@@ -18,6 +18,7 @@ pub mod loopback;
 pub mod push;
 pub mod roles;
 pub mod rpc;
+pub mod secret;
 pub mod startup;
 pub mod tasks;
 pub mod telemetry;

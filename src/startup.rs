@@ -6,9 +6,10 @@
 use crate::agent::execution::Executions;
 use crate::agent::ledger::{ActionLedger, MemoryLedger, SqlLedger};
 use crate::agent::rulebook::RuleBookError;
-use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook, TckScenarioAgent};
+use crate::agent::{Agent, Approvals, OrderExceptionAgent, RuleBook};
 use crate::auth::{AuthConfigError, TokenValidator, ValidatorSetupError};
 use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
+use crate::cloud_foundry::{TestsOnlyRefused, refuse_tests_only};
 use crate::config::Settings;
 use crate::db::{Database, DbError};
 use crate::http::{AppState, BindError, BodyLimits, CardDocument, Serving};
@@ -30,12 +31,14 @@ pub enum StartupError {
     Auth(#[from] AuthConfigError),
     #[error("cannot build an HTTP client: {0}")]
     HttpClient(#[from] reqwest::Error),
+    /// A TESTS ONLY switch on Cloud Foundry.
+    #[error(transparent)]
+    TestsOnly(#[from] TestsOnlyRefused),
     #[error(
-        "push.allow_loopback_http and push.allow_private_addresses are for tests and refused on Cloud Foundry"
+        "conformance.tck_scenarios asks for the conformance agent, and this binary is built \
+         without it (the `conformance` cargo feature; docs/development.md)"
     )]
-    PushTestSettingOnCloudFoundry,
-    #[error("conformance.tck_scenarios is for tests and refused on Cloud Foundry")]
-    ConformanceAgentOnCloudFoundry,
+    ConformanceAgentNotBuilt,
     #[error(transparent)]
     Store(#[from] DbError),
     #[error(transparent)]
@@ -69,8 +72,8 @@ impl StartupError {
         match self {
             StartupError::Auth(_)
             | StartupError::Rules(_)
-            | StartupError::PushTestSettingOnCloudFoundry
-            | StartupError::ConformanceAgentOnCloudFoundry
+            | StartupError::TestsOnly(_)
+            | StartupError::ConformanceAgentNotBuilt
             | StartupError::NoteTextId(_)
             | StartupError::RealWritesWithoutDurableStore => true,
             StartupError::Backend(error) => error.is_bad_settings(),
@@ -102,9 +105,7 @@ impl From<ValidatorSetupError> for StartupError {
 impl From<PushSetupError> for StartupError {
     fn from(error: PushSetupError) -> Self {
         match error {
-            PushSetupError::TestSettingOnCloudFoundry => {
-                StartupError::PushTestSettingOnCloudFoundry
-            }
+            PushSetupError::TestsOnly(refused) => StartupError::TestsOnly(refused),
             PushSetupError::HttpClient(error) => StartupError::HttpClient(error),
         }
     }
@@ -218,15 +219,12 @@ impl crate::agent::execution::ResultNotifier for LaterResults {
         &self,
         entry: &crate::agent::ledger::LedgerEntry,
         said: &crate::agent::execution::Said,
-        user: Option<&crate::backend::UserToken>,
+        user: Option<&crate::secret::BearerToken>,
     ) {
         let call = crate::tasks::CallContext {
             // A Joule callback carries the approval's correlation id.
             correlation_id: entry.correlation_id.clone(),
-            bearer_token: user.and_then(|token| {
-                crate::auth::BearerToken::from_authorization(&format!("Bearer {}", token.expose()))
-                    .ok()
-            }),
+            bearer_token: user.cloned(),
             ..crate::tasks::CallContext::default()
         };
         // In the language the approval was answered in.
@@ -246,12 +244,12 @@ impl crate::agent::execution::hook::ActionHook for HookAdapter {
         &self,
         payload: &serde_json::Value,
         idempotency_key: &str,
-        user: Option<&crate::backend::UserToken>,
+        user: Option<&crate::secret::BearerToken>,
     ) -> Result<String, crate::agent::execution::hook::HookFailure> {
         use crate::agent::execution::hook::HookFailure;
         use crate::push::action_hook::HookError;
         self.0
-            .deliver(payload, idempotency_key, user.map(|user| user.expose()))
+            .deliver(payload, idempotency_key, user)
             .await
             .map_err(|error| match error {
                 HookError::Refused(reason) => HookFailure::Refused(reason),
@@ -323,14 +321,11 @@ impl Application {
     /// and stores.
     pub async fn build(settings: Settings) -> Result<Self, StartupError> {
         if settings.conformance.tck_scenarios {
-            if settings.cloud_foundry.on_cloud_foundry() {
-                return Err(StartupError::ConformanceAgentOnCloudFoundry);
-            }
-            tracing::warn!(
-                "CONFORMANCE AGENT: conformance.tck_scenarios is on; the order agent does not run"
-            );
-            let agent = Arc::new(TckScenarioAgent::new(settings.conformance.clone()));
-            return Self::build_with_agent(settings, agent).await;
+            refuse_tests_only(
+                settings.cloud_foundry.on_cloud_foundry(),
+                &[("conformance.tck_scenarios", true)],
+            )?;
+            return Self::build_conformance(settings).await;
         }
         let cloud_foundry = &settings.cloud_foundry;
         if cloud_foundry.on_cloud_foundry()
@@ -352,6 +347,26 @@ impl Application {
                 .with_batch_settings(settings.batch.clone()),
         );
         Self::build_with_stores(settings, agent, stores, Some(executions), Some(orders))
+    }
+
+    /// The service with the conformance agent (TESTS ONLY).
+    #[cfg(feature = "conformance")]
+    async fn build_conformance(settings: Settings) -> Result<Self, StartupError> {
+        tracing::warn!(
+            "CONFORMANCE AGENT: conformance.tck_scenarios is on; the order agent does not run"
+        );
+        let agent = Arc::new(crate::agent::TckScenarioAgent::new(
+            settings.conformance.clone(),
+        ));
+        Self::build_with_agent(settings, agent).await
+    }
+
+    /// Without the `conformance` feature there is no conformance agent:
+    /// settings that ask for it stop the start, never fall back to the
+    /// order agent.
+    #[cfg(not(feature = "conformance"))]
+    async fn build_conformance(_settings: Settings) -> Result<Self, StartupError> {
+        Err(StartupError::ConformanceAgentNotBuilt)
     }
 
     /// The service around any agent (tests plug in scripted ones).
@@ -445,5 +460,27 @@ impl Application {
 
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.until_stopped().await
+    }
+}
+
+/// A build without the conformance agent refuses settings that ask for it.
+#[cfg(all(test, not(feature = "conformance")))]
+mod tests {
+    use super::*;
+
+    /// As bad settings (exit 2), before it opens or binds anything.
+    #[tokio::test]
+    async fn the_conformance_agent_is_refused_where_it_is_not_built() {
+        let mut settings = Settings::default();
+        settings.conformance.tck_scenarios = true;
+        let Err(error) = Application::build(settings).await else {
+            panic!("the start goes on without the conformance agent");
+        };
+        assert!(
+            matches!(error, StartupError::ConformanceAgentNotBuilt),
+            "{error}"
+        );
+        assert_eq!(error.exit_code(), EXIT_BAD_SETTINGS);
+        assert!(error.to_string().contains("`conformance` cargo feature"));
     }
 }

@@ -3,6 +3,7 @@
 //! [`Turn`] and stores the [`Reply`] it gets back.
 
 pub mod approval;
+mod artifact;
 pub mod batch;
 pub mod decision;
 pub mod execution;
@@ -15,19 +16,22 @@ pub mod router;
 pub mod rulebook;
 pub mod settings;
 pub mod specialists;
+#[cfg(feature = "conformance")]
 pub mod tck_scenarios;
 pub mod text;
 
 pub use approval::{ApprovalNote, ApprovalStatus, Approvals, PendingApproval};
+pub use artifact::{ReplyArtifact, ReplyPart};
 pub use batch::{BatchItem, BatchReport, ItemState};
 pub use language::{Language, LanguageSource, TurnLanguage};
 pub use order_agent::OrderExceptionAgent;
 pub use proposal::{Action, ORDER_VERSION, Proposal};
 pub use router::{Router, RoutingBasis, RoutingDecision};
 pub use rulebook::{OfferedAction, Permission, RuleBook};
-pub use settings::BatchSettings;
+pub use settings::{BatchSettings, ConformanceSettings};
 pub use specialists::{Skill, Specialist};
-pub use tck_scenarios::{ConformanceSettings, TckScenarioAgent};
+#[cfg(feature = "conformance")]
+pub use tck_scenarios::TckScenarioAgent;
 
 use crate::roles::BusinessRole;
 use async_trait::async_trait;
@@ -44,7 +48,7 @@ pub struct Caller {
     pub roles: BTreeSet<BusinessRole>,
     /// The person's own token, for reads as that person (principal
     /// propagation to S/4HANA); `None` for a technical client.
-    pub user_token: Option<crate::backend::UserToken>,
+    pub user_token: Option<crate::secret::BearerToken>,
 }
 
 impl Caller {
@@ -132,12 +136,12 @@ pub struct Reply {
     pub approval: Option<ApprovalNote>,
     /// Output added to the task as it is, after the answer (the
     /// conformance agent's scripted artifacts; the order agent adds none).
-    pub artifacts: Vec<crate::a2a::Artifact>,
+    pub artifacts: Vec<ReplyArtifact>,
     /// Output sent in pieces, in order: each piece is a part list under
     /// its artifact's id (pieces of one artifact share the id). The task
     /// keeps each artifact whole (its pieces' parts joined); a stream sends
     /// each piece as it is, the last of each artifact marked as the last.
-    pub artifact_chunks: Vec<crate::a2a::Artifact>,
+    pub artifact_chunks: Vec<ReplyArtifact>,
     /// Several orders answered in one turn: per-order results and the
     /// proposals the task waits on.
     pub batch: Option<BatchReport>,

@@ -1,5 +1,7 @@
-//! The agent's own settings (`batch.*`): how a batch of several orders is
-//! fanned out to the specialists.
+//! The agent's own settings: how a batch of several orders is fanned out
+//! to the specialists (`batch.*`), and the TESTS ONLY conformance agent
+//! (`conformance.*`; read in every build, so a binary built without the
+//! `conformance` feature can refuse it by name).
 
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -43,4 +45,18 @@ impl BatchSettings {
     pub fn bound(&self) -> usize {
         self.max_orders.max(1)
     }
+}
+
+/// `conformance.*` settings: TESTS ONLY, the agent that acts out the A2A
+/// 1.0 conformance suite's scenarios (built with the `conformance` cargo
+/// feature only; refused on Cloud Foundry).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConformanceSettings {
+    /// TESTS ONLY: run the conformance agent instead of the order agent.
+    pub tck_scenarios: bool,
+    /// How long `test-resubscribe-message-id` stays working; unset: 2 ×
+    /// the suite's `TCK_STREAMING_TIMEOUT` (seconds, 2.0 when unset or not
+    /// a positive number), as `SUT_REQUIREMENTS.md` asks.
+    pub resubscribe_delay_ms: Option<u64>,
 }

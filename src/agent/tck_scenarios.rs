@@ -12,34 +12,22 @@
 //! a blocking send answers it without a task; a stream (whose task is
 //! stored from the start) completes a task with the message.
 
-use super::{Agent, Outcome, Reply, Skill, Turn};
-use crate::a2a::{Artifact, FileContent, FilePart, Part};
+use super::{
+    Agent, ConformanceSettings, Outcome, Reply, ReplyArtifact as Artifact, ReplyPart as Part,
+    Skill, Turn,
+};
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::time::Duration;
-
-/// `conformance.*` settings.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ConformanceSettings {
-    /// TESTS ONLY: run the conformance agent instead of the order agent.
-    pub tck_scenarios: bool,
-    /// How long `test-resubscribe-message-id` stays working; unset: 2 ×
-    /// the suite's `TCK_STREAMING_TIMEOUT` (seconds, 2.0 when unset or not
-    /// a positive number), as `SUT_REQUIREMENTS.md` asks.
-    pub resubscribe_delay_ms: Option<u64>,
-}
 
 /// The suite's streaming timeout variable.
 pub const TCK_STREAMING_TIMEOUT: &str = "TCK_STREAMING_TIMEOUT";
 
-impl ConformanceSettings {
-    pub fn resubscribe_delay(&self) -> Duration {
-        match self.resubscribe_delay_ms {
-            Some(ms) => Duration::from_millis(ms),
-            None => 2 * streaming_timeout(std::env::var(TCK_STREAMING_TIMEOUT).ok().as_deref()),
-        }
+/// How long `test-resubscribe-message-id` stays working.
+fn resubscribe_delay(settings: &ConformanceSettings) -> Duration {
+    match settings.resubscribe_delay_ms {
+        Some(ms) => Duration::from_millis(ms),
+        None => 2 * streaming_timeout(std::env::var(TCK_STREAMING_TIMEOUT).ok().as_deref()),
     }
 }
 
@@ -107,26 +95,20 @@ impl Scenario {
 }
 
 fn artifact(name: &str, parts: Vec<Part>) -> Artifact {
-    Artifact {
-        artifact_id: uuid::Uuid::new_v4().to_string(),
-        name: Some(name.into()),
-        description: None,
-        parts,
-        metadata: None,
-        extensions: None,
-    }
+    Artifact::new(name, parts)
+}
+
+fn text_part(text: &str) -> Part {
+    Part::Text(text.into())
 }
 
 fn file(bytes: Option<&str>, uri: Option<&str>) -> Part {
-    Part::File(FilePart {
-        file: FileContent {
-            bytes: bytes.map(str::to_string),
-            uri: uri.map(str::to_string),
-            name: Some("output.txt".into()),
-            mime_type: Some("text/plain".into()),
-        },
-        metadata: None,
-    })
+    Part::File {
+        name: "output.txt".into(),
+        mime_type: "text/plain".into(),
+        bytes: bytes.map(str::to_string),
+        uri: uri.map(str::to_string),
+    }
 }
 
 /// "Generated text content" as base64.
@@ -174,7 +156,7 @@ impl Agent for TckScenarioAgent {
             Scenario::CompleteTask => completed("Hello from TCK", Vec::new()),
             Scenario::ArtifactText => completed(
                 "Done",
-                vec![artifact("text", vec![Part::text("Generated text content")])],
+                vec![artifact("text", vec![text_part("Generated text content")])],
             ),
             Scenario::ArtifactFile => completed(
                 "Done",
@@ -192,7 +174,7 @@ impl Agent for TckScenarioAgent {
                     .as_object()
                     .cloned()
                     .unwrap_or_default();
-                completed("Done", vec![artifact("data", vec![Part::data(data)])])
+                completed("Done", vec![artifact("data", vec![Part::Data(data)])])
             }
             Scenario::MessageResponse => Reply {
                 message_only: true,
@@ -206,9 +188,9 @@ impl Agent for TckScenarioAgent {
                 vec![artifact("file", vec![file(Some(FILE_BYTES), None)])],
             ),
             Scenario::Stream("chunked") => {
-                let first = artifact("chunked", vec![Part::text("chunk-1 ")]);
+                let first = artifact("chunked", vec![text_part("chunk-1 ")]);
                 let last = Artifact {
-                    parts: vec![Part::text("chunk-2")],
+                    parts: vec![text_part("chunk-2")],
                     ..first.clone()
                 };
                 Reply {
@@ -217,10 +199,10 @@ impl Agent for TckScenarioAgent {
                 }
             }
             Scenario::Stream(text) => {
-                completed("Done", vec![artifact("text", vec![Part::text(text)])])
+                completed("Done", vec![artifact("text", vec![text_part(text)])])
             }
             Scenario::LongRunning => {
-                tokio::time::sleep(self.settings.resubscribe_delay()).await;
+                tokio::time::sleep(resubscribe_delay(&self.settings)).await;
                 completed("Done", Vec::new())
             }
         }
@@ -269,7 +251,7 @@ mod tests {
             resubscribe_delay_ms: Some(300),
             ..ConformanceSettings::default()
         };
-        assert_eq!(set.resubscribe_delay(), Duration::from_millis(300));
+        assert_eq!(resubscribe_delay(&set), Duration::from_millis(300));
     }
 
     #[tokio::test]
@@ -286,15 +268,12 @@ mod tests {
             .iter()
             .flat_map(|chunk| chunk.parts.iter())
             .filter_map(|part| match part {
-                Part::Text(text) => Some(text.text.as_str()),
+                Part::Text(text) => Some(text.as_str()),
                 _ => None,
             })
             .collect();
         assert_eq!(texts, ["chunk-1 ", "chunk-2"]);
-        assert_eq!(
-            reply.artifact_chunks[0].artifact_id,
-            reply.artifact_chunks[1].artifact_id
-        );
+        assert_eq!(reply.artifact_chunks[0].id, reply.artifact_chunks[1].id);
         assert!(reply.artifacts.is_empty());
     }
 }

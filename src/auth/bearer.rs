@@ -1,14 +1,11 @@
 //! The caller's bearer token: parsed from the `Authorization` header value
-//! once, at the HTTP edge, and then handed on as this type, to the
-//! validator and with the call (a Joule callback exchanges it for a
-//! Joule-API token). Its `Debug` prints no token, so a `{:?}` of a call
-//! context never puts one in a log.
+//! once, at the HTTP edge, into the one token type ([`BearerToken`], a
+//! shared leaf), then handed on as it is: to the validator and with the
+//! call (a Joule callback exchanges it for a Joule-API token, the S/4HANA
+//! source and the action hook look their destinations up with it).
 
 use super::AuthError;
-
-/// A bearer token as the caller sent it (RFC 6750 `b64token`).
-#[derive(Clone, PartialEq, Eq)]
-pub struct BearerToken(String);
+pub use crate::secret::BearerToken;
 
 impl BearerToken {
     /// The token of an `Authorization` header value: the scheme `Bearer`
@@ -26,13 +23,7 @@ impl BearerToken {
         if token.is_empty() || has_whitespace(token) {
             return Err(AuthError::malformed("malformed Authorization header"));
         }
-        Ok(BearerToken(token.to_string()))
-    }
-
-    /// The token itself, for the signature check and the token exchange;
-    /// never for a log.
-    pub fn expose(&self) -> &str {
-        &self.0
+        Ok(BearerToken::new(token))
     }
 }
 
@@ -51,12 +42,6 @@ fn has_whitespace(text: &str) -> bool {
         found != 0
     } else {
         text.contains(char::is_whitespace)
-    }
-}
-
-impl std::fmt::Debug for BearerToken {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("BearerToken(<redacted>)")
     }
 }
 
@@ -116,6 +101,6 @@ mod tests {
         let token = BearerToken::from_authorization("Bearer secret-token-value").expect("valid");
         let shown = format!("{token:?} {:?}", Some(&token));
         assert!(!shown.contains("secret-token-value"), "{shown}");
-        assert!(shown.contains("redacted"), "{shown}");
+        assert!(shown.contains("REDACTED"), "{shown}");
     }
 }

@@ -3,7 +3,7 @@
 //! the validator needs. Refuses to start rather than run half-configured.
 
 use super::issuer::TrailingSlash;
-use crate::cloud_foundry::CloudFoundry;
+use crate::cloud_foundry::{CloudFoundry, TestsOnlyRefused, refuse_tests_only};
 use crate::roles::BusinessRole;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -139,8 +139,8 @@ pub enum AuthConfigError {
     GroupRole(String),
     #[error("auth.group_roles: {0}")]
     UnknownRole(#[from] crate::roles::UnknownRole),
-    #[error("auth.test_key_server is for local tests only and is refused on Cloud Foundry")]
-    TestKeyServerOnCloudFoundry,
+    #[error(transparent)]
+    TestsOnly(#[from] TestsOnlyRefused),
     #[error("auth.test_key_server must be a plain http:// loopback URL, got `{0}`")]
     TestKeyServerNotLoopback(String),
     #[error("the xsuaa binding lacks `{0}`")]
@@ -218,8 +218,11 @@ pub fn resolve(
     }
 
     // Judged on its parse, and the parse is what the key client calls.
+    refuse_tests_only(
+        on_cloud_foundry,
+        &[("auth.test_key_server", settings.test_key_server.is_some())],
+    )?;
     let test_key_server = match &settings.test_key_server {
-        Some(_) if on_cloud_foundry => return Err(AuthConfigError::TestKeyServerOnCloudFoundry),
         Some(url) => Some(
             crate::loopback::plain_http_loopback(url)
                 .ok_or_else(|| AuthConfigError::TestKeyServerNotLoopback(url.clone()))?
@@ -359,7 +362,7 @@ mod tests {
         let env = cf(FakeEnv(vec![("VCAP_APPLICATION", "{}".into())]));
         assert!(matches!(
             resolve(&settings, &env),
-            Err(AuthConfigError::TestKeyServerOnCloudFoundry)
+            Err(AuthConfigError::TestsOnly(_))
         ));
         for remote in [
             "http://keys.example.com",

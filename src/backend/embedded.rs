@@ -3,8 +3,9 @@
 
 use super::{
     BackendError, BlockRules, BlockedQuery, CreditAccount, Incompletion, OrderSource,
-    PriceCondition, SalesOrder, UserToken,
+    PriceCondition, SalesOrder,
 };
+use crate::secret::BearerToken;
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use std::path::Path;
@@ -105,7 +106,7 @@ impl EmbeddedOrders {
 #[async_trait]
 impl OrderSource for EmbeddedOrders {
     /// The demo data is the same for every user.
-    fn as_user(self: Arc<Self>, _user: Option<&UserToken>) -> Arc<dyn OrderSource> {
+    fn as_user(self: Arc<Self>, _user: Option<&BearerToken>) -> Arc<dyn OrderSource> {
         self
     }
 

@@ -13,10 +13,9 @@ pub mod settings;
 pub use amount::{Amount, AmountError};
 pub use embedded::EmbeddedOrders;
 pub use rules::BlockRules;
-pub use settings::{
-    BackendSettings, ConnectivityCredentials, S4HanaSettings, ServiceCredentials, SourceKind,
-};
+pub use settings::{BackendSettings, ConnectivityCredentials, S4HanaSettings, SourceKind};
 
+use crate::secret::BearerToken;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -128,29 +127,6 @@ impl SalesOrder {
 
     pub fn delivery_blocked(&self) -> bool {
         self.blocks.delivery
-    }
-}
-
-/// The caller's own token, carried to the backend for principal
-/// propagation (the Destination service's `X-user-token`, the connectivity
-/// proxy's `SAP-Connectivity-Authentication`). Never printed.
-#[derive(Clone, PartialEq, Eq)]
-pub struct UserToken(Arc<str>);
-
-impl UserToken {
-    pub fn new(token: &str) -> Self {
-        UserToken(Arc::from(token))
-    }
-
-    /// The token itself, for an outbound header; never for a log.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for UserToken {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("UserToken(<redacted>)")
     }
 }
 
@@ -361,7 +337,7 @@ pub trait OrderSource: Send + Sync {
     /// This source as the calling user sees it: every read of the returned
     /// source is made with `user`'s identity (the embedded data is the same
     /// for everyone). Called once per turn.
-    fn as_user(self: Arc<Self>, user: Option<&UserToken>) -> Arc<dyn OrderSource>;
+    fn as_user(self: Arc<Self>, user: Option<&BearerToken>) -> Arc<dyn OrderSource>;
 
     /// The order with everything its block note names, incomplete master
     /// data included (S/4HANA: after its partners' addresses are read).

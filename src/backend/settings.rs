@@ -3,6 +3,8 @@
 //! them. docs/s4hana.md explains each one.
 
 use super::BlockRules;
+use crate::btp::DestinationServiceSettings;
+use crate::secret::Secret;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -62,7 +64,7 @@ pub enum SourceKind {
 }
 
 /// How to reach S/4HANA.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct S4HanaSettings {
     /// Direct mode (developers without BTP): the system's base URL, e.g.
@@ -70,14 +72,14 @@ pub struct S4HanaSettings {
     pub url: Option<String>,
     /// Direct mode: a technical user for basic authentication.
     pub user: Option<String>,
-    pub password: Option<String>,
+    pub password: Option<Secret>,
     /// Direct mode: the `APIKey` header (SAP Business Accelerator Hub sandbox).
-    pub api_key: Option<String>,
+    pub api_key: Option<Secret>,
     /// The BTP destination (Destination service) naming the system.
     pub destination: String,
     /// The Destination service; unset fields come from the `destination`
     /// binding in VCAP_SERVICES.
-    pub destination_service: ServiceCredentials,
+    pub destination_service: DestinationServiceSettings,
     /// The connectivity service (on-premise proxy); unset fields come from
     /// the `connectivity` binding.
     pub connectivity: ConnectivityCredentials,
@@ -117,7 +119,7 @@ impl Default for S4HanaSettings {
             password: None,
             api_key: None,
             destination: "S4HANA_ORDERS".into(),
-            destination_service: ServiceCredentials::default(),
+            destination_service: DestinationServiceSettings::default(),
             connectivity: ConnectivityCredentials::default(),
             sap_client: None,
             allow_loopback_http: false,
@@ -134,80 +136,16 @@ impl Default for S4HanaSettings {
     }
 }
 
-/// A BTP service's client credentials (`credentials.url` = the OAuth
-/// server, `/oauth/token` is appended; `credentials.uri` = the API).
-#[derive(Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ServiceCredentials {
-    pub token_url: Option<String>,
-    pub uri: Option<String>,
-    pub client_id: Option<String>,
-    pub client_secret: Option<String>,
-}
-
 /// The `connectivity` binding's fields the proxy needs.
-#[derive(Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ConnectivityCredentials {
     /// The token server (`token_service_url`, else `url`).
     pub token_url: Option<String>,
     pub client_id: Option<String>,
-    pub client_secret: Option<String>,
+    pub client_secret: Option<Secret>,
     pub proxy_host: Option<String>,
     pub proxy_port: Option<u16>,
-}
-
-/// What `Debug` shows of a secret setting: whether it is set, never its value.
-fn secret(value: &Option<String>) -> Option<&'static str> {
-    value.as_ref().map(|_| "<redacted>")
-}
-
-impl std::fmt::Debug for S4HanaSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("S4HanaSettings")
-            .field("url", &self.url)
-            .field("user", &self.user)
-            .field("password", &secret(&self.password))
-            .field("api_key", &secret(&self.api_key))
-            .field("destination", &self.destination)
-            .field("destination_service", &self.destination_service)
-            .field("connectivity", &self.connectivity)
-            .field("sap_client", &self.sap_client)
-            .field("allow_loopback_http", &self.allow_loopback_http)
-            .field("call_timeout_ms", &self.call_timeout_ms)
-            .field("max_retries", &self.max_retries)
-            .field("retry_base_ms", &self.retry_base_ms)
-            .field("read_budget_ms", &self.read_budget_ms)
-            .field("token_expiry_margin_secs", &self.token_expiry_margin_secs)
-            .field("credit_segment", &self.credit_segment)
-            .field("sales_organization", &self.sales_organization)
-            .field("distribution_channel", &self.distribution_channel)
-            .field("max_listed_orders", &self.max_listed_orders)
-            .finish()
-    }
-}
-
-impl std::fmt::Debug for ServiceCredentials {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServiceCredentials")
-            .field("token_url", &self.token_url)
-            .field("uri", &self.uri)
-            .field("client_id", &self.client_id)
-            .field("client_secret", &secret(&self.client_secret))
-            .finish()
-    }
-}
-
-impl std::fmt::Debug for ConnectivityCredentials {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ConnectivityCredentials")
-            .field("token_url", &self.token_url)
-            .field("client_id", &self.client_id)
-            .field("client_secret", &secret(&self.client_secret))
-            .field("proxy_host", &self.proxy_host)
-            .field("proxy_port", &self.proxy_port)
-            .finish()
-    }
 }
 
 #[cfg(test)]
@@ -219,9 +157,9 @@ mod secret_tests {
         let settings = S4HanaSettings {
             password: Some("pw-SECRET-1".into()),
             api_key: Some("key-SECRET-2".into()),
-            destination_service: ServiceCredentials {
+            destination_service: DestinationServiceSettings {
                 client_secret: Some("cs-SECRET-3".into()),
-                ..ServiceCredentials::default()
+                ..DestinationServiceSettings::default()
             },
             connectivity: ConnectivityCredentials {
                 client_secret: Some("cs-SECRET-4".into()),
@@ -231,6 +169,8 @@ mod secret_tests {
         };
         let shown = format!("{settings:?}");
         assert!(!shown.contains("SECRET"), "{shown}");
-        assert!(shown.contains("<redacted>"), "{shown}");
+        assert!(shown.contains("REDACTED"), "{shown}");
+        let serialized = serde_json::to_string(&settings).expect("serializes");
+        assert!(!serialized.contains("SECRET"), "{serialized}");
     }
 }

@@ -12,6 +12,7 @@ pub use super::found::FoundDestination;
 use super::found::read_answer;
 use super::oauth::{EndpointError, client_credentials, endpoint, without_url};
 use super::settings::{DestinationService, DestinationSettings};
+use crate::secret::BearerToken;
 use crate::telemetry::outbound::{Attempt, Peer, Request};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -93,7 +94,7 @@ impl DestinationClient {
         settings: &DestinationSettings,
         binding: &Value,
     ) -> Result<Option<Self>, reqwest::Error> {
-        let Some(service) = settings.service(binding) else {
+        let Some(service) = settings.service.service(binding) else {
             return Ok(None);
         };
         let http = reqwest::Client::builder()
@@ -110,11 +111,14 @@ impl DestinationClient {
 
     /// The `Authorization` header value of this client's destination on
     /// behalf of the user (Joule callbacks), from the cached find.
-    pub async fn authorization(&self, user_token: &str) -> Result<String, DestinationError> {
+    pub async fn authorization(
+        &self,
+        user_token: &BearerToken,
+    ) -> Result<String, DestinationError> {
         let found = self.find(&self.name, user_token).await?;
         found
             .auth_header()
-            .map(|(_, value)| value.clone())
+            .map(|(_, value)| value.expose().to_string())
             .ok_or(DestinationError::NoToken)
     }
 
@@ -152,11 +156,11 @@ impl DestinationClient {
     pub async fn find(
         &self,
         name: &str,
-        user_token: &str,
+        user_token: &BearerToken,
     ) -> Result<FoundDestination, DestinationError> {
         let key = (
             name.to_string(),
-            Sha256::digest(user_token.as_bytes()).into(),
+            Sha256::digest(user_token.expose().as_bytes()).into(),
         );
         let now = Instant::now();
         if let Some((found, until)) = self
@@ -168,7 +172,7 @@ impl DestinationClient {
         {
             return Ok(found.clone());
         }
-        let (found, lifetime) = self.lookup(name, Some(user_token), false).await?;
+        let (found, lifetime) = self.lookup(name, Some(user_token.expose()), false).await?;
         let mut cache = self.found.lock().unwrap_or_else(|p| p.into_inner());
         if cache.len() >= MAX_CACHED {
             cache.retain(|_, (_, until)| now < *until);

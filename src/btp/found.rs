@@ -6,12 +6,14 @@
 
 use super::destination::DestinationError;
 use super::oauth::{DEFAULT_LIFETIME, seconds};
+use crate::secret::Secret;
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::time::Duration;
 
-/// One destination as the service answered it. `Debug` shows neither the
-/// password nor the token header's value.
-#[derive(Clone)]
+/// One destination as the service answered it; its password and token
+/// headers are [`Secret`]s, and of its properties only the names are kept.
+#[derive(Debug, Clone)]
 pub struct FoundDestination {
     pub name: String,
     pub url: String,
@@ -22,41 +24,17 @@ pub struct FoundDestination {
     pub location_id: Option<String>,
     pub sap_client: Option<String>,
     pub user: Option<String>,
-    pub password: Option<String>,
+    pub password: Option<Secret>,
     /// Every `authTokens[].http_header` (key, value), in the service's
     /// order; empty when the type has no token.
-    pub auth_headers: Vec<(String, String)>,
-    /// Every configuration property (for `diagnose`).
-    pub properties: serde_json::Map<String, Value>,
-}
-
-impl std::fmt::Debug for FoundDestination {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FoundDestination")
-            .field("name", &self.name)
-            .field("url", &self.url)
-            .field("authentication", &self.authentication)
-            .field("proxy_type", &self.proxy_type)
-            .field("location_id", &self.location_id)
-            .field("sap_client", &self.sap_client)
-            .field("user", &self.user)
-            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
-            .field(
-                "auth_headers",
-                &self
-                    .auth_headers
-                    .iter()
-                    .map(|(name, _)| (name, "<redacted>"))
-                    .collect::<Vec<_>>(),
-            )
-            .field("properties", &"<not shown>")
-            .finish()
-    }
+    pub auth_headers: Vec<(String, Secret)>,
+    /// The name of every configuration property (for `diagnose`).
+    pub property_names: BTreeSet<String>,
 }
 
 impl FoundDestination {
     /// The first token's header (the one S/4HANA and Joule callbacks use).
-    pub fn auth_header(&self) -> Option<&(String, String)> {
+    pub fn auth_header(&self) -> Option<&(String, Secret)> {
         self.auth_headers.first()
     }
 
@@ -104,9 +82,9 @@ pub(super) fn read_answer(
         location_id: property("CloudConnectorLocationId"),
         sap_client: property("sap-client"),
         user: property("User"),
-        password: property("Password"),
+        password: property("Password").map(Secret::new),
         auth_headers: Vec::new(),
-        properties: config.clone(),
+        property_names: config.keys().cloned().collect(),
     };
     let mut lifetime = DEFAULT_LIFETIME;
     let tokens = body["authTokens"].as_array().cloned().unwrap_or_default();
@@ -124,7 +102,7 @@ pub(super) fn read_answer(
             }
             found
                 .auth_headers
-                .push((key.to_string(), value.to_string()));
+                .push((key.to_string(), Secret::new(value)));
             let expires = seconds(&token["expires_in"]).unwrap_or(DEFAULT_LIFETIME);
             lifetime = if index == 0 {
                 expires
@@ -167,10 +145,12 @@ mod tests {
         let body = json!({"destinationConfiguration": {"Name": "S", "URL": "https://s4", "Authentication": "OAuth2JWTBearer"},
             "authTokens": [{"type": "Bearer", "value": "t", "http_header": {"key": "Authorization", "value": "Bearer t"}, "expires_in": "120"}]});
         let (found, lifetime) = read_answer("S", &body, false).unwrap();
+        let (key, value) = found.auth_header().expect("a token header");
         assert_eq!(
-            found.auth_header(),
-            Some(&("Authorization".into(), "Bearer t".into()))
+            (key.as_str(), value.expose()),
+            ("Authorization", "Bearer t")
         );
+        assert!(!format!("{found:?}").contains("Bearer t"));
         assert_eq!(lifetime, Duration::from_secs(120));
     }
 }

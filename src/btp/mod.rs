@@ -8,9 +8,9 @@
 mod destination;
 mod found;
 pub mod oauth;
-mod secret;
 mod settings;
 
 pub use destination::{DestinationClient, DestinationError, FoundDestination};
-pub use secret::ClientSecret;
-pub use settings::{DestinationService, DestinationSettings};
+pub use settings::{
+    DestinationService, DestinationServiceSettings, DestinationSettings, binding_field,
+};

@@ -177,7 +177,8 @@ pub(crate) mod test_support {
             database_url: Some(
                 super::isolated_postgres_schema(&url)
                     .await
-                    .expect("a fresh schema"),
+                    .expect("a fresh schema")
+                    .into(),
             ),
             ..StoreSettings::default()
         };
@@ -230,7 +231,8 @@ pub(crate) mod test_support {
             database_url: Some(
                 super::isolated_postgres_schema(&url)
                     .await
-                    .expect("a fresh schema"),
+                    .expect("a fresh schema")
+                    .into(),
             ),
             ..StoreSettings::default()
         };

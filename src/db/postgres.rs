@@ -5,6 +5,7 @@
 use super::binding::{binding_url, postgres_binding, redact};
 use super::{Database, DbError, Dialect, StoreSettings};
 use crate::cloud_foundry::VcapServices;
+use crate::secret::Secret;
 use sqlx::Executor;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use std::str::FromStr;
@@ -18,11 +19,11 @@ pub(super) async fn open(
         Some(url) => url.clone(),
         None => {
             let credentials = postgres_binding(services).ok_or(DbError::Binding("credentials"))?;
-            binding_url(credentials, &settings.data_dir)?
+            Secret::new(binding_url(credentials, &settings.data_dir)?)
         }
     };
-    let location = format!("PostgreSQL {}", redact(&url));
-    let options = AnyConnectOptions::from_str(&url).map_err(|source| DbError::Connect {
+    let location = format!("PostgreSQL {}", redact(url.expose()));
+    let options = AnyConnectOptions::from_str(url.expose()).map_err(|source| DbError::Connect {
         location: location.clone(),
         source,
     })?;

@@ -1,14 +1,15 @@
 //! The store's settings (`store.*`, `AGENT__STORE__…`), and what they mean
 //! at run time: which backend, the lease, the sweep, the retention.
 
+use crate::secret::Secret;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Where tasks, push configs and the action ledger live. `Debug` shows the
-/// database URL without its user information and query (a password may be
-/// in either).
-#[derive(Clone, Serialize, Deserialize)]
+/// Where tasks, push configs and the action ledger live. The database URL
+/// is a [`Secret`] (a password may be in it): the start-up log names the
+/// database by [`Database::location`](super::Database), without one.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StoreSettings {
     /// `sqlite`, `postgres` or `memory`. Unset: `postgres` when a database
@@ -19,7 +20,7 @@ pub struct StoreSettings {
     /// The SQLite file name inside `data_dir`, or `:memory:` (tests).
     pub sqlite_file: String,
     /// A PostgreSQL URL (also `DATABASE_URL`); wins over a binding.
-    pub database_url: Option<String>,
+    pub database_url: Option<Secret>,
     /// PostgreSQL pool size per instance (one connection the task writer's).
     pub max_connections: u32,
     /// Task writes on PostgreSQL commit without waiting for the WAL flush:
@@ -39,29 +40,6 @@ pub struct StoreSettings {
     /// after): the WAL and the file together must fit the disk (256 MB on
     /// Cloud Foundry by default).
     pub sqlite_wal_limit_mb: u64,
-}
-
-impl std::fmt::Debug for StoreSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StoreSettings")
-            .field("backend", &self.backend)
-            .field("data_dir", &self.data_dir)
-            .field("sqlite_file", &self.sqlite_file)
-            .field(
-                "database_url",
-                &self.database_url.as_deref().map(super::binding::redact),
-            )
-            .field("max_connections", &self.max_connections)
-            .field(
-                "postgres_async_task_commit",
-                &self.postgres_async_task_commit,
-            )
-            .field("retention_days", &self.retention_days)
-            .field("lease_secs", &self.lease_secs)
-            .field("sweep_interval_secs", &self.sweep_interval_secs)
-            .field("sqlite_wal_limit_mb", &self.sqlite_wal_limit_mb)
-            .finish()
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,7 +110,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn debug_shows_the_database_url_without_its_password() {
+    fn neither_debug_nor_serde_shows_the_database_url() {
         let settings = StoreSettings {
             database_url: Some(
                 "postgres://agent:s3cret-pw@db.example:5432/orders?password=also-secret".into(),
@@ -143,7 +121,8 @@ mod tests {
         assert!(!shown.contains("s3cret-pw"), "{shown}");
         assert!(!shown.contains("also-secret"), "{shown}");
         assert!(!shown.contains("agent:"), "{shown}");
-        assert!(shown.contains("db.example:5432/orders"), "{shown}");
+        let serialized = serde_json::to_string(&settings).expect("serializes");
+        assert!(!serialized.contains("s3cret-pw"), "{serialized}");
         let unparsed = StoreSettings {
             database_url: Some("not a url with s3cret-pw".into()),
             ..StoreSettings::default()

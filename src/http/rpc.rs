@@ -70,9 +70,7 @@ fn caller(
         return Ok(crate::agent::Caller {
             user_id: person.then(|| principal.user_id.clone()),
             roles: principal.roles.clone(),
-            user_token: token
-                .filter(|_| person)
-                .map(|token| crate::backend::UserToken::new(token.expose())),
+            user_token: token.filter(|_| person).cloned(),
         });
     }
     if authentication_on {

@@ -17,6 +17,7 @@
 
 use super::guard::{self, GuardSettings, Webhook};
 use crate::btp::{DestinationClient, DestinationError, DestinationSettings};
+use crate::secret::{BearerToken, Secret};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::Duration;
@@ -73,10 +74,8 @@ pub enum HookError {
 /// Why the hook cannot be set up: bad settings stop the start.
 #[derive(Debug, thiserror::Error)]
 pub enum HookSetupError {
-    #[error(
-        "push.action_hook.allow_loopback_http and push.action_hook.allow_private_addresses are for tests and refused on Cloud Foundry"
-    )]
-    TestSettingOnCloudFoundry,
+    #[error(transparent)]
+    TestsOnly(#[from] crate::cloud_foundry::TestsOnlyRefused),
     #[error(
         "push.action_hook.destination `{0}` needs a Destination service (push.destination or a `destination` binding)"
     )]
@@ -112,7 +111,7 @@ pub struct ActionHook {
 /// Where one delivery goes and what it carries besides the payload.
 struct Resolved {
     webhook: Webhook,
-    headers: Vec<(String, String)>,
+    headers: Vec<(String, Secret)>,
 }
 
 impl ActionHook {
@@ -127,9 +126,19 @@ impl ActionHook {
         if settings.destination.is_none() && settings.url.is_none() {
             return Ok(None);
         }
-        if on_cloud_foundry && (settings.allow_loopback_http || settings.allow_private_addresses) {
-            return Err(HookSetupError::TestSettingOnCloudFoundry);
-        }
+        crate::cloud_foundry::refuse_tests_only(
+            on_cloud_foundry,
+            &[
+                (
+                    "push.action_hook.allow_loopback_http",
+                    settings.allow_loopback_http,
+                ),
+                (
+                    "push.action_hook.allow_private_addresses",
+                    settings.allow_private_addresses,
+                ),
+            ],
+        )?;
         let guard = GuardSettings {
             allowed_hosts: settings.allowed_hosts.clone(),
             allow_loopback_http: settings.allow_loopback_http,
@@ -177,7 +186,7 @@ impl ActionHook {
 
     /// The URL and headers of this delivery: the fixed URL, or what the
     /// destination says as the approver, its URL judged by the guard.
-    async fn resolve(&self, user_token: Option<&str>) -> Result<Resolved, HookError> {
+    async fn resolve(&self, user_token: Option<&BearerToken>) -> Result<Resolved, HookError> {
         let destination = match &self.target {
             Target::Fixed(webhook) => {
                 return Ok(Resolved {
@@ -228,7 +237,7 @@ impl ActionHook {
         &self,
         payload: &Value,
         idempotency_key: &str,
-        user_token: Option<&str>,
+        user_token: Option<&BearerToken>,
     ) -> Result<String, HookError> {
         let Resolved {
             webhook: target,
@@ -252,7 +261,7 @@ impl ActionHook {
                 .header("Idempotency-Key", idempotency_key)
                 .json(payload);
             for (name, value) in &headers {
-                request = request.header(name.as_str(), value.as_str());
+                request = request.header(name.as_str(), value.expose());
             }
             let request = crate::telemetry::propagation::inject(request);
             let sent = tracing::Instrument::instrument(request.send(), span.clone()).await;

@@ -42,7 +42,6 @@ impl PushService {
         let user_token = call
             .bearer_token
             .as_ref()
-            .map(crate::auth::BearerToken::expose)
             .ok_or(JouleTokenError::NoUserToken)?;
         Ok(destination.authorization(user_token).await?)
     }

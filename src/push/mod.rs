@@ -59,10 +59,8 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Why push could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum PushSetupError {
-    #[error(
-        "push.allow_loopback_http and push.allow_private_addresses are for tests and refused on Cloud Foundry"
-    )]
-    TestSettingOnCloudFoundry,
+    #[error(transparent)]
+    TestsOnly(#[from] crate::cloud_foundry::TestsOnlyRefused),
     #[error("cannot build an HTTP client: {0}")]
     HttpClient(#[from] reqwest::Error),
 }
@@ -80,9 +78,7 @@ impl PushService {
         if !settings.enabled {
             return Ok(None);
         }
-        if cloud_foundry.on_cloud_foundry() && settings.allows_test_targets() {
-            return Err(PushSetupError::TestSettingOnCloudFoundry);
-        }
+        settings.refuse_test_targets(cloud_foundry.on_cloud_foundry())?;
         let binding = cloud_foundry
             .services
             .credentials("destination")

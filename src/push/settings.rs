@@ -3,6 +3,7 @@
 
 use super::guard::{self, GuardSettings};
 use crate::btp::DestinationSettings;
+use crate::cloud_foundry::{TestsOnlyRefused, refuse_tests_only};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -63,9 +64,15 @@ impl PushSettings {
         }
     }
 
-    /// Whether a TESTING-only allowance is on (refused on Cloud Foundry).
-    pub fn allows_test_targets(&self) -> bool {
-        self.allow_loopback_http || self.allow_private_addresses
+    /// The TESTING-only allowances, refused on Cloud Foundry.
+    pub fn refuse_test_targets(&self, on_cloud_foundry: bool) -> Result<(), TestsOnlyRefused> {
+        refuse_tests_only(
+            on_cloud_foundry,
+            &[
+                ("push.allow_loopback_http", self.allow_loopback_http),
+                ("push.allow_private_addresses", self.allow_private_addresses),
+            ],
+        )
     }
 
     /// Tries per notification, the first included; at least one.
@@ -121,7 +128,7 @@ mod tests {
         assert!(settings.heartbeat().is_zero());
         assert!(settings.is_joule_host("sapdas.eu10.sapdas.cloud.sap"));
         assert!(!settings.is_joule_host("hooks.example.com"));
-        assert!(!settings.allows_test_targets());
+        assert!(settings.refuse_test_targets(true).is_ok());
         let guard = settings.guard();
         assert_eq!(guard.allowed_hosts, settings.allowed_hosts);
     }

@@ -4,6 +4,7 @@
 //! load never drops another caller's open task.
 
 use super::listing::{PageCursor, TaskPage, TaskQuery};
+use super::settings::MemoryStoreLimits;
 use super::store::{
     StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task, skipped_unreadable,
 };
@@ -11,27 +12,7 @@ use crate::a2a::{PushNotificationConfig, Task, TaskState};
 use async_trait::async_trait;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
-
-#[derive(Debug, Clone, Copy)]
-pub struct MemoryStoreLimits {
-    /// How long a finished task can still be read.
-    pub retention: Duration,
-    /// At most this many finished tasks are kept (oldest go first).
-    pub max_terminal: usize,
-    /// Hard cap on open tasks; past it a new open task is refused.
-    pub max_open: usize,
-}
-
-impl Default for MemoryStoreLimits {
-    fn default() -> Self {
-        MemoryStoreLimits {
-            retention: Duration::from_secs(3600),
-            max_terminal: 2_000,
-            max_open: 10_000,
-        }
-    }
-}
+use std::time::Instant;
 
 struct Entry {
     /// The task as compact JSON: a third of the size of the live structs,
@@ -421,6 +402,7 @@ mod tests {
     use crate::tasks::contract::{
         Expect, behaves_like_a_task_store, bounds_like_a_task_store, lists_like_a_task_store, task,
     };
+    use std::time::Duration;
 
     #[tokio::test]
     async fn memory_behaves_like_a_task_store() {

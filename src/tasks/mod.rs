@@ -4,6 +4,7 @@
 //! uses the files beside it, and none of them uses it or each other in a
 //! circle (`src/architecture_check.rs` holds the room to that).
 
+mod artifacts;
 mod ask_again;
 mod budget;
 mod call;
@@ -36,11 +37,11 @@ pub use events::{Answer, StreamEnd, TaskEvent, TaskStream};
 pub use health::StoreHealth;
 pub use listing::{OwnerScope, PageCursor, TaskPage, TaskQuery};
 pub use maintenance::Maintenance;
-pub use memory::{InMemoryTaskStore, MemoryStoreLimits};
+pub use memory::InMemoryTaskStore;
 pub use observer::{HeaderField, PushConfigError, TaskObserver};
 pub use reply::{
     ResultPath, STILL_WORKING, STILL_WORKING_ASK_AGAIN, STILL_WORKING_READ_LATER, working_note,
 };
-pub use settings::TaskSettings;
+pub use settings::{MemoryStoreLimits, TaskSettings};
 pub use sql::SqlTaskStore;
 pub use store::{PushConfigSet, StoreError, StoredTask, TaskJson, TaskStore, Written};

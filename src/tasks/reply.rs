@@ -329,9 +329,12 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) -> Vec<String> {
     }
     let artifacts = task.artifacts.get_or_insert_with(Vec::new);
     let mut written = Vec::new();
-    written.extend(reply.artifacts.iter().map(|a| a.artifact_id.clone()));
-    artifacts.extend(reply.artifacts.iter().cloned());
-    artifacts.extend(joined_chunks(&reply.artifact_chunks));
+    let whole = super::artifacts::to_a2a(&reply.artifacts);
+    written.extend(whole.iter().map(|a| a.artifact_id.clone()));
+    artifacts.extend(whole);
+    artifacts.extend(joined_chunks(&super::artifacts::to_a2a(
+        &reply.artifact_chunks,
+    )));
     // The proposal is shown once, when the specialist makes it (answer or
     // approval question alike).
     if let Some(proposal) = &reply.proposal

@@ -3,7 +3,6 @@
 //! instance hold, the in-memory store's bounds; and what they
 //! mean at run time.
 
-use super::memory::MemoryStoreLimits;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -78,13 +77,32 @@ impl TaskSettings {
         }
     }
 
-    /// The bounds of the in-memory task store.
+    /// The bounds of the in-memory task store these settings give.
     pub fn memory_limits(&self) -> MemoryStoreLimits {
         MemoryStoreLimits {
             retention: Duration::from_secs(self.retention_secs),
             max_terminal: self.max_finished,
             max_open: self.max_open,
         }
+    }
+}
+
+/// The in-memory task store's bounds, as [`TaskSettings::memory_limits`]
+/// gives them: the settings are where their values (and defaults) live.
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryStoreLimits {
+    /// How long a finished task can still be read.
+    pub retention: Duration,
+    /// At most this many finished tasks are kept (oldest go first).
+    pub max_terminal: usize,
+    /// Hard cap on open tasks; past it a new open task is refused.
+    pub max_open: usize,
+}
+
+impl Default for MemoryStoreLimits {
+    /// The bounds of the default settings.
+    fn default() -> Self {
+        TaskSettings::default().memory_limits()
     }
 }
 

@@ -215,7 +215,7 @@ impl TurnRun {
                 return None;
             }
         }
-        let chunks = reply.artifact_chunks.clone();
+        let chunks = super::artifacts::to_a2a(&reply.artifact_chunks);
         // A failed turn is a failed span, with what the user was told.
         if reply.outcome == Outcome::Failed {
             crate::telemetry::status::failed(&span, failure_type, &reply.text);

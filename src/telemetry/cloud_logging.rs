@@ -5,27 +5,19 @@
 //! as SAP's own exporters do.
 
 use crate::cloud_foundry::VcapServices;
+use crate::secret::Secret;
 use serde_json::Value;
 
-/// The four OTLP credentials of one binding. `Debug` leaves the key out.
-#[derive(Clone)]
+/// The four OTLP credentials of one binding; the client key a [`Secret`].
+#[derive(Debug, Clone)]
 pub struct CloudLoggingBinding {
     /// The service instance name, for the start-up log.
     pub name: String,
     /// `host:port`, no scheme.
     pub endpoint: String,
     pub client_cert_pem: String,
-    pub client_key_pem: String,
+    pub client_key_pem: Secret,
     pub server_ca_pem: String,
-}
-
-impl std::fmt::Debug for CloudLoggingBinding {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CloudLoggingBinding")
-            .field("name", &self.name)
-            .field("endpoint", &self.endpoint)
-            .finish_non_exhaustive()
-    }
 }
 
 impl CloudLoggingBinding {
@@ -100,7 +92,7 @@ pub fn lookup(services: &VcapServices) -> CloudLoggingLookup {
                     .trim_end_matches('/')
                     .to_string(),
                 client_cert_pem: text("ingest-otlp-cert"),
-                client_key_pem: text("ingest-otlp-key"),
+                client_key_pem: Secret::new(text("ingest-otlp-key")),
                 server_ca_pem: text("server-ca"),
             });
         }
@@ -134,7 +126,7 @@ mod tests {
         assert_eq!(binding.url(), "https://ingest-otlp.example.com:443");
         assert_eq!(binding.host(), "ingest-otlp.example.com");
         assert_eq!(binding.name, "logs");
-        assert_eq!(binding.client_key_pem, "KEY");
+        assert_eq!(binding.client_key_pem.expose(), "KEY");
         assert!(
             !format!("{binding:?}").contains("KEY"),
             "the key is never printed"

@@ -146,7 +146,7 @@ fn http_client(tls: &TlsMaterial) -> Result<reqwest::Client, reqwest::Error> {
         builder = builder.add_root_certificate(reqwest::Certificate::from_pem(ca.as_bytes())?);
     }
     if let Some((cert, key)) = &tls.client_pem {
-        let pem = format!("{}\n{}", cert.trim_end(), key);
+        let pem = format!("{}\n{}", cert.trim_end(), key.expose());
         builder = builder.identity(reqwest::Identity::from_pem(pem.as_bytes())?);
     }
     builder.build()
@@ -166,7 +166,7 @@ fn tonic_tls(target: &ExportTarget) -> Option<ClientTlsConfig> {
         config = config.ca_certificate(Certificate::from_pem(ca));
     }
     if let Some((cert, key)) = &tls.client_pem {
-        config = config.identity(Identity::from_pem(cert, key));
+        config = config.identity(Identity::from_pem(cert, key.expose()));
     }
     if let Some(domain) = &tls.domain {
         config = config.domain_name(domain.clone());

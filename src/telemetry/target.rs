@@ -5,6 +5,7 @@
 use super::cloud_logging::{self, CloudLoggingBinding};
 use super::settings::TelemetrySettings;
 use crate::cloud_foundry::{EnvSource, VcapServices};
+use crate::secret::Secret;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
@@ -36,26 +37,16 @@ impl Signal {
     }
 }
 
-/// Certificates for a TLS connection, as PEM text. `Debug` leaves the
-/// client key out.
-#[derive(Clone, Default, PartialEq)]
+/// Certificates for a TLS connection, as PEM text; the client key a
+/// [`Secret`].
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct TlsMaterial {
     /// Extra trust anchor for the collector's certificate.
     pub ca_pem: Option<String>,
     /// Client certificate and PKCS#8 key, for mutual TLS.
-    pub client_pem: Option<(String, String)>,
+    pub client_pem: Option<(String, Secret)>,
     /// The name the server certificate must carry, when not the URL's host.
     pub domain: Option<String>,
-}
-
-impl std::fmt::Debug for TlsMaterial {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TlsMaterial")
-            .field("ca", &self.ca_pem.is_some())
-            .field("client_identity", &self.client_pem.is_some())
-            .field("domain", &self.domain)
-            .finish()
-    }
 }
 
 /// One signal's destination.
@@ -216,7 +207,7 @@ fn from_variables(
     };
     let tls = TlsMaterial {
         ca_pem: read("CERTIFICATE")?,
-        client_pem: read("CLIENT_CERTIFICATE")?.zip(read("CLIENT_KEY")?),
+        client_pem: read("CLIENT_CERTIFICATE")?.zip(read("CLIENT_KEY")?.map(Secret::new)),
         domain: None,
     };
     Ok(Some(ExportTarget {
@@ -350,7 +341,7 @@ mod tests {
         assert_eq!(traces.tls.ca_pem.as_deref(), Some("CA"));
         assert_eq!(
             traces.tls.client_pem,
-            Some(("CERT".to_string(), "KEY".to_string()))
+            Some(("CERT".to_string(), Secret::new("KEY")))
         );
         assert_eq!(traces.tls.domain.as_deref(), Some("ingest.example.com"));
         assert!(traces.gzip);

@@ -21,11 +21,7 @@ const HOOK_DESTINATION: &str = "ORDER_ACTIONS_HOOK";
 async fn through_destination(receiver: &WebhookReceiver, private_allowed: bool) -> World {
     let settings_url = format!("{}/from-settings", receiver.url);
     world_with(move |s| {
-        let service = s.backend.s4hana.destination_service.clone();
-        s.push.destination.token_url = service.token_url;
-        s.push.destination.uri = service.uri;
-        s.push.destination.client_id = service.client_id;
-        s.push.destination.client_secret = service.client_secret.map(Into::into);
+        s.push.destination.service = s.backend.s4hana.destination_service.clone();
         let hook = &mut s.push.action_hook;
         hook.destination = Some(HOOK_DESTINATION.into());
         hook.url = Some(settings_url);

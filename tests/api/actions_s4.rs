@@ -390,7 +390,7 @@ async fn fifty_concurrent_approvals_on_two_instances_sharing_postgres_make_one_c
     };
     let on_postgres = |s: &mut order_exception_agent::config::Settings| {
         s.store.backend = Some(order_exception_agent::db::StoreBackend::Postgres);
-        s.store.database_url = Some(url.clone());
+        s.store.database_url = Some(url.clone().into());
     };
     let world = world_with(on_postgres).await;
     let two = world.another_app(on_postgres).await;

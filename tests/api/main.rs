@@ -2,6 +2,7 @@
 
 mod a2a_v1;
 mod a2a_v1_auth;
+#[cfg(feature = "conformance")]
 mod a2a_v1_conformance;
 mod a2a_v1_schema;
 mod a2a_v1_streaming;

@@ -6,7 +6,7 @@
 //! (`<order>/<action>/<tag>`, `ActionKey::idempotency_key`).
 
 use crate::agent::ledger::LedgerEntry;
-use crate::backend::UserToken;
+use crate::secret::BearerToken;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
@@ -24,7 +24,7 @@ pub trait ActionHook: Send + Sync {
         &self,
         payload: &Value,
         idempotency_key: &str,
-        user: Option<&UserToken>,
+        user: Option<&BearerToken>,
     ) -> Result<String, HookFailure>;
 }
 

@@ -27,7 +27,7 @@ pub use settings::{ActionSettings, ExecutorKind, NoteTextIdError};
 
 use super::language::Language;
 use super::ledger::{ActionKey, ActionLedger, Claim, ExecutionState, Finish, LedgerEntry};
-use crate::backend::UserToken;
+use crate::secret::BearerToken;
 use async_trait::async_trait;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -67,7 +67,7 @@ pub trait ActionExecutor: Send + Sync {
         false
     }
 
-    async fn execute(&self, entry: &LedgerEntry, user: Option<&UserToken>) -> Executed;
+    async fn execute(&self, entry: &LedgerEntry, user: Option<&BearerToken>) -> Executed;
 }
 
 /// Where a result that arrives after the answer goes (a push notification
@@ -75,7 +75,7 @@ pub trait ActionExecutor: Send + Sync {
 #[async_trait]
 pub trait ResultNotifier: Send + Sync {
     /// `said` is written in the language of the task `entry` names.
-    async fn later(&self, entry: &LedgerEntry, said: &Said, user: Option<&UserToken>);
+    async fn later(&self, entry: &LedgerEntry, said: &Said, user: Option<&BearerToken>);
 }
 
 /// Today's behaviour: the ledger row is all.
@@ -83,7 +83,7 @@ pub struct LedgerOnly;
 
 #[async_trait]
 impl ActionExecutor for LedgerOnly {
-    async fn execute(&self, _entry: &LedgerEntry, _user: Option<&UserToken>) -> Executed {
+    async fn execute(&self, _entry: &LedgerEntry, _user: Option<&BearerToken>) -> Executed {
         Executed::LedgerOnly
     }
 }
@@ -105,7 +105,7 @@ pub struct Executions {
     executor: Arc<dyn ActionExecutor>,
     settings: ActionSettings,
     instance: String,
-    tokens: Mutex<HashMap<ActionKey, UserToken>>,
+    tokens: Mutex<HashMap<ActionKey, BearerToken>>,
     notifier: std::sync::OnceLock<Arc<dyn ResultNotifier>>,
 }
 
@@ -150,14 +150,14 @@ impl Executions {
 
     /// Carry `entry` out now (right after filing, or when it is approved
     /// again while still open).
-    pub async fn run(&self, entry: &LedgerEntry, user: Option<&UserToken>) -> Report {
+    pub async fn run(&self, entry: &LedgerEntry, user: Option<&BearerToken>) -> Report {
         self.attempt(entry, user, false).await
     }
 
     async fn attempt(
         &self,
         entry: &LedgerEntry,
-        user: Option<&UserToken>,
+        user: Option<&BearerToken>,
         due_only: bool,
     ) -> Report {
         let claim = self.claim(due_only);
@@ -237,7 +237,7 @@ impl Executions {
 
     /// Keep the approver's token for a row the retry job will try again;
     /// forget it once the row is finished.
-    fn keep_token(&self, key: &ActionKey, state: ExecutionState, user: Option<&UserToken>) {
+    fn keep_token(&self, key: &ActionKey, state: ExecutionState, user: Option<&BearerToken>) {
         let mut tokens = self.tokens_lock();
         // One row per order and action is open: the tokens kept for the
         // others (superseded ones) are of no more use.
@@ -255,7 +255,7 @@ impl Executions {
         }
     }
 
-    fn tokens_lock(&self) -> std::sync::MutexGuard<'_, HashMap<ActionKey, UserToken>> {
+    fn tokens_lock(&self) -> std::sync::MutexGuard<'_, HashMap<ActionKey, BearerToken>> {
         self.tokens
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -498,7 +498,7 @@ mod tests {
 
     #[async_trait]
     impl ActionExecutor for Scripted {
-        async fn execute(&self, _entry: &LedgerEntry, _user: Option<&UserToken>) -> Executed {
+        async fn execute(&self, _entry: &LedgerEntry, _user: Option<&BearerToken>) -> Executed {
             self.calls.fetch_add(1, Ordering::SeqCst);
             let mut script = self.script.lock().expect("lock");
             if script.is_empty() {

@@ -20,9 +20,9 @@
 use super::hook::{ActionHook, HookFailure, idempotency_key, payload};
 use super::{ActionExecutor, ActionSettings, Change, Executed, Reason};
 use crate::agent::ledger::LedgerEntry;
-use crate::backend::UserToken;
 use crate::backend::s4hana::S4HanaSource;
 use crate::backend::s4hana::writes::{OrderText, S4Writer, WriteError, odata_date};
+use crate::secret::BearerToken;
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -85,7 +85,7 @@ impl ActionExecutor for S4Executor {
         self.source.shared().settings.url.is_none()
     }
 
-    async fn execute(&self, entry: &LedgerEntry, user: Option<&UserToken>) -> Executed {
+    async fn execute(&self, entry: &LedgerEntry, user: Option<&BearerToken>) -> Executed {
         let writer = match self.source.writer(user).await {
             Ok(writer) => writer,
             Err(error) => return ended(error),

@@ -9,29 +9,17 @@
 //! Written to move into `src/btp/` as is.
 
 use crate::btp::oauth::client_credentials;
+use crate::secret::Secret;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// `Debug` shows no secret.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct ConnectivityBinding {
     pub token_url: reqwest::Url,
     pub client_id: String,
-    pub client_secret: String,
+    pub client_secret: Secret,
     pub proxy_host: String,
     pub proxy_port: u16,
-}
-
-impl std::fmt::Debug for ConnectivityBinding {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ConnectivityBinding")
-            .field("token_url", &self.token_url.as_str())
-            .field("client_id", &self.client_id)
-            .field("client_secret", &"<redacted>")
-            .field("proxy_host", &self.proxy_host)
-            .field("proxy_port", &self.proxy_port)
-            .finish()
-    }
 }
 
 pub struct ConnectivityProxy {
@@ -86,7 +74,7 @@ impl ConnectivityProxy {
             &self.http,
             self.binding.token_url.as_str(),
             &self.binding.client_id,
-            &self.binding.client_secret,
+            self.binding.client_secret.expose(),
         )
         .await
         .map_err(|error| format!("the connectivity service: {error}"))?;

@@ -8,8 +8,9 @@
 use super::S4HanaSource;
 use super::reads::SERVICES;
 use super::transport::{Connection, DirectAuth, Target, Transport};
-use crate::backend::{BackendError, OrderSource, UserToken};
+use crate::backend::{BackendError, OrderSource};
 use crate::btp::DestinationError;
+use crate::secret::BearerToken;
 use std::sync::Arc;
 
 /// One step's result.
@@ -95,7 +96,7 @@ pub async fn run(
     let shared = source.shared();
     let transport: &Transport = &shared.transport;
     let mut steps = Vec::new();
-    let user = user_token.map(UserToken::new);
+    let user = user_token.map(BearerToken::new);
     match &transport.connection {
         Connection::Direct { base, .. } => steps.push(pass(
             "connection",
@@ -117,8 +118,8 @@ pub async fn run(
                         found.authentication.as_str(),
                         "OAuth2SAMLBearerAssertion" | "OAuth2JWTBearer"
                     );
-                    let has_jwks = found.properties.contains_key("x_user_token.jwks_uri")
-                        || found.properties.contains_key("x_user_token.jwks");
+                    let has_jwks = found.property_names.contains("x_user_token.jwks_uri")
+                        || found.property_names.contains("x_user_token.jwks");
                     if needs_jwks && !has_jwks {
                         steps.push(fail(
                             "destination",

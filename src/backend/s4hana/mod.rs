@@ -23,8 +23,9 @@ pub mod writes;
 
 use crate::backend::{
     BackendError, BlockRules, BlockedQuery, CreditAccount, Incompletion, OrderSource,
-    PriceCondition, SalesOrder, UserToken,
+    PriceCondition, SalesOrder,
 };
+use crate::secret::BearerToken;
 use async_trait::async_trait;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -54,7 +55,7 @@ impl S4HanaSource {
         &self.shared
     }
 
-    fn reader(&self, user: Option<&UserToken>) -> S4Reader {
+    fn reader(&self, user: Option<&BearerToken>) -> S4Reader {
         S4Reader {
             shared: Arc::clone(&self.shared),
             user: user.cloned(),
@@ -99,7 +100,7 @@ impl Loaded {
 /// One turn's view of S/4HANA: one user, one target.
 pub struct S4Reader {
     shared: Arc<S4Shared>,
-    user: Option<UserToken>,
+    user: Option<BearerToken>,
     target: tokio::sync::OnceCell<Target>,
     loaded: Mutex<HashMap<String, Loaded>>,
 }
@@ -173,7 +174,7 @@ impl OrderSource for S4Reader {
         self.shared.describe()
     }
 
-    fn as_user(self: Arc<Self>, user: Option<&UserToken>) -> Arc<dyn OrderSource> {
+    fn as_user(self: Arc<Self>, user: Option<&BearerToken>) -> Arc<dyn OrderSource> {
         Arc::new(
             S4HanaSource {
                 shared: Arc::clone(&self.shared),
@@ -279,7 +280,7 @@ impl OrderSource for S4HanaSource {
         self.shared.describe()
     }
 
-    fn as_user(self: Arc<Self>, user: Option<&UserToken>) -> Arc<dyn OrderSource> {
+    fn as_user(self: Arc<Self>, user: Option<&BearerToken>) -> Arc<dyn OrderSource> {
         Arc::new(self.reader(user))
     }
 

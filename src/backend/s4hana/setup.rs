@@ -9,8 +9,9 @@ use super::connectivity::{ConnectivityBinding, ConnectivityProxy};
 use super::transport::{Connection, DirectAuth, Transport};
 use super::{S4HanaSource, S4Shared};
 use crate::backend::{BackendError, BlockRules, S4HanaSettings};
-use crate::btp::{ClientSecret, DestinationClient, DestinationService};
-use crate::cloud_foundry::CloudFoundry;
+use crate::btp::{DestinationClient, DestinationService, binding_field as field};
+use crate::cloud_foundry::{CloudFoundry, refuse_tests_only};
+use crate::secret::Secret;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,20 +43,6 @@ fn binding(env: &CloudFoundry, label: &str) -> Value {
     env.services.credentials(label).cloned().unwrap_or_default()
 }
 
-fn field(binding: &Value, keys: &[&str]) -> Option<String> {
-    keys.iter().find_map(|key| {
-        binding
-            .get(*key)
-            .or_else(|| binding.get("uaa").and_then(|uaa| uaa.get(*key)))
-            .and_then(|value| match value {
-                Value::String(text) => Some(text.clone()),
-                Value::Number(number) => Some(number.to_string()),
-                _ => None,
-            })
-            .filter(|text| !text.is_empty())
-    })
-}
-
 /// The HTTP client of every direct S/4HANA and BTP service call.
 fn http(settings: &S4HanaSettings) -> Result<reqwest::Client, BackendError> {
     reqwest::Client::builder()
@@ -75,11 +62,14 @@ pub fn build(
     rules: BlockRules,
     env: &CloudFoundry,
 ) -> Result<S4HanaSource, BackendError> {
-    if settings.allow_loopback_http && env.on_cloud_foundry() {
-        return Err(bad(
-            "backend.s4hana.allow_loopback_http is for tests and refused on Cloud Foundry",
-        ));
-    }
+    refuse_tests_only(
+        env.on_cloud_foundry(),
+        &[(
+            "backend.s4hana.allow_loopback_http",
+            settings.allow_loopback_http,
+        )],
+    )
+    .map_err(|refused| bad(refused.to_string()))?;
     let _ = rustls::crypto::ring::default_provider().install_default();
     let http = http(settings)?;
     let connection = connection(settings, env, &http)?;
@@ -128,23 +118,7 @@ fn connection(
         );
         return Ok(Connection::Direct { base, auth });
     }
-    let destination = binding(env, "destination");
-    let given = &settings.destination_service;
-    let (Some(token_url), Some(uri), Some(client_id), Some(client_secret)) = (
-        given
-            .token_url
-            .clone()
-            .or_else(|| field(&destination, &["url"])),
-        given.uri.clone().or_else(|| field(&destination, &["uri"])),
-        given
-            .client_id
-            .clone()
-            .or_else(|| field(&destination, &["clientid"])),
-        given
-            .client_secret
-            .clone()
-            .or_else(|| field(&destination, &["clientsecret"])),
-    ) else {
+    let Some(found) = (settings.destination_service).service(&binding(env, "destination")) else {
         return Err(bad(
             "backend.source = s4hana needs a destination service (bind one, or set \
              backend.s4hana.destination_service.*) or backend.s4hana.url (direct mode)",
@@ -153,11 +127,10 @@ fn connection(
     let margin = Duration::from_secs(settings.token_expiry_margin_secs);
     let service = DestinationClient::new(
         DestinationService {
-            token_url: checked_url(&token_url, "the Destination service token URL", allow)?
+            token_url: checked_url(&found.token_url, "the Destination service token URL", allow)?
                 .to_string(),
-            uri: checked_url(&uri, "the Destination service URL", allow)?.to_string(),
-            client_id,
-            client_secret: ClientSecret::new(client_secret),
+            uri: checked_url(&found.uri, "the Destination service URL", allow)?.to_string(),
+            ..found
         },
         settings.destination.clone(),
         http.clone(),
@@ -177,7 +150,7 @@ fn connection(
         given
             .client_secret
             .clone()
-            .or_else(|| field(&connectivity, &["clientsecret"])),
+            .or_else(|| field(&connectivity, &["clientsecret"]).map(Secret::new)),
         given
             .proxy_host
             .clone()

@@ -13,9 +13,11 @@
 
 use super::connectivity::ConnectivityProxy;
 use super::odata;
-use crate::backend::{BackendError, UserToken};
+use crate::backend::BackendError;
 use crate::btp::oauth::without_url;
 use crate::btp::{DestinationClient, DestinationError};
+use crate::secret::BearerToken;
+use crate::secret::Secret;
 use crate::telemetry::outbound::{Attempt, Peer, Request};
 use serde_json::Value;
 use std::sync::Arc;
@@ -24,8 +26,8 @@ use std::time::{Duration, Instant};
 /// Direct mode's technical credentials.
 #[derive(Clone)]
 pub enum DirectAuth {
-    Basic { user: String, password: String },
-    ApiKey(String),
+    Basic { user: String, password: Secret },
+    ApiKey(Secret),
     None,
 }
 
@@ -76,7 +78,7 @@ pub struct Read<'a> {
 impl Transport {
     /// The target for `user`: no call is made without a user token in
     /// destination mode (never a technical stand-in).
-    pub async fn target(&self, user: Option<&UserToken>) -> Result<Target, BackendError> {
+    pub async fn target(&self, user: Option<&BearerToken>) -> Result<Target, BackendError> {
         match &self.connection {
             Connection::Direct { base, auth } => {
                 let mut headers = Vec::new();
@@ -84,10 +86,12 @@ impl Transport {
                     DirectAuth::Basic { user, password } => {
                         use base64::Engine;
                         let encoded = base64::engine::general_purpose::STANDARD
-                            .encode(format!("{user}:{password}"));
+                            .encode(format!("{user}:{}", password.expose()));
                         headers.push(("Authorization".into(), format!("Basic {encoded}")));
                     }
-                    DirectAuth::ApiKey(key) => headers.push(("APIKey".into(), key.clone())),
+                    DirectAuth::ApiKey(key) => {
+                        headers.push(("APIKey".into(), key.expose().to_string()))
+                    }
                     DirectAuth::None => {}
                 }
                 if let Some(client) = &self.sap_client {
@@ -108,22 +112,21 @@ impl Transport {
                 let Some(user) = user else {
                     return Err(BackendError::NoUser);
                 };
-                let found =
-                    service
-                        .find(name, user.expose())
-                        .await
-                        .map_err(|error| match error {
-                            DestinationError::Exchange(reason) => BackendError::Identity(reason),
-                            DestinationError::NoToken => BackendError::Identity(error.to_string()),
-                            DestinationError::NotFound(_) | DestinationError::Url(_) => {
-                                BackendError::Settings(error.to_string())
-                            }
-                            DestinationError::Token(_)
-                            | DestinationError::Lookup(_)
-                            | DestinationError::Unreadable(_) => {
-                                BackendError::NoAnswer(format!("the Destination service: {error}"))
-                            }
-                        })?;
+                let found = service
+                    .find(name, user)
+                    .await
+                    .map_err(|error| match error {
+                        DestinationError::Exchange(reason) => BackendError::Identity(reason),
+                        DestinationError::NoToken => BackendError::Identity(error.to_string()),
+                        DestinationError::NotFound(_) | DestinationError::Url(_) => {
+                            BackendError::Settings(error.to_string())
+                        }
+                        DestinationError::Token(_)
+                        | DestinationError::Lookup(_)
+                        | DestinationError::Unreadable(_) => {
+                            BackendError::NoAnswer(format!("the Destination service: {error}"))
+                        }
+                    })?;
                 tracing::debug!(
                     destination = %found.name,
                     authentication = %found.authentication,
@@ -154,12 +157,12 @@ impl Transport {
                     | "OAuth2UserTokenExchange"
                     | "BasicAuthentication" => {
                         if let Some((key, value)) = found.auth_header() {
-                            headers.push((key.clone(), value.clone()));
+                            headers.push((key.clone(), value.expose().to_string()));
                         } else if let (Some(user), Some(password)) = (&found.user, &found.password)
                         {
                             use base64::Engine;
                             let encoded = base64::engine::general_purpose::STANDARD
-                                .encode(format!("{user}:{password}"));
+                                .encode(format!("{user}:{}", password.expose()));
                             headers.push(("Authorization".into(), format!("Basic {encoded}")));
                         }
                     }

@@ -124,7 +124,7 @@ impl TestAppBuilder {
                 }
                 Store::Memory => StoreBackend::Memory,
                 Store::Postgres(url) => {
-                    settings.store.database_url = Some(url);
+                    settings.store.database_url = Some(url.into());
                     StoreBackend::Postgres
                 }
             };
@@ -163,7 +163,7 @@ impl TestAppBuilder {
     pub fn joule_callbacks(self, destination: &DestinationStub) -> TestAppBuilder {
         self.settings(|settings| {
             settings.push.joule_hosts = vec!["localhost".into()];
-            let service = &mut settings.push.destination;
+            let service = &mut settings.push.destination.service;
             service.token_url = Some(destination.url.clone());
             service.uri = Some(destination.url.clone());
             service.client_id = Some("sb-destination-client".into());

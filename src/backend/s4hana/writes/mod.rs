@@ -17,7 +17,8 @@ mod session;
 use super::odata;
 use super::transport::{Read, Target};
 use super::{S4HanaSource, S4Shared};
-use crate::backend::{BackendError, UserToken};
+use crate::backend::BackendError;
+use crate::secret::BearerToken;
 use serde_json::{Map, Value, json};
 use session::Write;
 use std::sync::Arc;
@@ -111,7 +112,7 @@ pub struct S4Writer {
 
 impl S4HanaSource {
     /// A writer as `user`; in destination mode there is none without one.
-    pub async fn writer(&self, user: Option<&UserToken>) -> Result<S4Writer, WriteError> {
+    pub async fn writer(&self, user: Option<&BearerToken>) -> Result<S4Writer, WriteError> {
         let target = self
             .shared()
             .transport

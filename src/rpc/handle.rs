@@ -5,38 +5,15 @@
 //! `http/` hands the body in and frames what comes back.
 
 use super::call::{Call, Outcome};
+use super::context::RpcContext;
 use super::errors::{self, CallError};
 use super::reply::{Encoded, RpcReply, TaskIds};
 use super::run::run;
 use super::{v1, v03};
 use crate::a2a::RpcRequest;
-use crate::a2a::agent_card::AgentCard;
 use crate::a2a::jsonrpc::{self, RpcError};
 use crate::a2a::v1::{Route, negotiate};
-use crate::auth::Principal;
-use crate::tasks::{CallContext, TaskEngine};
 use serde_json::Value;
-
-/// What a request runs with besides its body.
-pub struct RpcContext<'a> {
-    pub engine: &'a TaskEngine,
-    /// The authenticated caller; `None` when authentication is off.
-    pub principal: Option<&'a Principal>,
-    /// Served to authenticated callers only.
-    pub extended_card: Option<&'a AgentCard>,
-    /// What a later callback needs from this call.
-    pub call: CallContext,
-    /// The `A2A-Version` header and query parameter, as sent (negotiation
-    /// in `a2a::v1::version`).
-    pub a2a_version: VersionParameter<'a>,
-}
-
-/// The `A2A-Version` service parameter as a request carried it.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct VersionParameter<'a> {
-    pub header: Option<&'a str>,
-    pub query: Option<&'a str>,
-}
 
 /// Handle one request body and always produce a JSON-RPC response.
 pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {

@@ -10,6 +10,7 @@
 //! [`EventStream`]).
 
 mod call;
+mod context;
 mod errors;
 mod event_stream;
 mod handle;
@@ -19,6 +20,7 @@ mod run;
 mod v03;
 mod v1;
 
+pub use context::{RpcContext, VersionParameter};
 pub use event_stream::EventStream;
-pub use handle::{RpcContext, VersionParameter, handle};
+pub use handle::handle;
 pub use reply::{RpcReply, TaskIds};

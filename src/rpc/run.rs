@@ -1,8 +1,8 @@
 //! A decoded call carried out: the one place `rpc/` calls the task engine,
 //! for either wire version, with the call's rules.
 
-use super::RpcContext;
 use super::call::{Action, Call, ListTasks, Outcome};
+use super::context::RpcContext;
 use super::errors::CallError;
 use crate::tasks::{CallContext, EngineError, TaskPage};
 

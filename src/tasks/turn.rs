@@ -136,7 +136,9 @@ impl TurnRun {
         let running = Arc::clone(&self.running);
         let task_id = self.task.id.clone();
         let switch = Arc::clone(&self.cancel);
-        let left = self.respond_and_store().await;
+        // Boxed: the turn's state lives on the heap once, instead of being
+        // moved with the future on its way into the waiter's box.
+        let left = Box::pin(self.respond_and_store()).await;
         running.end(
             &task_id,
             &switch,

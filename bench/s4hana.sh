@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # message/send throughput and latency with backend.source = s4hana against the
-# S/4HANA double (tests/api/s4hana_double, run as a process of its own by the
-# ignored test s4hana_double::standalone), without and with 50 ms added per S/4
+# S/4HANA double (tests/api/doubles/s4hana, run as a process of its own by the
+# ignored test doubles::s4hana::standalone), without and with 50 ms added per S/4
 # call, next to the embedded demo data, with the same wrk script as run.sh;
 # then each walkthrough question alone at STAGE_LATENCY_MS (400) per call: its
 # median time and the stages (S/4 rounds one after another) that time means.
@@ -43,7 +43,7 @@ RUN_DIR=$(mktemp -d)
 # double NAME LATENCY_MS: start the S/4 double, print its URL.
 double() {
   S4_DOUBLE_URL_FILE="$RUN_DIR/$1.url" S4_DOUBLE_LATENCY_MS=$2 "$DOUBLE_BIN" --ignored --exact \
-    s4hana_double::standalone::serve_the_s4_double_until_killed >"$RUN_DIR/$1.log" 2>&1 &
+    doubles::s4hana::standalone::serve_the_s4_double_until_killed >"$RUN_DIR/$1.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 1 100); do [ -s "$RUN_DIR/$1.url" ] && break; sleep 0.1; done
   cat "$RUN_DIR/$1.url"

@@ -1,56 +1,14 @@
 //! Black-box tests: the service on an ephemeral loopback port, real HTTP.
+//! One folder per area (docs/development.md lists them); the test doubles
+//! and their contract tests in `doubles/`, the furniture in `helpers/`.
 
-mod a2a_v1;
-mod a2a_v1_auth;
-#[cfg(feature = "conformance")]
-mod a2a_v1_conformance;
-mod a2a_v1_schema;
-mod a2a_v1_streaming;
-mod actions_crash;
-mod actions_hook;
-mod actions_hook_destination;
-mod actions_s4;
-mod actions_telemetry;
-mod approvals;
+mod agent;
 mod auth;
-mod bad_settings;
-mod batch;
-mod blocked_orders;
-mod bounds;
-mod budget;
-mod card;
-mod cli;
-mod closed_stdout;
-mod connectivity_proxy;
 mod deploy;
-mod destination_double;
-mod diagnose;
-mod dropped_connections;
-mod durability;
+mod doubles;
 mod helpers;
-mod interop;
-mod jsonrpc_errors;
-mod jsonrpc_fuzz;
-mod languages;
-mod ledger_key;
-mod lifecycle;
-mod oncall;
-mod oncall_actions;
-mod otlp;
-mod ownership;
-mod process;
+mod protocol;
 mod push;
-mod push_limits;
-mod routing;
-mod s4hana_double;
-mod s4hana_double_contract;
-mod s4hana_source;
-mod s4hana_stages;
-mod s4hana_telemetry;
-mod slow_bodies;
-mod sources;
-mod specialists;
-mod streaming;
+mod s4hana;
+mod tasks;
 mod telemetry;
-mod telemetry_grpc;
-mod transport;

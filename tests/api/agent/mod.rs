@@ -1,0 +1,12 @@
+//! What the agent answers: the specialists' walkthrough on each order source,
+//! routing, languages, several orders in one request, the blocked-orders
+//! query, and approvals filed once in the ledger.
+
+mod approvals;
+mod batch;
+mod blocked_orders;
+mod languages;
+mod ledger_key;
+mod routing;
+pub(crate) mod sources;
+mod specialists;

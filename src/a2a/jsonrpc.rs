@@ -10,11 +10,7 @@ pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
 pub const INTERNAL_ERROR: i64 = -32603;
-pub const TASK_NOT_FOUND: i64 = -32001;
-pub const TASK_NOT_CANCELABLE: i64 = -32002;
-pub const PUSH_NOT_SUPPORTED: i64 = -32003;
 pub const UNSUPPORTED_OPERATION: i64 = -32004;
-pub const CONTENT_TYPE_NOT_SUPPORTED: i64 = -32005;
 pub const EXTENDED_CARD_NOT_CONFIGURED: i64 = -32007;
 
 /// A JSON-RPC error object (`code`, `message`, optional `data`).
@@ -81,13 +77,6 @@ pub struct RpcRequest {
     pub id: Value,
     pub method: String,
     pub params: Option<Value>,
-}
-
-impl RpcRequest {
-    /// JSON-RPC calls a request without an id a notification.
-    pub fn has_id(&self) -> bool {
-        !self.id.is_null()
-    }
 }
 
 /// The answer to a request that passed every check but has no id: A2A's
@@ -299,7 +288,7 @@ mod tests {
         ] {
             let request = parse_request(body).unwrap();
             assert_eq!(request.id, Value::Null);
-            assert!(!request.has_id());
+            assert!(request.id.is_null());
         }
         let error = parse_request(br#"{"jsonrpc":"1.0","method":"x"}"#).unwrap_err();
         assert_eq!((error.id, error.error.code), (Value::Null, INVALID_REQUEST));

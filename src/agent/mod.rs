@@ -22,14 +22,14 @@ pub mod text;
 
 pub use approval::{ApprovalNote, ApprovalStatus, Approvals, PendingApproval};
 pub use artifact::{ReplyArtifact, ReplyPart};
-pub use batch::{BatchItem, BatchReport, ItemState};
-pub use language::{Language, LanguageSource, TurnLanguage};
+pub use batch::BatchReport;
+pub use language::{Language, TurnLanguage};
 pub use order_agent::OrderExceptionAgent;
 pub use proposal::{Action, ORDER_VERSION, Proposal};
-pub use router::{Router, RoutingBasis, RoutingDecision};
-pub use rulebook::{OfferedAction, Permission, RuleBook};
+pub use router::RoutingDecision;
+pub use rulebook::{OfferedAction, RuleBook};
 pub use settings::{BatchSettings, ConformanceSettings};
-pub use specialists::{Skill, Specialist};
+pub use specialists::Skill;
 #[cfg(feature = "conformance")]
 pub use tck_scenarios::TckScenarioAgent;
 
@@ -84,7 +84,8 @@ pub struct Turn {
     /// budget runs out before the answer).
     pub progress: Progress,
     /// The new message's id (the conformance agent reads its scenario from
-    /// the prefix; the order agent ignores it).
+    /// the prefix; the order agent has no use for it).
+    #[cfg(feature = "conformance")]
     pub message_id: String,
     /// The language the user is answered in this turn, decided once by the
     /// task engine ([`language::decide`]) and kept on the task.
@@ -149,11 +150,13 @@ pub struct Reply {
     /// blocking send whose task is not stored yet); elsewhere the task
     /// completes with the message as usual. Only the conformance agent
     /// sets it.
+    #[cfg(feature = "conformance")]
     pub message_only: bool,
     /// A finished task also carries the answer as its first artifact
     /// (`answer`, where Joule's functions read it). The conformance agent
     /// turns it off: its scenarios name every artifact the task carries,
     /// and clients read `artifacts[0]`.
+    #[cfg(feature = "conformance")]
     pub answer_artifact: bool,
 }
 
@@ -168,9 +171,29 @@ impl Reply {
             artifacts: Vec::new(),
             artifact_chunks: Vec::new(),
             batch: None,
+            #[cfg(feature = "conformance")]
             message_only: false,
+            #[cfg(feature = "conformance")]
             answer_artifact: true,
         }
+    }
+
+    /// Whether the engine answers with a bare message where it can (only
+    /// the conformance agent asks for it; a release build never does).
+    pub fn wants_message_only(&self) -> bool {
+        #[cfg(feature = "conformance")]
+        return self.message_only;
+        #[cfg(not(feature = "conformance"))]
+        return false;
+    }
+
+    /// Whether a finished task carries the answer as its first artifact
+    /// (always, but for the conformance agent's scenarios).
+    pub fn wants_answer_artifact(&self) -> bool {
+        #[cfg(feature = "conformance")]
+        return self.answer_artifact;
+        #[cfg(not(feature = "conformance"))]
+        return true;
     }
 }
 

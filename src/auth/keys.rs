@@ -15,8 +15,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Default hard expiry of a fetched key set.
-pub const DEFAULT_TTL: Duration = Duration::from_secs(15 * 60);
 const FORCED_REFETCH_INTERVAL: Duration = Duration::from_secs(60);
 const MAX_ENTRIES: usize = 1000;
 

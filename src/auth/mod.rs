@@ -11,9 +11,6 @@ pub mod settings;
 pub mod validator;
 
 pub use bearer::BearerToken;
-pub use principal::{Principal, TokenIssuer, TokenKind};
-pub use rejection::{InvalidToken, Rejection};
-pub use settings::{
-    AuthConfigError, AuthMode, AuthSettings, IdentityConfig, ResolvedAuth, resolve,
-};
+pub use principal::{Principal, TokenKind};
+pub use settings::{AuthConfigError, AuthMode, AuthSettings, IdentityConfig};
 pub use validator::{AuthError, TokenValidator, ValidatorSetupError};

@@ -32,7 +32,8 @@ pub enum Rejection {
 }
 
 impl Rejection {
-    /// Every reason, in the order the metric lists them.
+    /// Every reason (the tests check each is a distinct metric label).
+    #[cfg(test)]
     pub const ALL: [Rejection; 10] = [
         Rejection::Malformed,
         Rejection::UnsupportedAlgorithm,

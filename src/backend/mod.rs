@@ -10,10 +10,10 @@ mod rules;
 pub mod s4hana;
 pub mod settings;
 
-pub use amount::{Amount, AmountError};
+pub use amount::Amount;
 pub use embedded::EmbeddedOrders;
 pub use rules::BlockRules;
-pub use settings::{BackendSettings, ConnectivityCredentials, S4HanaSettings, SourceKind};
+pub use settings::{BackendSettings, S4HanaSettings, SourceKind};
 
 use crate::secret::BearerToken;
 use std::sync::Arc;

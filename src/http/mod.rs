@@ -23,7 +23,7 @@ use actix_web::web;
 
 pub use body::BodyLimits;
 pub use card_document::{CardDocument, CardSettings, extended_card};
-pub use server::{BindError, Bound, Serving, bind, serve};
+pub use server::{BindError, Serving, bind, serve};
 pub use settings::ServerSettings;
 pub use state::AppState;
 

@@ -23,4 +23,4 @@ mod v1;
 pub use context::{RpcContext, VersionParameter};
 pub use event_stream::EventStream;
 pub use handle::handle;
-pub use reply::{RpcReply, TaskIds};
+pub use reply::TaskIds;

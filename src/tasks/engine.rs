@@ -314,6 +314,7 @@ impl TaskEngine {
             task_id: task.id.clone(),
             context_id: task.context_id.clone(),
             pending: None,
+            #[cfg(feature = "conformance")]
             message_id: task
                 .history
                 .iter()
@@ -366,6 +367,7 @@ impl TaskEngine {
             task_id: stored.task.id.clone(),
             context_id: stored.task.context_id.clone(),
             pending: pending_approval(&stored.task),
+            #[cfg(feature = "conformance")]
             message_id: message.message_id.clone(),
             progress: Progress::default(),
             language,
@@ -757,19 +759,6 @@ impl TaskEngine {
     /// runtime stops.
     pub fn spawn_maintenance(&self, every: Maintenance) -> tokio::task::JoinHandle<()> {
         self.upkeep().spawn(every)
-    }
-
-    /// Tasks that waited in `input-required` longer than
-    /// `tasks.waiting_expiry_secs` end `canceled`, with the reason; returns
-    /// how many. A few hundred a sweep, the oldest first.
-    pub async fn end_expired_waits(&self) -> Result<usize, StoreError> {
-        self.upkeep().end_expired_waits().await
-    }
-
-    /// Tasks left `submitted` or `working` by an instance that stopped end
-    /// `failed` with the reason; returns how many.
-    pub async fn end_abandoned_turns(&self) -> Result<usize, StoreError> {
-        self.upkeep().end_abandoned_turns().await
     }
 
     fn upkeep(&self) -> Upkeep {

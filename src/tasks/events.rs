@@ -28,7 +28,7 @@ pub enum TaskEvent {
     /// The turn's result could not be stored.
     StoreFailed(StoreError),
     /// The turn answered a bare message and its task was never stored
-    /// (a blocking send whose agent asked for [`crate::agent::Reply::message_only`]).
+    /// (a blocking send whose agent asked for [`crate::agent::Reply::wants_message_only`]).
     Message(Arc<Message>),
 }
 

@@ -99,6 +99,7 @@ pub struct TaskQuery {
 
 impl TaskQuery {
     /// Everything, unscoped, one page of `page_size`.
+    #[cfg(test)]
     pub fn everything(page_size: usize) -> TaskQuery {
         TaskQuery {
             scope: OwnerScope::Everyone,

@@ -122,8 +122,9 @@ impl TaskStore for MeasuredStore {
 mod tests {
     use super::*;
     use crate::a2a::TaskState;
+    use crate::tasks::InMemoryTaskStore;
     use crate::tasks::contract::task;
-    use crate::tasks::{InMemoryTaskStore, MemoryStoreLimits};
+    use crate::tasks::settings::MemoryStoreLimits;
 
     fn errors_of(kind: &str) -> u64 {
         let series = format!("a2a_store_errors_total{{error_type=\"{kind}\"}} ");

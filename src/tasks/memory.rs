@@ -84,12 +84,9 @@ impl InMemoryTaskStore {
     }
 
     /// How many tasks are held (finished and open).
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.lock().map(|tasks| tasks.by_id.len()).unwrap_or(0)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     fn expired(&self, entry: &Entry, now: Instant) -> bool {

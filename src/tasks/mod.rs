@@ -42,6 +42,6 @@ pub use observer::{HeaderField, PushConfigError, TaskObserver};
 pub use reply::{
     ResultPath, STILL_WORKING, STILL_WORKING_ASK_AGAIN, STILL_WORKING_READ_LATER, working_note,
 };
-pub use settings::{MemoryStoreLimits, TaskSettings};
+pub use settings::TaskSettings;
 pub use sql::SqlTaskStore;
-pub use store::{PushConfigSet, StoreError, StoredTask, TaskJson, TaskStore, Written};
+pub use store::{PushConfigSet, StoreError, TaskStore};

@@ -84,6 +84,8 @@ impl ResultPath {
         }
     }
 
+    /// The English note, as the API tests know it.
+    #[cfg(test)]
     pub fn note(self) -> &'static str {
         match self {
             ResultPath::Push => STILL_WORKING,
@@ -376,7 +378,7 @@ pub(super) fn apply_reply(task: &mut Task, reply: Reply) -> Vec<String> {
     // `artifacts[0].parts[0].text`. A finished task has it; so has a
     // waiting one that shows data (a proposal, a batch's orders), so
     // `artifacts[0]` is never the data. A bare question needs none.
-    if reply.answer_artifact && (state.is_terminal() || !artifacts.is_empty()) {
+    if reply.wants_answer_artifact() && (state.is_terminal() || !artifacts.is_empty()) {
         written.push(put_answer_first(artifacts, &reply.text));
     }
     if artifacts.is_empty() {
@@ -619,8 +621,9 @@ mod tests {
 
     #[test]
     fn a_batch_keeps_its_offered_list_while_one_waits_and_adds_the_orders_artifact() {
+        use crate::agent::BatchReport;
         use crate::agent::approval::{PendingOrder, PendingState};
-        use crate::agent::{BatchItem, BatchReport, ItemState};
+        use crate::agent::batch::{BatchItem, ItemState};
         let mut task = working_task();
         let offered = vec![PendingOrder {
             proposal: proposal(),

@@ -205,7 +205,7 @@ impl TurnRun {
                 span.record("a2a.router.scores", scores.as_str());
             }
         }
-        if reply.message_only {
+        if reply.wants_message_only() {
             // Held while answering, so a waiter whose budget runs out now
             // does not store the task the message stands for.
             let at = stored_version.lock().await;

@@ -28,20 +28,14 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-pub use crate::cloud_foundry::CfApplication;
-pub use export::ExportError;
 pub use settings::{LogFormat, TelemetrySettings};
 
 /// The filter of the service when `RUST_LOG` is not set.
 pub const SERVICE_LOG: &str = "info,actix_server=warn";
 
-/// Install the global subscriber once; later calls (tests) are no-ops.
-pub fn init() {
-    init_with_default(SERVICE_LOG);
-}
-
-/// Like `init`, with another filter when `RUST_LOG` is not set (the client
-/// commands log warnings only). Text on stderr, no export.
+/// Install the global subscriber once (later calls are no-ops), with
+/// `default_filter` when `RUST_LOG` is not set (the client commands log
+/// warnings only). Text on stderr, no export.
 pub fn init_with_default(default_filter: &str) {
     let _ = tracing_subscriber::registry()
         .with(filter(default_filter))
@@ -76,11 +70,6 @@ pub struct Telemetry {
 }
 
 impl Telemetry {
-    /// Whether spans are exported.
-    pub fn exporting(&self) -> bool {
-        self.traces.is_some()
-    }
-
     /// Export what is queued (spans, and the metrics' last reading), then
     /// stop; gives up after `limit` so the process still exits inside Cloud
     /// Foundry's SIGTERM window.

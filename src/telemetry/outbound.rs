@@ -29,8 +29,6 @@ pub enum Peer {
 }
 
 impl Peer {
-    pub const ALL: [Peer; 4] = [Peer::S4hana, Peer::Destination, Peer::Token, Peer::Webhook];
-
     pub fn as_str(self) -> &'static str {
         match self {
             Peer::S4hana => "s4hana",
@@ -125,10 +123,6 @@ impl Attempt {
             method: request.method,
             odata_service: request.odata_service,
         }
-    }
-
-    pub fn span(&self) -> &tracing::Span {
-        &self.span
     }
 
     /// Send `request` in this attempt's span, with its `traceparent` (and

@@ -33,9 +33,9 @@ pub mod types;
 pub mod version;
 
 pub use agent_card::AgentCard;
-pub use convert::{ConversionError, V03StreamEvent};
-pub use error::{A2aError, ErrorCode, ErrorInfo};
-pub use protojson::{Base64, Struct, Timestamp};
+pub use convert::V03StreamEvent;
+pub use error::{A2aError, ErrorCode};
+pub use protojson::Timestamp;
 pub use requests::*;
 pub use types::*;
-pub use version::{Method, NegotiationError, Route, WireVersion, negotiate};
+pub use version::{Method, Route, negotiate};

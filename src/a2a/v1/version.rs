@@ -110,11 +110,6 @@ impl Method {
     pub fn from_name(name: &str) -> Option<Method> {
         Method::ALL.into_iter().find(|method| method.name() == name)
     }
-
-    /// The answer is an SSE stream of `StreamResponse`.
-    pub fn is_streaming(self) -> bool {
-        matches!(self, Method::SendStreamingMessage | Method::SubscribeToTask)
-    }
 }
 
 /// Where a request goes.
@@ -140,20 +135,8 @@ pub enum NegotiationError {
 }
 
 impl NegotiationError {
-    pub fn code(&self) -> i64 {
-        self.to_rpc_error().code
-    }
-
-    /// The wire version the error is answered in: −32009 is a 1.0 error;
-    /// −32601 belongs to the version that was looked in.
-    pub fn answered_in(&self) -> WireVersion {
-        match self {
-            NegotiationError::MethodNotFound { version, .. } => *version,
-            _ => WireVersion::V1_0,
-        }
-    }
-
-    /// The JSON-RPC error object, in the shape of [`Self::answered_in`].
+    /// The JSON-RPC error object: −32009 is a 1.0 error (with its
+    /// `ErrorInfo`); −32601 is in the shape of the version looked in.
     pub fn to_rpc_error(&self) -> RpcError {
         match self {
             NegotiationError::VersionNotSupported { requested } => {
@@ -270,7 +253,7 @@ mod tests {
     use serde_json::Value;
 
     fn code(result: Result<Route, NegotiationError>) -> i64 {
-        result.expect_err("an error").code()
+        result.expect_err("an error").to_rpc_error().code
     }
 
     fn reason(error: &NegotiationError) -> Value {
@@ -367,8 +350,7 @@ mod tests {
                     },
                     "{value} {method}"
                 );
-                assert_eq!(error.code(), -32009);
-                assert_eq!(error.answered_in(), WireVersion::V1_0);
+                assert_eq!(error.to_rpc_error().code, -32009);
                 assert_eq!(reason(&error), "VERSION_NOT_SUPPORTED");
             }
         }
@@ -378,8 +360,7 @@ mod tests {
     fn a_0_3_method_under_1_0_does_not_exist() {
         for method in V0_3_METHODS {
             let error = negotiate(Some("1.0"), None, method).expect_err(method);
-            assert_eq!(error.code(), -32601);
-            assert_eq!(error.answered_in(), WireVersion::V1_0);
+            assert_eq!(error.to_rpc_error().code, -32601);
             assert_eq!(reason(&error), "METHOD_NOT_FOUND");
         }
     }
@@ -387,8 +368,9 @@ mod tests {
     #[test]
     fn a_1_0_method_under_an_explicit_0_3_does_not_exist() {
         let error = negotiate(Some("0.3"), None, "SendMessage").expect_err("0.3");
-        assert_eq!(error.code(), -32601);
-        assert_eq!(error.answered_in(), WireVersion::V0_3);
+        let answer = error.to_rpc_error();
+        assert_eq!(answer.code, -32601);
+        assert!(answer.data.is_none(), "a 0.3 error: {answer:?}");
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub mod quick_replies;
 pub mod reply_parse;
 
 pub use batch::{PendingApproval, PendingOrder, PendingState};
-pub use reply_parse::{BatchDecision, Decision, batch_decision, decision};
+pub use reply_parse::{Decision, decision};
 
 use super::execution::{Executions, approved};
 use super::language::Language;

@@ -210,16 +210,6 @@ pub fn tells_its_language(text: &str) -> bool {
     Reading::words_of(text).len() >= SURE_WORDS
 }
 
-/// The language of `text` alone, if it tells.
-pub fn detect(text: &str) -> Option<Language> {
-    let read = Reading::of(text);
-    if read.words >= SURE_WORDS {
-        read.modelled.or(read.voted)
-    } else {
-        read.voted
-    }
-}
-
 /// What the start of a text says about its language.
 struct Reading {
     /// Words with letters (numbers do not count).
@@ -297,6 +287,12 @@ mod tests {
             text,
             ..LanguageCues::default()
         }
+    }
+
+    /// The language of `text` alone, if it tells (no hint, no conversation).
+    fn detect(text: &str) -> Option<Language> {
+        let turn = decide(&cues(text));
+        (turn.source == LanguageSource::Detected).then_some(turn.language)
     }
 
     #[test]

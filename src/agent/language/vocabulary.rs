@@ -21,8 +21,6 @@ const SHIPPED: [(Language, &str); 4] = [
 pub struct Vocabulary {
     /// The language's code, as in [`Language::code`].
     pub language: String,
-    /// The language's own name for itself.
-    pub name: String,
     /// The Snowball stemmer: `english`, `german`, `french`, `spanish`, …
     pub stemmer: String,
     /// Whether words the vocabulary does not know are split into words it
@@ -229,22 +227,16 @@ mod tests {
 
     #[test]
     fn a_bad_file_is_refused_with_its_reason() {
-        let wrong = read(
-            Language::De,
-            "language = \"fr\"\nname = \"x\"\nstemmer = \"german\"",
-        );
+        let wrong = read(Language::De, "language = \"fr\"\nstemmer = \"german\"");
         assert_eq!(
             wrong.unwrap_err().to_string(),
             "data/lang/de.toml says it is `fr`"
         );
-        let stemmer = read(
-            Language::De,
-            "language = \"de\"\nname = \"x\"\nstemmer = \"klingon\"",
-        );
+        let stemmer = read(Language::De, "language = \"de\"\nstemmer = \"klingon\"");
         assert!(stemmer.unwrap_err().to_string().contains("`klingon`"));
         let unknown = read(
             Language::De,
-            "language = \"de\"\nname = \"x\"\nstemmer = \"german\"\nsynonyms = []",
+            "language = \"de\"\nstemmer = \"german\"\nsynonyms = []",
         );
         assert!(unknown.unwrap_err().to_string().contains("synonyms"));
     }

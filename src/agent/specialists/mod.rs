@@ -135,7 +135,9 @@ fn proposing(
         artifacts: Vec::new(),
         artifact_chunks: Vec::new(),
         batch: None,
+        #[cfg(feature = "conformance")]
         message_only: false,
+        #[cfg(feature = "conformance")]
         answer_artifact: true,
     }
 }

@@ -123,10 +123,8 @@ impl SqlTaskStore {
         )
     }
 
-    /// Starts the task writer: a thread with its own connection for a
-    /// SQLite file (`sqlite_writer`), else a task on the pool
-    /// (`group_commit`). Fails when that connection or thread cannot be
-    /// had.
+    /// [`SqlTaskStore::with_wal_limit`] with the default WAL limit.
+    #[cfg(test)]
     pub fn new(
         db: Database,
         instance: String,
@@ -137,7 +135,11 @@ impl SqlTaskStore {
         Self::with_wal_limit(db, instance, lease, postgres_async_commit, wal_limit)
     }
 
-    /// [`SqlTaskStore::new`], a SQLite file's WAL kept near `wal_limit_bytes`.
+    /// Starts the task writer: a thread with its own connection for a
+    /// SQLite file (`sqlite_writer`), else a task on the pool
+    /// (`group_commit`); a SQLite file's WAL is kept near
+    /// `wal_limit_bytes`. Fails when that connection or thread cannot be
+    /// had.
     pub fn with_wal_limit(
         db: Database,
         instance: String,

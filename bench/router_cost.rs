@@ -7,8 +7,8 @@
 //! Prints one line per round and the medians: nanoseconds per request for
 //! routing, for the language and for both.
 
-use order_exception_agent::agent::router::Router;
-use order_exception_agent::agent::specialists::{self, Skill};
+use order_exception_agent::Skill;
+use order_exception_agent::routing::{Router, all_specialists};
 use serde_json::Value;
 use std::hint::black_box;
 use std::time::Instant;
@@ -54,7 +54,7 @@ fn main() {
     // build routes too.
     let all = std::env::var("ALL").is_ok_and(|v| v == "1");
     let texts = texts(if all { None } else { Some("en") });
-    let specialists = specialists::all();
+    let specialists = all_specialists();
     let skills: Vec<&Skill> = specialists.iter().map(|s| s.skill()).collect();
     let router = Router::new(&skills);
     // Warm up: the lexicon and the router's first allocations.
@@ -70,7 +70,7 @@ fn main() {
         let mut language_ns = 0.0;
         // language: begin
         language_ns = nanos_per_text(&texts, |text| {
-            use order_exception_agent::agent::language::{LanguageCues, decide};
+            use order_exception_agent::routing::{LanguageCues, decide};
             black_box(decide(&LanguageCues {
                 message_hint: None,
                 request_hint: None,

@@ -12,14 +12,17 @@ pub mod ask;
 pub mod batch_view;
 pub mod card_command;
 pub mod client;
+mod command_line;
 pub mod diagnose;
 pub mod eval;
 pub mod local;
 pub mod output;
 pub mod print;
+mod serve;
 pub mod triage;
 
 pub use client::{A2aClient, ClientError};
+pub use command_line::CommandLine;
 
 use crate::backend::BackendError;
 use crate::roles::BusinessRole;

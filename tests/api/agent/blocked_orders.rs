@@ -4,7 +4,7 @@
 //! kind of block with one OData query filtered on its block fields.
 
 use crate::doubles::s4hana::S4Double;
-use order_exception_agent::backend::{BlockKind, BlockedQuery, OrderSource};
+use order_exception_agent::{BlockKind, BlockedQuery, OrderSource};
 use std::sync::Arc;
 
 async fn numbers(orders: &dyn OrderSource, query: BlockedQuery) -> Vec<String> {

@@ -7,7 +7,7 @@
 use crate::doubles::s4hana::S4Double;
 use crate::doubles::s4hana::users::known::COMM_USER;
 use crate::helpers::{Settings, TestApp};
-use order_exception_agent::backend::SourceKind;
+use order_exception_agent::SourceKind;
 
 #[derive(Debug, Clone, Copy)]
 pub enum Source {
@@ -78,7 +78,7 @@ macro_rules! on_each_source {
 pub async fn order_source(
     source: Source,
 ) -> (
-    std::sync::Arc<dyn order_exception_agent::backend::OrderSource>,
+    std::sync::Arc<dyn order_exception_agent::OrderSource>,
     Option<S4Double>,
 ) {
     let mut settings = Settings::default();
@@ -90,8 +90,7 @@ pub async fn order_source(
             Some(s4)
         }
     };
-    let orders =
-        order_exception_agent::startup::order_source(&settings).expect("the order source builds");
+    let orders = order_exception_agent::order_source(&settings).expect("the order source builds");
     (orders, s4)
 }
 

@@ -34,17 +34,9 @@ pub use task::{approval, routed_to, state, status_text, user_message};
 pub use wait::wait_until;
 
 // The crate's items the tests name (the one place for their paths).
-pub use order_exception_agent::agent::ledger::ActionKey;
-pub use order_exception_agent::agent::{Agent, Outcome, Reply, Skill, Turn};
-pub use order_exception_agent::auth::AuthSettings;
-pub use order_exception_agent::auth::issuer::TrailingSlash;
-pub use order_exception_agent::clock::Clock;
-pub use order_exception_agent::config::Settings;
-pub use order_exception_agent::db::StoreBackend;
-pub use order_exception_agent::db::isolated_postgres_schema;
-pub use order_exception_agent::push::guard::{GuardSettings, delivery_client, refused_resolution};
-pub use order_exception_agent::roles::BusinessRole;
-pub use order_exception_agent::startup::Application;
-pub use order_exception_agent::tasks::{
-    STILL_WORKING, STILL_WORKING_ASK_AGAIN, STILL_WORKING_READ_LATER,
+pub use order_exception_agent::{
+    ActionKey, Agent, Application, AuthSettings, BusinessRole, Clock, GuardSettings, Outcome,
+    Reply, STILL_WORKING, STILL_WORKING_ASK_AGAIN, STILL_WORKING_READ_LATER, Settings, Skill,
+    StoreBackend, TrailingSlash, Turn, delivery_client, isolated_postgres_schema,
+    refused_resolution,
 };

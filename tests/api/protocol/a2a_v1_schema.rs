@@ -25,15 +25,15 @@
 //!    `DeleteTaskPushNotificationConfig`) or for the JSON-RPC envelope and
 //!    `error.data`; those are checked by the unit tests of `a2a::v1::error`.
 
-use order_exception_agent::a2a::types as v03;
-use order_exception_agent::a2a::v1;
-use order_exception_agent::a2a::v1::agent_card::{
+use order_exception_agent::wire::v1;
+use order_exception_agent::wire::v1::{
     AgentCapabilities, AgentInterface, AgentSkill, OpenIdConnectSecurityScheme,
     SecurityRequirement, SecurityScheme, StringList,
 };
-use order_exception_agent::a2a::v1::convert::{
+use order_exception_agent::wire::v1::{
     V03StreamEvent, list_push_configs_response, push_config_from_v03,
 };
+use order_exception_agent::wire::v03;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -508,7 +508,7 @@ fn the_1_0_card_is_valid() {
     let url = "https://agent.example.com/";
     let interface = |version: &str| AgentInterface {
         url: url.into(),
-        protocol_binding: v1::agent_card::BINDING_JSONRPC.into(),
+        protocol_binding: v1::BINDING_JSONRPC.into(),
         tenant: String::new(),
         protocol_version: version.into(),
     };

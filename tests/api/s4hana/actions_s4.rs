@@ -11,8 +11,8 @@ use crate::doubles::s4hana::{Access, S4Double, Scope, Step};
 use crate::helpers::ActionKey;
 use crate::helpers::key_server::{self, KeyServer, user_claims};
 use crate::helpers::{TestApp, approval, state, status_text, wait_until};
-use order_exception_agent::agent::execution::ExecutorKind;
-use order_exception_agent::backend::SourceKind;
+use order_exception_agent::ExecutorKind;
+use order_exception_agent::SourceKind;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -30,7 +30,7 @@ async fn world() -> World {
 }
 
 pub(crate) async fn world_with(
-    tune: impl FnOnce(&mut order_exception_agent::config::Settings),
+    tune: impl FnOnce(&mut order_exception_agent::Settings),
 ) -> World {
     let keys = KeyServer::start().await;
     let s4 = S4Double::start().await;
@@ -55,7 +55,7 @@ impl World {
     /// Another instance on the same doubles (and, with `tune`, the same store).
     pub(crate) async fn another_app(
         &self,
-        tune: impl FnOnce(&mut order_exception_agent::config::Settings),
+        tune: impl FnOnce(&mut order_exception_agent::Settings),
     ) -> TestApp {
         let (keys, destinations) = (self._keys.url.clone(), self.destinations.url.clone());
         TestApp::builder()
@@ -69,7 +69,7 @@ impl World {
 }
 
 /// Authentication on, S/4HANA through the destination, S/4HANA execution.
-fn s4_settings(s: &mut order_exception_agent::config::Settings, keys: &str, destinations: &str) {
+fn s4_settings(s: &mut order_exception_agent::Settings, keys: &str, destinations: &str) {
     s.auth.client_id = Some(key_server::CLIENT_ID.into());
     s.auth.domains = vec![key_server::DOMAIN.into()];
     s.auth.app_tid = Some(key_server::APP_TID.into());
@@ -388,8 +388,8 @@ async fn fifty_concurrent_approvals_on_two_instances_sharing_postgres_make_one_c
     let Some(url) = crate::helpers::postgres_url("fifty_approvals_on_two_instances").await else {
         return;
     };
-    let on_postgres = |s: &mut order_exception_agent::config::Settings| {
-        s.store.backend = Some(order_exception_agent::db::StoreBackend::Postgres);
+    let on_postgres = |s: &mut order_exception_agent::Settings| {
+        s.store.backend = Some(order_exception_agent::StoreBackend::Postgres);
         s.store.database_url = Some(url.clone().into());
     };
     let world = world_with(on_postgres).await;

@@ -10,8 +10,8 @@ use crate::doubles::s4hana::users::known::{CLERK, COMM_USER, CREDIT_MANAGER};
 use crate::doubles::s4hana::{Access, S4Double, Scope, Step};
 use crate::helpers::key_server::{self, KeyServer, technical_claims, user_claims};
 use crate::helpers::{TestApp, state, status_text};
-use order_exception_agent::backend::SourceKind;
-use order_exception_agent::config::Settings;
+use order_exception_agent::Settings;
+use order_exception_agent::SourceKind;
 use serde_json::{Value, json};
 use std::time::Duration;
 

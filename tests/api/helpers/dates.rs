@@ -13,6 +13,8 @@ pub struct DeliveryDay {
     pub written: String,
     /// `December 1, 2027`.
     pub us: String,
+    /// `01.12.2027`: how a German user types it and reads it back.
+    pub german: String,
     /// `/Date(1827705600000)/`: the OData V2 form S/4HANA stores.
     pub odata: String,
 }
@@ -31,6 +33,7 @@ pub fn delivery_day_in(days: i64) -> DeliveryDay {
         iso: format!("{year:04}-{:02}-{day:02}", u8::from(month)),
         written: format!("{day} {month} {year}"),
         us: format!("{month} {day}, {year}"),
+        german: format!("{day:02}.{:02}.{year:04}", u8::from(month)),
         odata: format!("/Date({midnight})/"),
     }
 }

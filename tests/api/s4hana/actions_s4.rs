@@ -29,9 +29,7 @@ async fn world() -> World {
     world_with(|_| {}).await
 }
 
-pub(crate) async fn world_with(
-    tune: impl FnOnce(&mut order_exception_agent::Settings),
-) -> World {
+pub(crate) async fn world_with(tune: impl FnOnce(&mut order_exception_agent::Settings)) -> World {
     let keys = KeyServer::start().await;
     let s4 = S4Double::start().await;
     let destinations =
@@ -669,49 +667,15 @@ async fn a_new_etag_on_an_order_that_still_needs_the_change_is_written_after_a_r
 
 #[tokio::test]
 async fn a_result_that_arrives_after_the_answer_is_pushed_as_a_follow_up_task() {
-    let receiver = crate::helpers::webhook::WebhookReceiver::start().await;
-    let world = world_with(|s| {
-        s.push.allowed_hosts = vec!["127.0.0.1".into()];
-        s.push.allow_loopback_http = true;
-        s.push.allow_private_addresses = true;
-        s.push.retry_base_ms = 50;
-    })
-    .await;
-    world.s4.script("MERGE", vec![Step::Status(503)]);
+    let (world, receiver) = world_that_answers_later().await;
     let token = clerk();
     let dated = asked_with_date(&world.app, &token).await;
-    let mut message = crate::helpers::user_message("approve");
-    message["taskId"] = dated["id"].clone();
-    message["contextId"] = dated["contextId"].clone();
-    let response = world
-        .app
-        .client
-        .post(format!("{}/", world.app.address))
-        .bearer_auth(&token)
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "message/send",
-                      "params": {"message": message, "configuration": {
-                          "blocking": true,
-                          "pushNotificationConfig": {"url": format!("{}/later", receiver.url)}}}}))
-        .send()
-        .await
-        .expect("answers");
-    let answered: Value = response.json().await.expect("JSON");
+    let answered = approve_with_push(&world.app, &token, &dated, "approve", &receiver).await;
     assert!(
         status_text(&answered["result"]).ends_with(TRIED),
         "{answered}"
     );
-    let mut later = Vec::new();
-    let pushed = wait_until(Duration::from_secs(20), async || {
-        later = receiver
-            .at("/later")
-            .into_iter()
-            .filter(|call| status_text(&call.body).starts_with("Done in S/4HANA"))
-            .collect();
-        !later.is_empty()
-    })
-    .await;
-    assert!(pushed, "{:?}", receiver.at("/later"));
-    let follow_up = &later[0].body;
+    let follow_up = &pushed_later(&receiver, "Done in S/4HANA").await;
     assert_eq!(
         status_text(follow_up),
         format!(
@@ -732,11 +696,9 @@ async fn a_result_that_arrives_after_the_answer_is_pushed_as_a_follow_up_task() 
 const TRIED: &str =
     "Recorded; S/4HANA did not answer, it will be tried again (you will get a notification).";
 
-/// A German approval carried out in S/4HANA: what the approver reads about
-/// the attempt, and the result the retry job pushes later, are German (with
-/// the German date); the ledger keeps its detail in English.
-#[tokio::test]
-async fn a_german_approval_is_reported_in_german_now_and_later() {
+/// The S/4HANA world with push allowed to a loopback receiver, whose first
+/// change S/4HANA answers 503: the approval's result comes later, pushed.
+async fn world_that_answers_later() -> (World, crate::helpers::webhook::WebhookReceiver) {
     let receiver = crate::helpers::webhook::WebhookReceiver::start().await;
     let world = world_with(|s| {
         s.push.allowed_hosts = vec!["127.0.0.1".into()];
@@ -746,29 +708,24 @@ async fn a_german_approval_is_reported_in_german_now_and_later() {
     })
     .await;
     world.s4.script("MERGE", vec![Step::Status(503)]);
-    let token = clerk();
-    let day = crate::helpers::delivery_day();
-    let german_day = {
-        let [year, month, date] = [&day.iso[0..4], &day.iso[5..7], &day.iso[8..10]];
-        format!("{date}.{month}.{year}")
-    };
-    let asked = send(
-        &world.app,
-        &token,
-        crate::helpers::user_message("Der Kunde möchte für 4740 einen späteren Liefertermin"),
-    )
-    .await;
-    assert_eq!(state(&asked), "input-required", "{asked}");
-    let dated = reply(&world.app, &token, &asked, &german_day).await;
-    assert_eq!(approval(&dated)["status"], "pending", "{dated}");
-    let mut message = crate::helpers::user_message("genehmigen");
-    message["taskId"] = dated["id"].clone();
-    message["contextId"] = dated["contextId"].clone();
-    let answered: Value = world
-        .app
-        .client
-        .post(format!("{}/", world.app.address))
-        .bearer_auth(&token)
+    (world, receiver)
+}
+
+/// Approves in `task` with `text` (blocking), asking for later results at
+/// the receiver's `/later`; the JSON-RPC response.
+async fn approve_with_push(
+    app: &TestApp,
+    token: &str,
+    task: &Value,
+    text: &str,
+    receiver: &crate::helpers::webhook::WebhookReceiver,
+) -> Value {
+    let mut message = crate::helpers::user_message(text);
+    message["taskId"] = task["id"].clone();
+    message["contextId"] = task["contextId"].clone();
+    app.client
+        .post(format!("{}/", app.address))
+        .bearer_auth(token)
         .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "message/send",
                       "params": {"message": message, "configuration": {
                           "blocking": true,
@@ -778,7 +735,44 @@ async fn a_german_approval_is_reported_in_german_now_and_later() {
         .expect("answers")
         .json()
         .await
-        .expect("JSON");
+        .expect("JSON")
+}
+
+/// The first task pushed to `/later` whose status text starts with `start`
+/// (within 20 s).
+async fn pushed_later(receiver: &crate::helpers::webhook::WebhookReceiver, start: &str) -> Value {
+    let mut later = Vec::new();
+    let pushed = wait_until(Duration::from_secs(20), async || {
+        later = receiver
+            .at("/later")
+            .into_iter()
+            .filter(|call| status_text(&call.body).starts_with(start))
+            .collect();
+        !later.is_empty()
+    })
+    .await;
+    assert!(pushed, "{:?}", receiver.at("/later"));
+    later.swap_remove(0).body
+}
+
+/// A German approval carried out in S/4HANA: what the approver reads about
+/// the attempt, and the result the retry job pushes later, are German (with
+/// the German date); the ledger keeps its detail in English.
+#[tokio::test]
+async fn a_german_approval_is_reported_in_german_now_and_later() {
+    let (world, receiver) = world_that_answers_later().await;
+    let token = clerk();
+    let day = crate::helpers::delivery_day();
+    let asked = send(
+        &world.app,
+        &token,
+        crate::helpers::user_message("Der Kunde möchte für 4740 einen späteren Liefertermin"),
+    )
+    .await;
+    assert_eq!(state(&asked), "input-required", "{asked}");
+    let dated = reply(&world.app, &token, &asked, &day.german).await;
+    assert_eq!(approval(&dated)["status"], "pending", "{dated}");
+    let answered = approve_with_push(&world.app, &token, &dated, "genehmigen", &receiver).await;
     let now = status_text(&answered["result"]);
     assert!(
         now.ends_with(
@@ -787,29 +781,16 @@ async fn a_german_approval_is_reported_in_german_now_and_later() {
         ),
         "{now}"
     );
-    let mut later = Vec::new();
-    let pushed = wait_until(Duration::from_secs(20), async || {
-        later = receiver
-            .at("/later")
-            .into_iter()
-            .filter(|call| status_text(&call.body).starts_with("In S/4HANA erledigt"))
-            .collect();
-        !later.is_empty()
-    })
-    .await;
-    assert!(pushed, "{:?}", receiver.at("/later"));
+    let follow_up = pushed_later(&receiver, "In S/4HANA erledigt").await;
     assert_eq!(
-        status_text(&later[0].body),
+        status_text(&follow_up),
         format!(
             "In S/4HANA erledigt: der Wunschliefertermin von Auftrag 4740 ist jetzt der \
-             {german_day}, und seine Liefersperre ist aufgehoben."
+             {}, und seine Liefersperre ist aufgehoben.",
+            day.german
         )
     );
-    assert_eq!(
-        later[0].body["metadata"]["language"], "de",
-        "{}",
-        later[0].body
-    );
+    assert_eq!(follow_up["metadata"]["language"], "de", "{follow_up}");
     let listed = actions(&world.app, &token).await;
     assert_eq!(
         listed[0]["answer"],
@@ -841,8 +822,7 @@ async fn a_refusal_reads_german_to_a_german_approver() {
     )
     .await;
     let day = crate::helpers::delivery_day();
-    let german_day = format!("{}.{}.{}", &day.iso[8..10], &day.iso[5..7], &day.iso[0..4]);
-    let dated = reply(&world.app, &token, &asked, &german_day).await;
+    let dated = reply(&world.app, &token, &asked, &day.german).await;
     let refused = reply(&world.app, &token, &dated, "genehmigen").await;
     assert!(
         status_text(&refused).ends_with(

@@ -13,6 +13,7 @@ pub mod batch_view;
 pub mod card_command;
 pub mod client;
 pub mod diagnose;
+pub mod error;
 pub mod eval;
 pub mod local;
 pub mod output;
@@ -20,10 +21,9 @@ pub mod print;
 pub mod triage;
 
 pub use client::{A2aClient, ClientError};
+pub use error::{CliError, EXIT_AGENT, EXIT_BELOW_THRESHOLD, EXIT_INPUT};
 
-use crate::backend::BackendError;
 use crate::roles::BusinessRole;
-use crate::startup::StartupError;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -32,45 +32,12 @@ use std::process::ExitCode;
 /// (it runs on loopback for this one command).
 pub const QUIET_LOG: &str = "warn,actix_server=error,order_exception_agent::startup=error";
 
-pub const EXIT_BELOW_THRESHOLD: u8 = 1;
-pub const EXIT_INPUT: u8 = 2;
-pub const EXIT_AGENT: u8 = 3;
-
-#[derive(Debug, thiserror::Error)]
-pub enum CliError {
-    #[error(transparent)]
-    Client(#[from] ClientError),
-    #[error("cannot start the in-process agent: {0}")]
-    Local(#[from] StartupError),
-    #[error("cannot read the demo orders: {0}")]
-    Orders(#[from] BackendError),
-    /// Bad arguments or input files.
-    #[error("{0}")]
-    Input(String),
-    #[error("cannot write {path}: {reason}")]
-    Write { path: String, reason: String },
-    /// The reader of standard output went away (`… | head`): a quiet end.
-    #[error("standard output was closed")]
-    StdoutClosed,
-}
-
-impl CliError {
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            CliError::Input(_) | CliError::Write { .. } => EXIT_INPUT,
-            CliError::Client(ClientError::InvalidUrl { .. }) => EXIT_INPUT,
-            CliError::Client(_) | CliError::Local(_) | CliError::Orders(_) => EXIT_AGENT,
-            CliError::StdoutClosed => print::EXIT_STDOUT_CLOSED,
-        }
-    }
-}
-
 /// The exit code for a command's result; an error is one line on stderr
 /// (none when standard output was closed: the reader wanted no more).
 pub fn finish(result: Result<u8, CliError>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
-        Err(CliError::StdoutClosed) => ExitCode::from(print::EXIT_STDOUT_CLOSED),
+        Err(CliError::StdoutClosed) => ExitCode::from(error::EXIT_STDOUT_CLOSED),
         Err(error) => {
             error_line(&error);
             ExitCode::from(error.exit_code())

@@ -19,10 +19,8 @@
 //!      name. Under 0.3 it is today's 0.3 error object, unchanged.
 
 use super::error::A2aError;
+pub use super::supported::SUPPORTED_VERSIONS;
 use crate::a2a::jsonrpc::RpcError;
-
-/// The versions this agent speaks, as `Major.Minor`.
-pub const SUPPORTED_VERSIONS: [&str; 2] = ["0.3", "1.0"];
 
 /// The service parameter's name, as header and as query parameter.
 pub const VERSION_PARAMETER: &str = "A2A-Version";

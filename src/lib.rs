@@ -28,7 +28,7 @@ mod tasks;
 mod telemetry;
 
 // `main.rs`: the command line, `serve` and the client commands.
-pub use cli::CommandLine;
+pub use cli::command_line::CommandLine;
 
 // The API tests: the application with its settings, and the seams they plug
 // into (a scripted agent, a clock, the push guard's client, a PostgreSQL schema).

@@ -57,10 +57,7 @@ impl OrderExceptionAgent {
     /// Each specialist's skill id and the action it proposes: the rule
     /// book's allowlist of proposals is derived from it.
     pub fn registry() -> Vec<(&'static str, crate::agent::Action)> {
-        specialists::all()
-            .iter()
-            .map(|s| (s.skill().id, s.proposes()))
-            .collect()
+        specialists::registry()
     }
 
     pub fn with_backend_timeout(mut self, timeout: Duration) -> Self {

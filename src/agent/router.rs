@@ -13,12 +13,12 @@
 //! every card shares ("order") decides nothing and a word two cards share
 //! ("delivery") decides less than one only one card has.
 
+use super::language::Language;
 use super::language::lexicon::{LANGUAGE_COUNT, lexicon};
-use super::language::{Language, LanguageSource};
+pub use super::routing::{RoutingBasis, RoutingDecision};
 use super::specialists::Skill;
 use super::text::{LONGEST_WORD, is_number, tokens};
-use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 /// Weights of where a feature comes from in a skill.
 const PROSE_WEIGHT: f64 = 1.0;
@@ -29,62 +29,6 @@ const PAIR_FACTOR: f64 = 1.5;
 const MIN_SCORE: f64 = 1.0;
 /// The winner must lead by this share of its own score, else it is a tie.
 const MIN_LEAD: f64 = 0.25;
-
-/// Also what clients read back from the `routing` metadata of the agent's
-/// status message (the CLI's `ask`, `triage` and `eval`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RoutingDecision {
-    /// The chosen specialist's skill id; `None` means ask the user.
-    pub specialist: Option<String>,
-    /// Every specialist's score, rounded to two places.
-    pub scores: BTreeMap<String, f64>,
-    /// Why the router chose (or did not).
-    pub basis: RoutingBasis,
-    /// Specialists that tied for first place (empty unless `basis` is `Tie`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tied: Vec<String>,
-    /// The language the turn is answered in (the agent adds it: the router
-    /// reads every language alike).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub language: Option<Language>,
-    /// Where that language came from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub language_source: Option<LanguageSource>,
-}
-
-/// Why a routing decision is what it is; on the wire (the `routing`
-/// metadata, span attributes) as `text`, `tie`, `no-match`,
-/// `order-block-note`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RoutingBasis {
-    /// The request's words picked the specialist.
-    Text,
-    /// Two or more specialists scored too close to pick one.
-    Tie,
-    /// Nothing scored enough.
-    NoMatch,
-    /// The order's own block note decided.
-    OrderBlockNote,
-}
-
-impl RoutingBasis {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RoutingBasis::Text => "text",
-            RoutingBasis::Tie => "tie",
-            RoutingBasis::NoMatch => "no-match",
-            RoutingBasis::OrderBlockNote => "order-block-note",
-        }
-    }
-}
-
-impl std::fmt::Display for RoutingBasis {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct Router {
@@ -313,6 +257,7 @@ impl Router {
 mod tests {
     use super::*;
     use crate::agent::specialists;
+    use std::collections::BTreeMap;
 
     fn router() -> Router {
         let all = specialists::all();

@@ -3,13 +3,13 @@
 //! then keys and signature, then every claim again on the verified payload,
 //! then authorisation.
 
-use super::bearer::BearerToken;
 use super::issuer::trusted_issuer;
 use super::keys::{KeyCache, KeyError, KeyRequest, KeySource};
 use super::principal::{Principal, TokenIssuer, TokenKind};
 use super::rejection::{InvalidToken, Rejection};
 use super::settings::{IdentityConfig, XsuaaConfig};
 use crate::clock::Clock;
+use crate::secret::BearerToken;
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};

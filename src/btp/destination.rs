@@ -8,9 +8,10 @@
 //! they carry expires. Knows nothing of Joule or S/4HANA beyond the names
 //! of the authentication types.
 
+use super::error::DestinationError;
 pub use super::found::FoundDestination;
 use super::found::read_answer;
-use super::oauth::{EndpointError, client_credentials, endpoint, without_url};
+use super::oauth::{client_credentials, endpoint, without_url};
 use super::settings::{DestinationService, DestinationSettings};
 use crate::secret::BearerToken;
 use crate::telemetry::outbound::{Attempt, Peer, Request};
@@ -24,33 +25,6 @@ use std::time::{Duration, Instant};
 /// (unless [`DestinationClient::with_expiry_margin`] says otherwise).
 const EXPIRY_MARGIN: Duration = Duration::from_secs(60);
 const MAX_CACHED: usize = 1000;
-
-/// Why the Destination service gave no (usable) destination. Carries no
-/// secret and no token: the reasons name URLs, statuses and the service's
-/// own words.
-#[derive(Debug, Clone, thiserror::Error, PartialEq)]
-pub enum DestinationError {
-    #[error("the Destination service URL: {0}")]
-    Url(#[from] EndpointError),
-    /// The service's token endpoint failed or refused our client.
-    #[error("Destination service token request: {0}")]
-    Token(String),
-    /// The lookup could not be made or answered an unexpected status.
-    #[error("destination lookup {0}")]
-    Lookup(String),
-    #[error("the destination `{0}` does not exist (Destination service 404)")]
-    NotFound(String),
-    /// The answer is not the JSON of a destination.
-    #[error("the destination answer is unreadable: {0}")]
-    Unreadable(String),
-    /// `authTokens[0].error` (the service's own words about the failed
-    /// exchange), or no usable token where the type needs one.
-    #[error("the token exchange failed: {0}")]
-    Exchange(String),
-    /// The destination carries no token (push needs one).
-    #[error("the destination returned no token")]
-    NoToken,
-}
 
 /// (destination name, SHA-256 of the user token) → answer, usable until.
 type FoundCache = HashMap<(String, [u8; 32]), (FoundDestination, Instant)>;

@@ -4,7 +4,7 @@
 //! property for `diagnose`) and `authTokens[0]` (its `http_header` used
 //! verbatim; its `error`, sent with HTTP 200, a failed exchange).
 
-use super::destination::DestinationError;
+use super::error::DestinationError;
 use super::oauth::{DEFAULT_LIFETIME, seconds};
 use crate::secret::Secret;
 use serde_json::Value;

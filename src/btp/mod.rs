@@ -6,11 +6,13 @@
 //! no agent.
 
 mod destination;
+mod error;
 mod found;
 pub mod oauth;
 mod settings;
 
-pub use destination::{DestinationClient, DestinationError, FoundDestination};
+pub use destination::{DestinationClient, FoundDestination};
+pub use error::DestinationError;
 pub use settings::{
     DestinationService, DestinationServiceSettings, DestinationSettings, binding_field,
 };

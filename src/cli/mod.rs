@@ -12,8 +12,9 @@ pub mod ask;
 pub mod batch_view;
 pub mod card_command;
 pub mod client;
-mod command_line;
+pub mod command_line;
 pub mod diagnose;
+pub mod error;
 pub mod eval;
 pub mod local;
 pub mod output;
@@ -21,12 +22,10 @@ pub mod print;
 mod serve;
 pub mod triage;
 
-pub use client::{A2aClient, ClientError};
-pub use command_line::CommandLine;
+pub use client::A2aClient;
+pub use error::{CliError, EXIT_BELOW_THRESHOLD};
 
-use crate::backend::BackendError;
 use crate::roles::BusinessRole;
-use crate::startup::StartupError;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -35,45 +34,12 @@ use std::process::ExitCode;
 /// (it runs on loopback for this one command).
 pub const QUIET_LOG: &str = "warn,actix_server=error,order_exception_agent::startup=error";
 
-pub const EXIT_BELOW_THRESHOLD: u8 = 1;
-pub const EXIT_INPUT: u8 = 2;
-pub const EXIT_AGENT: u8 = 3;
-
-#[derive(Debug, thiserror::Error)]
-pub enum CliError {
-    #[error(transparent)]
-    Client(#[from] ClientError),
-    #[error("cannot start the in-process agent: {0}")]
-    Local(#[from] StartupError),
-    #[error("cannot read the demo orders: {0}")]
-    Orders(#[from] BackendError),
-    /// Bad arguments or input files.
-    #[error("{0}")]
-    Input(String),
-    #[error("cannot write {path}: {reason}")]
-    Write { path: String, reason: String },
-    /// The reader of standard output went away (`… | head`): a quiet end.
-    #[error("standard output was closed")]
-    StdoutClosed,
-}
-
-impl CliError {
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            CliError::Input(_) | CliError::Write { .. } => EXIT_INPUT,
-            CliError::Client(ClientError::InvalidUrl { .. }) => EXIT_INPUT,
-            CliError::Client(_) | CliError::Local(_) | CliError::Orders(_) => EXIT_AGENT,
-            CliError::StdoutClosed => print::EXIT_STDOUT_CLOSED,
-        }
-    }
-}
-
 /// The exit code for a command's result; an error is one line on stderr
 /// (none when standard output was closed: the reader wanted no more).
 pub fn finish(result: Result<u8, CliError>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
-        Err(CliError::StdoutClosed) => ExitCode::from(print::EXIT_STDOUT_CLOSED),
+        Err(CliError::StdoutClosed) => ExitCode::from(error::EXIT_STDOUT_CLOSED),
         Err(error) => {
             error_line(&error);
             ExitCode::from(error.exit_code())
@@ -183,7 +149,7 @@ mod tests {
         );
         let error = parse_roles("ar-clerk").unwrap_err();
         assert!(error.to_string().contains("unknown role `ar-clerk`"));
-        assert_eq!(error.exit_code(), EXIT_INPUT);
+        assert_eq!(error.exit_code(), error::EXIT_INPUT);
         assert!(parse_roles(" , ").is_err());
     }
 }

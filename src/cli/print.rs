@@ -4,11 +4,9 @@
 //! command quietly instead, with the exit code of a Unix tool that SIGPIPE
 //! ended (141 = 128 + 13), so `set -o pipefail` still sees an unfinished run.
 
-use super::CliError;
+use super::error::CliError;
+pub use super::error::EXIT_STDOUT_CLOSED;
 use std::io::Write;
-
-/// Exit code of a command whose standard output was closed before it was done.
-pub const EXIT_STDOUT_CLOSED: u8 = 141;
 
 /// Write `text` as is, and flush (the error surfaces here, not at exit).
 pub fn out(text: &str) -> Result<(), CliError> {

@@ -13,7 +13,7 @@ pub async fn agent_card(request: HttpRequest, state: web::Data<AppState>) -> Htt
     }
     let card = &state.card;
     let cache_control = format!("public, max-age={}", card.max_age_secs);
-    let not_modified = super::header_text(request.headers(), header::IF_NONE_MATCH)
+    let not_modified = super::headers::header_text(request.headers(), header::IF_NONE_MATCH)
         .is_some_and(|value| card.matches(value));
     if not_modified {
         return HttpResponse::NotModified()

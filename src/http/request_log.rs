@@ -7,7 +7,7 @@
 //! SAP JSON layer turns `log.type = "request"` into `"type": "request"`.
 //! With text logs it is a short line with the call's facts.
 
-use super::header_text;
+use super::headers::header_text;
 use actix_web::body::{BodySize, MessageBody};
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};

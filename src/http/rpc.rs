@@ -1,6 +1,6 @@
 use super::AppState;
 use super::error_response::error_response;
-use super::header_text;
+use super::headers::header_text;
 use super::request_log::{self, CallFacts};
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -176,7 +176,7 @@ pub async fn json_rpc(
     }
     crate::telemetry::propagation::adopt_remote_parent(
         &span,
-        &super::TraceHeaders(request.headers()),
+        &super::headers::TraceHeaders(request.headers()),
     );
     let started = std::time::Instant::now();
     let mut facts = CallFacts::default();

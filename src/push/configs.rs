@@ -3,7 +3,7 @@
 //! engine (which checks the task first); and the engine's view of the push
 //! room ([`PushObserver`]), which also hears every task change.
 
-use super::{PushService, TaskPush, lock};
+use super::service::{PushService, TaskPush, lock};
 use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
 use crate::tasks::{CallContext, HeaderField, PushConfigError, PushConfigSet, TaskObserver};
 use async_trait::async_trait;

@@ -9,7 +9,8 @@
 //! before any attempt); the give-up line names the trace, the caller's
 //! correlation id, the attempts made and the last status.
 
-use super::{PushService, guard, joule};
+use super::service::PushService;
+use super::{guard, joule};
 use crate::a2a::{PushNotificationConfig, PushPayload, Task, v1};
 use crate::tasks::CallContext;
 use crate::telemetry::outbound::{Attempt, Peer, Request};

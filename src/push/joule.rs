@@ -3,7 +3,7 @@
 //! Joule-API token that the Destination service mints from the caller's
 //! user token (`joule.md` §6.3).
 
-use super::PushService;
+use super::service::PushService;
 use crate::a2a::Task;
 use crate::btp::DestinationError;
 use crate::tasks::CallContext;

@@ -3,7 +3,7 @@
 //! the turn; and the heartbeat, a `working` notification every
 //! `push.heartbeat_ms` while the task works.
 
-use super::{Notification, PushService, lock};
+use super::service::{Notification, PushService, lock};
 use crate::a2a::{Task, TaskState};
 use std::sync::Arc;
 use tokio::sync::mpsc;

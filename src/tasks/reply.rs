@@ -421,7 +421,8 @@ fn put_answer_first(artifacts: &mut Vec<Artifact>, text: &str) -> String {
 mod tests {
     use super::*;
     use crate::a2a::TaskKind;
-    use crate::agent::{Action, ApprovalNote, Proposal};
+    use crate::agent::approval::ApprovalNote;
+    use crate::agent::{Action, Proposal};
 
     fn working_task() -> Task {
         let mut question = Message::agent_text("why is 4725 blocked?");
@@ -621,9 +622,8 @@ mod tests {
 
     #[test]
     fn a_batch_keeps_its_offered_list_while_one_waits_and_adds_the_orders_artifact() {
-        use crate::agent::BatchReport;
         use crate::agent::approval::{PendingOrder, PendingState};
-        use crate::agent::batch::{BatchItem, ItemState};
+        use crate::agent::batch::{BatchItem, BatchReport, ItemState};
         let mut task = working_task();
         let offered = vec![PendingOrder {
             proposal: proposal(),
@@ -683,7 +683,7 @@ mod tests {
 
     #[test]
     fn approval_turns_keep_one_approvals_artifact_with_each_orders_latest_note() {
-        use crate::agent::BatchReport;
+        use crate::agent::batch::BatchReport;
         let decided = |summary: &str, notes: Vec<ApprovalNote>| Reply {
             batch: Some(BatchReport {
                 summary: summary.into(),

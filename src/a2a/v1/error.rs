@@ -271,13 +271,13 @@ impl A2aError {
             format!(
                 "A2A-Version {:?} is not supported; this agent speaks {}",
                 clip(requested),
-                super::version::SUPPORTED_VERSIONS.join(" and ")
+                super::supported::SUPPORTED_VERSIONS.join(" and ")
             ),
         )
         .with_metadata("requestedVersion", clip(requested))
         .with_metadata(
             "supportedVersions",
-            super::version::SUPPORTED_VERSIONS.join(","),
+            super::supported::SUPPORTED_VERSIONS.join(","),
         )
     }
 
@@ -292,7 +292,7 @@ impl A2aError {
         )
         .with_metadata("requestedVersion", "0.3")
         .with_metadata("method", clip(method))
-        .with_metadata("supportedVersions", super::version::SUPPORTED_VERSIONS.join(","))
+        .with_metadata("supportedVersions", super::supported::SUPPORTED_VERSIONS.join(","))
     }
 
     /// A 0.3-shaped error (what the engine and the envelope checks produce)

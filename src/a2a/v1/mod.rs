@@ -21,7 +21,8 @@
 //!   `int32`, `Timestamp`, `bytes`).
 //! - [`types`], [`requests`], [`card`]: the messages of `a2a.proto`.
 //! - [`error`]: codes, `ErrorInfo`, `error.data`.
-//! - [`version`]: which version a request speaks.
+//! - [`version`]: which version a request speaks; [`supported`]: the
+//!   versions this agent speaks.
 //! - [`convert`]: 0.3 ↔ 1.0, and what each direction loses.
 
 pub mod agent_card;
@@ -29,6 +30,7 @@ pub mod convert;
 pub mod error;
 pub mod protojson;
 pub mod requests;
+pub mod supported;
 pub mod types;
 pub mod version;
 

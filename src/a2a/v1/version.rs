@@ -21,9 +21,6 @@
 use super::error::A2aError;
 use crate::a2a::jsonrpc::RpcError;
 
-/// The versions this agent speaks, as `Major.Minor`.
-pub const SUPPORTED_VERSIONS: [&str; 2] = ["0.3", "1.0"];
-
 /// The service parameter's name, as header and as query parameter.
 pub const VERSION_PARAMETER: &str = "A2A-Version";
 
@@ -443,6 +440,9 @@ mod tests {
                 explicit: true
             })
         );
-        assert_eq!(WireVersion::V1_0.as_str(), SUPPORTED_VERSIONS[1]);
+        assert_eq!(
+            WireVersion::V1_0.as_str(),
+            crate::a2a::v1::supported::SUPPORTED_VERSIONS[1]
+        );
     }
 }

@@ -7,6 +7,7 @@
 //! "approve all" reports what was filed before as already filed.
 
 use super::filing::{self, NotFiled};
+pub use super::pending::{PendingApproval, PendingOrder, PendingState};
 use super::reply_parse::{BatchDecision, Decision, batch_decision};
 use super::{ApprovalStatus, Approvals};
 use crate::agent::batch::BatchReport;
@@ -15,33 +16,6 @@ use crate::agent::language::Language;
 use crate::agent::language::catalog::text as say;
 use crate::agent::{Outcome, Proposal, Reply, Turn};
 use fluent_bundle::FluentValue;
-use serde::{Deserialize, Serialize};
-
-/// Where one offered proposal of a batch stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PendingState {
-    Pending,
-    Filed,
-    Declined,
-}
-
-/// One offered proposal of a batch, as the task keeps it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PendingOrder {
-    pub proposal: Proposal,
-    pub state: PendingState,
-}
-
-/// What a task waits on: one proposal (the single-order shape, unchanged)
-/// or a batch's list.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum PendingApproval {
-    Batch(Vec<PendingOrder>),
-    One(Proposal),
-}
 
 /// "Approve: 4725 open a dispute case, 4740 request a delivery date
 /// change? Reply approve all, approve 4725, or reject."
@@ -113,7 +87,7 @@ impl Approvals {
     #[tracing::instrument(name = "approval", skip_all, fields(otel.name = "approval", approval.batch = pending.len()))]
     pub async fn answer_batch(&self, mut pending: Vec<PendingOrder>, turn: &Turn) -> Reply {
         let caller = &turn.caller;
-        let language = super::answering(turn);
+        let language = super::wording::answering(turn);
         let wanted: Vec<(usize, Decision)> = match batch_decision(&turn.text) {
             BatchDecision::Unclear => {
                 return self.ask_batch_again(language, "batch-answer-unclear", Vec::new(), pending);
@@ -171,7 +145,10 @@ impl Approvals {
                         "batch-line-declined",
                         &[
                             ("order", order.as_str().into()),
-                            ("summary", super::summary(&proposal, language).into()),
+                            (
+                                "summary",
+                                super::wording::summary(&proposal, language).into(),
+                            ),
                         ],
                     )
                 });

@@ -190,7 +190,7 @@ fn filed_summary(entry: &LedgerEntry, language: Language) -> String {
         language,
         "proposal-summary",
         &[
-            ("verb", super::verb(language, action).into()),
+            ("verb", super::wording::verb(language, action).into()),
             ("order", entry.key.sales_order.as_str().into()),
         ],
     )

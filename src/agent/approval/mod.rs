@@ -5,123 +5,36 @@
 //! again on anything else. Reply text (a customer note, the user's words)
 //! is never read for actions: only the stored proposal is filed.
 //!
-//! Here: the notes, the rule-book check and the single-order flow;
-//! [`reply_parse`] reads the user's answer, [`filing`] writes the ledger
-//! row, [`batch`] offers and answers the proposals of several orders,
-//! [`quick_replies`] gives a question its buttons.
+//! Here: the rule-book check and the single-order flow; `approvals` holds
+//! the flow's state, `note` where an approval stands, `pending` what a
+//! task waits on, `wording` how a proposal is worded; [`reply_parse`]
+//! reads the user's answer, [`filing`] writes the ledger row, [`batch`]
+//! offers and answers the proposals of several orders, [`quick_replies`]
+//! gives a question its buttons.
 
+mod approvals;
 pub mod batch;
 mod filing;
+mod note;
+mod pending;
 pub mod quick_replies;
 pub mod reply_parse;
+mod wording;
 
-pub use batch::{PendingApproval, PendingOrder, PendingState};
+pub use approvals::Approvals;
+pub use note::{ApprovalNote, ApprovalStatus};
+pub use pending::{PendingApproval, PendingOrder, PendingState};
 pub use reply_parse::{Decision, decision};
+pub use wording::{question, summary};
 
-use super::execution::{Executions, approved};
+use super::execution::approved;
 use super::language::Language;
 use super::language::catalog::{self, text as say};
-use super::language::locale;
-use super::ledger::{ActionLedger, LedgerEntry};
-use super::rulebook::{Permission, RuleBook};
-use super::{Action, Caller, Outcome, Proposal, Reply, Turn};
-use crate::backend::OrderSource;
+use super::rulebook::Permission;
+use super::{Caller, Outcome, Proposal, Reply, Turn};
 use crate::roles::BusinessRole;
 use filing::NotFiled;
-use serde::Serialize;
-use std::sync::Arc;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalStatus {
-    /// Asked; the task waits in `input-required`.
-    Pending,
-    Filed,
-    AlreadyFiled,
-    /// The user rejected it; nothing filed.
-    Declined,
-    /// The caller's role (or a technical token) may not do it.
-    NotPermitted,
-    /// The specialist may not propose this action (rule book).
-    NotProposable,
-}
-
-/// Where a proposal's approval stands; the agent message's `approval`
-/// metadata, so clients never parse reply text.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ApprovalNote {
-    pub status: ApprovalStatus,
-    pub action: Action,
-    pub sales_order: String,
-    /// The caller's roles as the rule book saw them.
-    pub roles: Vec<BusinessRole>,
-    /// Who may decide, when the caller may not.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub may_decide: Vec<BusinessRole>,
-    /// The ledger row written now or found from before.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub entry: Option<LedgerEntry>,
-}
-
-/// The language a turn's approval texts are in: the user's, where its
-/// catalog is complete.
-fn answering(turn: &Turn) -> Language {
-    catalog::answering(turn.language.language)
-}
-
-/// What filing `action` means, in `language` ("Request a credit review").
-pub fn verb(language: Language, action: Action) -> String {
-    say(
-        language,
-        "action-verb",
-        &[("action", action.as_str().into())],
-    )
-}
-
-/// The approval question of one proposal: "Request a credit review for
-/// order 4711? Reply approve or reject." (with the delivery date, in the
-/// language's way of writing dates, once the user gave it).
-pub fn question(proposal: &Proposal, language: Language) -> String {
-    let verb = verb(language, proposal.action);
-    let order = proposal.sales_order.as_str();
-    match proposal
-        .details
-        .get("requestedDeliveryDate")
-        .and_then(serde_json::Value::as_str)
-    {
-        Some(date) => say(
-            language,
-            "approval-question-dated",
-            &[
-                ("verb", verb.into()),
-                ("date", locale::iso_date(language, date).into()),
-                ("order", order.into()),
-            ],
-        ),
-        None => say(
-            language,
-            "approval-question",
-            &[("verb", verb.into()), ("order", order.into())],
-        ),
-    }
-}
-
-/// What a proposal files, in `language`: its own summary in English (the
-/// words the ledger keeps), else the action and the order.
-pub fn summary(proposal: &Proposal, language: Language) -> String {
-    if language == Language::En {
-        return proposal.summary.clone();
-    }
-    say(
-        language,
-        "proposal-summary",
-        &[
-            ("verb", verb(language, proposal.action).into()),
-            ("order", proposal.sales_order.as_str().into()),
-        ],
-    )
-}
+use wording::answering;
 
 /// "credit_manager or head_of_finance", or "no role".
 fn role_list(roles: &[BusinessRole], language: Language) -> String {
@@ -207,38 +120,7 @@ impl Refusal {
     }
 }
 
-pub struct Approvals {
-    rules: RuleBook,
-    ledger: Arc<dyn ActionLedger>,
-    orders: Arc<dyn OrderSource>,
-    executions: Arc<Executions>,
-}
-
 impl Approvals {
-    /// Carry filed actions out with `executions` (default: the ledger only).
-    pub fn with_executions(mut self, executions: Arc<Executions>) -> Self {
-        self.executions = executions;
-        self
-    }
-
-    pub fn new(
-        rules: RuleBook,
-        ledger: Arc<dyn ActionLedger>,
-        orders: Arc<dyn OrderSource>,
-    ) -> Self {
-        Approvals {
-            rules,
-            executions: Arc::new(Executions::ledger_only(Arc::clone(&ledger))),
-            ledger,
-            orders,
-        }
-    }
-
-    /// The rule book in force.
-    pub fn rules(&self) -> &RuleBook {
-        &self.rules
-    }
-
     fn note(&self, status: ApprovalStatus, proposal: &Proposal, caller: &Caller) -> ApprovalNote {
         ApprovalNote {
             status,
@@ -497,15 +379,17 @@ fn capitalised(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::ledger::MemoryLedger;
-    use crate::agent::rulebook::RulesSettings;
+    use crate::agent::Action;
+    use crate::agent::ledger::{ActionLedger, MemoryLedger};
+    use crate::agent::rulebook::{RuleBook, RulesSettings};
     use crate::backend::EmbeddedOrders;
     use std::collections::BTreeSet;
+    use std::sync::Arc;
 
     fn approvals() -> (Approvals, Arc<MemoryLedger>) {
         let ledger = Arc::new(MemoryLedger::default());
         let rules = RuleBook::new(
-            &crate::agent::OrderExceptionAgent::registry(),
+            &crate::agent::specialists::registry(),
             &RulesSettings::default(),
         )
         .expect("seed rules");

@@ -131,7 +131,7 @@ mod tests {
         assert!(key(&stored).is_legacy());
         // The version is in the key, not repeated in the parameters.
         let rules = RuleBook::new(
-            &crate::agent::OrderExceptionAgent::registry(),
+            &crate::agent::specialists::registry(),
             &crate::agent::rulebook::RulesSettings::default(),
         )
         .expect("seed rules");

@@ -16,7 +16,7 @@
 use super::Language;
 use super::compounds::Parts;
 use super::typos::Corrections;
-use super::vocabulary::{self, Vocabulary};
+use super::vocabulary::{self, Vocabulary, stemmer_algorithm};
 use rust_stemmers::{Algorithm, Stemmer};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -48,31 +48,6 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
 /// The lexicon of the shipped vocabularies and the specialists' cards.
 pub fn lexicon() -> &'static Lexicon {
     &LEXICON
-}
-
-/// The Snowball stemmer called `name` in a vocabulary file.
-pub fn stemmer_algorithm(name: &str) -> Option<Algorithm> {
-    Some(match name {
-        "arabic" => Algorithm::Arabic,
-        "danish" => Algorithm::Danish,
-        "dutch" => Algorithm::Dutch,
-        "english" => Algorithm::English,
-        "finnish" => Algorithm::Finnish,
-        "french" => Algorithm::French,
-        "german" => Algorithm::German,
-        "greek" => Algorithm::Greek,
-        "hungarian" => Algorithm::Hungarian,
-        "italian" => Algorithm::Italian,
-        "norwegian" => Algorithm::Norwegian,
-        "portuguese" => Algorithm::Portuguese,
-        "romanian" => Algorithm::Romanian,
-        "russian" => Algorithm::Russian,
-        "spanish" => Algorithm::Spanish,
-        "swedish" => Algorithm::Swedish,
-        "tamil" => Algorithm::Tamil,
-        "turkish" => Algorithm::Turkish,
-        _ => return None,
-    })
 }
 
 /// `text` with the accents of Latin letters folded ("crédit" → "credit",

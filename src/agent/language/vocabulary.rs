@@ -4,6 +4,7 @@
 //! one is a file here and a line in [`SHIPPED`] (docs/routing.md#languages).
 
 use super::Language;
+use rust_stemmers::Algorithm;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -170,7 +171,7 @@ fn read(language: Language, text: &str) -> Result<Vocabulary, VocabularyError> {
             said: vocabulary.language,
         });
     }
-    if super::lexicon::stemmer_algorithm(&vocabulary.stemmer).is_none() {
+    if stemmer_algorithm(&vocabulary.stemmer).is_none() {
         return Err(VocabularyError::UnknownStemmer {
             code,
             stemmer: vocabulary.stemmer,
@@ -196,6 +197,31 @@ pub fn shipped() -> Vec<(Language, Vocabulary)> {
             (*language, vocabulary)
         })
         .collect()
+}
+
+/// The Snowball stemmer called `name` in a vocabulary file.
+pub fn stemmer_algorithm(name: &str) -> Option<Algorithm> {
+    Some(match name {
+        "arabic" => Algorithm::Arabic,
+        "danish" => Algorithm::Danish,
+        "dutch" => Algorithm::Dutch,
+        "english" => Algorithm::English,
+        "finnish" => Algorithm::Finnish,
+        "french" => Algorithm::French,
+        "german" => Algorithm::German,
+        "greek" => Algorithm::Greek,
+        "hungarian" => Algorithm::Hungarian,
+        "italian" => Algorithm::Italian,
+        "norwegian" => Algorithm::Norwegian,
+        "portuguese" => Algorithm::Portuguese,
+        "romanian" => Algorithm::Romanian,
+        "russian" => Algorithm::Russian,
+        "spanish" => Algorithm::Spanish,
+        "swedish" => Algorithm::Swedish,
+        "tamil" => Algorithm::Tamil,
+        "turkish" => Algorithm::Turkish,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

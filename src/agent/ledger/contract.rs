@@ -4,7 +4,7 @@
 //! carried out), and the execution state's moves (claim, lease, finish, due
 //! rows for the retry job).
 
-use super::*;
+use super::{ActionKey, ActionLedger, Claim, ExecutionState, Filing, Finish, LedgerEntry};
 use std::sync::Arc;
 
 /// The order version the contract files at unless it says otherwise.

@@ -1,9 +1,10 @@
 //! The ledger for the memory store (nothing survives a restart).
 
+use super::entry::{count_row, no_rows, superseded_by};
 use super::state::{ClaimFacts, claimable, supersedable};
 use super::{
     ActionKey, ActionLedger, Claim, ExecutionState, Filing, Finish, LedgerEntry, LedgerError,
-    RowsByState, count_row, no_rows, superseded_by,
+    RowsByState,
 };
 use crate::clock::rfc3339_from_unix_ms;
 use crate::db::now_ms;

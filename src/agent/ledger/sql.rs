@@ -9,9 +9,10 @@
 //! that finds exactly its own row (same approver, task and millisecond)
 //! knows the first one committed unseen and reports it filed.
 
+use super::entry::{count_row, no_rows, superseded_by};
 use super::{
     ActionKey, ActionLedger, Claim, ExecutionState, Filing, Finish, LedgerEntry, LedgerError,
-    RowsByState, count_row, no_rows, superseded_by,
+    RowsByState,
 };
 use crate::clock::rfc3339_from_unix_ms;
 use crate::db::{Database, now_ms};

@@ -1,6 +1,7 @@
 //! Credit blocks: open items against the credit limit, and who decides.
 
-use super::{Skill, Specialist, not_mine, proposing, say};
+use super::answers::{not_mine, proposing};
+use super::{Skill, Specialist, say};
 use crate::agent::language::{Language, locale};
 use crate::agent::{Action, Outcome, Reply};
 use crate::backend::{BackendError, OrderSource, SalesOrder};

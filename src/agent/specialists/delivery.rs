@@ -1,6 +1,7 @@
 //! Delivery blocks: the customer asked for another date.
 
-use super::{Skill, Specialist, not_mine, proposing, say};
+use super::answers::{not_mine, proposing};
+use super::{Skill, Specialist, say};
 use crate::agent::language::Language;
 use crate::agent::{Action, Reply};
 use crate::backend::{BackendError, OrderSource, SalesOrder};

@@ -1,6 +1,7 @@
 //! Incomplete orders: which master data fields are missing.
 
-use super::{Skill, Specialist, not_mine, proposing, say};
+use super::answers::{not_mine, proposing};
+use super::{Skill, Specialist, say};
 use crate::agent::language::Language;
 use crate::agent::{Action, Reply};
 use crate::backend::{BackendError, OrderSource, SalesOrder};

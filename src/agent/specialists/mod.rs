@@ -1,62 +1,22 @@
 //! One file per specialist. Each provides its skill (for the card, the router
 //! and the rule book) and a handler that checks its own input.
-//! Adding a specialist: one file here and one line in [`all`].
+//! Adding a specialist: one file here and one line in [`all`]. What a
+//! specialist is sits in `specialist`, the answers they share in `answers`.
 
+mod answers;
 mod credit;
 mod delivery;
 mod masterdata;
 mod pricing;
+mod specialist;
+
+pub(crate) use answers::{not_found, unconfigured_blocks};
+pub use specialist::{Skill, Specialist};
 
 use super::language::Language;
 use super::language::catalog::text as say;
-use super::{Action, ORDER_VERSION, Outcome, Proposal, Reply};
+use super::{Action, Outcome, Reply};
 use crate::backend::{BackendError, OrderSource, SalesOrder};
-use async_trait::async_trait;
-use serde_json::{Map, Value};
-
-/// What a specialist tells the card and the router about itself, in
-/// English; the words of other languages, and more words clerks use for
-/// the same thing, are in the vocabulary files (`data/lang/*.toml`).
-#[derive(Debug)]
-pub struct Skill {
-    pub id: &'static str,
-    pub name: &'static str,
-    pub description: &'static str,
-    pub tags: &'static [&'static str],
-    pub examples: &'static [&'static str],
-}
-
-#[async_trait]
-pub trait Specialist: Send + Sync {
-    fn skill(&self) -> &'static Skill;
-
-    /// The one action this specialist may propose.
-    fn proposes(&self) -> Action;
-
-    /// The kind of block this specialist explains: a batch sends each
-    /// order to the specialist of its own block.
-    fn handles(&self) -> crate::backend::BlockKind;
-
-    /// Whether the answer for `order`, as its own fields show it
-    /// ([`OrderSource::sales_order_fields`]), needs no more of the order:
-    /// its block of this specialist's kind shows in those fields and the
-    /// answer quotes no block note. Then the specialist's own reads start
-    /// without waiting for the rest of the order (S/4HANA: the partners'
-    /// addresses). By default the answer gets the whole order.
-    fn answers_from_fields(&self, _order: &SalesOrder) -> bool {
-        false
-    }
-
-    /// Explain an existing order's block, or reject it when the block is not
-    /// this specialist's kind, in `language` (the language the user is
-    /// answered in: its catalog's words, its numbers and dates).
-    async fn explain(
-        &self,
-        order: &SalesOrder,
-        orders: &dyn OrderSource,
-        language: Language,
-    ) -> Result<Reply, BackendError>;
-}
 
 /// Every specialist, in card order.
 pub fn all() -> Vec<Box<dyn Specialist>> {
@@ -66,6 +26,12 @@ pub fn all() -> Vec<Box<dyn Specialist>> {
         Box::new(masterdata::MasterData),
         Box::new(delivery::Delivery),
     ]
+}
+
+/// Each specialist's skill id with the action it proposes: what the rule
+/// book is checked against.
+pub fn registry() -> Vec<(&'static str, Action)> {
+    all().iter().map(|s| (s.skill().id, s.proposes())).collect()
 }
 
 /// The input checks every specialist makes (which order? does it exist?),
@@ -104,122 +70,6 @@ async fn order_for(
         return Ok(Some(fields));
     }
     orders.sales_order(number).await
-}
-
-/// A completed answer carrying the specialist's proposal for `order`.
-fn proposing(
-    specialist: &dyn Specialist,
-    order: &SalesOrder,
-    text: String,
-    summary: String,
-    mut details: Map<String, Value>,
-) -> Reply {
-    if !order.version().is_empty() {
-        details.insert(
-            ORDER_VERSION.into(),
-            Value::String(order.version().to_string()),
-        );
-    }
-    Reply {
-        outcome: Outcome::Completed,
-        text,
-        proposal: Some(Proposal {
-            action: specialist.proposes(),
-            sales_order: order.sales_order.clone(),
-            specialist: specialist.skill().id.into(),
-            summary,
-            details,
-        }),
-        routing: None,
-        approval: None,
-        artifacts: Vec::new(),
-        artifact_chunks: Vec::new(),
-        batch: None,
-        #[cfg(feature = "conformance")]
-        message_only: false,
-        #[cfg(feature = "conformance")]
-        answer_artifact: true,
-    }
-}
-
-pub(crate) fn not_found(number: &str, language: Language) -> Reply {
-    Reply::new(
-        Outcome::Failed,
-        say(language, "not-found", &[("order", number.into())]),
-    )
-}
-
-/// "not my kind of block" (`kind`: the specialist's skill id), with what
-/// the order's own note says instead, and the block codes it carries that
-/// no setting counts (never "It has no block" for an order S/4HANA shows a
-/// block on).
-fn not_mine(order: &SalesOrder, kind: &str, language: Language) -> Reply {
-    let mut text = say(
-        language,
-        "not-mine",
-        &[
-            ("order", order.sales_order.as_str().into()),
-            ("kind", kind.into()),
-        ],
-    );
-    if !order.block_note.is_empty() {
-        text.push(' ');
-        text.push_str(&say(
-            language,
-            "block-note-reads",
-            &[("note", order.block_note.as_str().into())],
-        ));
-    }
-    match unconfigured_blocks(order, language) {
-        Some(unconfigured) => {
-            text.push(' ');
-            text.push_str(&unconfigured);
-        }
-        None if order.block_note.is_empty() => {
-            text.push(' ');
-            text.push_str(&say(language, "no-block", &[]));
-        }
-        None => {}
-    }
-    Reply::new(Outcome::Rejected, text)
-}
-
-/// The sentence naming the block codes `order` carries that the
-/// `backend.blocks` settings do not count, with the setting to change;
-/// `None` when there are none.
-pub(crate) fn unconfigured_blocks(order: &SalesOrder, language: Language) -> Option<String> {
-    let sentences: Vec<String> = order
-        .unconfigured_blocks
-        .iter()
-        .map(|block| {
-            let field = match block.field {
-                crate::backend::BlockField::Billing => "billing",
-                crate::backend::BlockField::Delivery => "delivery",
-            };
-            say(
-                language,
-                "unconfigured-block",
-                &[
-                    ("field", field.into()),
-                    ("code", block.code.as_str().into()),
-                    ("setting", block.field.setting().into()),
-                    ("env", block.field.env().into()),
-                ],
-            )
-        })
-        .collect();
-    (!sentences.is_empty()).then(|| sentences.join(" "))
-}
-
-/// Text from outside (customer notes) as a quotation on one line, so it reads
-/// as data and cannot pose as our own words.
-fn quote(text: &str) -> String {
-    let flat: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .replace('"', "'");
-    format!("\"{}\"", flat.trim())
 }
 
 #[cfg(test)]

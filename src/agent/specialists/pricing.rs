@@ -1,7 +1,8 @@
 //! Price disputes: billed price against the customer's price list; the
 //! customer's note is quoted as data.
 
-use super::{Skill, Specialist, not_mine, proposing, quote, say};
+use super::answers::{not_mine, proposing, quote};
+use super::{Skill, Specialist, say};
 use crate::agent::language::{Language, locale};
 use crate::agent::{Action, Reply};
 use crate::backend::{BackendError, OrderSource, SalesOrder};

@@ -1,9 +1,10 @@
 //! The reads of one question, as OData V2 requests, and their mapping to
 //! the normalised order, credit account, price and incompletion.
 
+use super::loaded::{AddressCheck, Loaded, PartnerAddress};
 use super::odata::{self, decimal, literal, query, results, text};
+use super::shared::S4Shared;
 use super::transport::{Read, Target};
-use super::{AddressCheck, Loaded, S4Shared};
 use crate::backend::{
     Amount, BackendError, BlockKind, BlockRules, BlockedQuery, Blocks, CreditAccount, Incompletion,
     PriceCondition, SalesOrder, SalesOrderItem,
@@ -38,14 +39,6 @@ const HEADER_EXPAND: &str =
 
 fn unreadable(what: &str, reason: String) -> BackendError {
     BackendError::Unavailable(format!("S/4HANA sent an unreadable {what}: {reason}"))
-}
-
-/// A partner whose address is checked: function, business partner, address id.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct PartnerAddress {
-    function: String,
-    partner: String,
-    address_id: String,
 }
 
 /// `A_SalesOrder` with `to_Item`, `to_Text`, `to_Partner` → the normalised

@@ -13,75 +13,20 @@
 //! per call; never a token, cookie or CSRF token in a log.
 
 mod session;
+mod writer;
 
+use super::S4HanaSource;
 use super::odata;
-use super::transport::{Read, Target};
-use super::{S4HanaSource, S4Shared};
-use crate::backend::BackendError;
+use super::transport::Read;
 use crate::secret::BearerToken;
 use serde_json::{Map, Value, json};
 use session::Write;
 use std::sync::Arc;
 
+pub use writer::{S4Writer, WriteError};
+
 const SALES: &str = "API_SALES_ORDER_SRV";
 const CREDIT_BLOCK: &str = "API_SLS_DOC_WITH_CREDIT_BLOCK";
-
-/// Why a write did not happen.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum WriteError {
-    /// 412: the order changed since it was read.
-    #[error("sales order {0} changed since it was read (412)")]
-    Stale(String),
-    /// 403: the user may not change this object.
-    #[error("you may not change {0} (403)")]
-    Forbidden(String),
-    /// 400 or another refusal: S/4HANA's message.
-    #[error("{0}")]
-    Refused(String),
-    /// A timeout, a connection failure, 429 or 5xx: try again later.
-    #[error("S/4HANA did not answer ({0})")]
-    Transient(String),
-    /// No user identity, or it was not accepted (never a technical stand-in).
-    #[error("S/4HANA did not accept your identity: {0}")]
-    Identity(String),
-    /// The order is not there.
-    #[error("sales order {0} was not found")]
-    NotFound(String),
-}
-
-impl WriteError {
-    /// The class of the failure, as a failed span's `error.type` names it.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            WriteError::Stale(_) => "stale",
-            WriteError::Forbidden(_) => "forbidden",
-            WriteError::Refused(_) => "refused",
-            WriteError::Transient(_) => "transient",
-            WriteError::Identity(_) => "identity",
-            WriteError::NotFound(_) => "not_found",
-        }
-    }
-
-    /// Worth another attempt later.
-    pub fn is_transient(&self) -> bool {
-        matches!(self, WriteError::Transient(_))
-    }
-
-    fn from_read(error: BackendError, order: &str) -> Self {
-        match error {
-            BackendError::Forbidden(what) => WriteError::Forbidden(what),
-            BackendError::NoAnswer(reason) => WriteError::Transient(reason),
-            BackendError::NoUser => {
-                WriteError::Identity("the request carries no user identity".into())
-            }
-            BackendError::Identity(reason) => WriteError::Identity(reason),
-            BackendError::Unavailable(reason) if reason.contains("429") => {
-                WriteError::Transient(reason)
-            }
-            other => WriteError::Refused(format!("sales order {order}: {other}")),
-        }
-    }
-}
 
 /// The fields of an order an executor decides on, with its ETag.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,13 +46,6 @@ pub struct OrderText {
     pub long_text: String,
     /// The ETag the read gave (`__metadata.etag`); empty for a new text.
     pub etag: String,
-}
-
-/// One user's write session: the target, the CSRF token and its cookies.
-pub struct S4Writer {
-    shared: Arc<S4Shared>,
-    target: Target,
-    session: tokio::sync::Mutex<Option<(String, String)>>,
 }
 
 impl S4HanaSource {

@@ -9,7 +9,7 @@
 
 use super::super::odata;
 use super::super::transport::Transport;
-use super::{S4Writer, WriteError};
+use super::writer::{S4Writer, WriteError};
 use crate::btp::oauth::without_url;
 use crate::telemetry::outbound::{Attempt, Peer, Request, correlation_id, odata_template};
 

@@ -205,6 +205,18 @@ backend-identity = S/4HANA hat Ihre Identität nicht akzeptiert ({ $reason }). E
 backend-settings = Die S/4HANA-Verbindung ist nicht richtig eingerichtet ({ $reason }). Bitte wenden Sie sich an Ihre Administration.
 backend-unavailable = Die Auftragsdaten konnten gerade nicht gelesen werden ({ $error }). Bitte versuchen Sie es später erneut.
 
+## Worum es bei einem Aufruf von S/4HANA ging, wie eine Ablehnung es nennt
+## (im Akkusativ: „lässt Sie … nicht sehen/ändern“)
+
+subject-sales-order = den Kundenauftrag { $id }
+subject-sales-order-texts = die Texte von Kundenauftrag { $id }
+subject-sales-orders = die Kundenaufträge
+subject-partner-address = die Adresse von Geschäftspartner { $id }
+subject-credit-account = das Kreditkonto von Kunde { $id }
+subject-open-items = die offenen Posten von Kunde { $id }
+subject-price-list = die Preisliste von Kunde { $id }
+subject-service = den Service { $id }
+
 ## Eine Anfrage, die länger dauert als das Zeitbudget
 
 still-working = Ihre Anfrage wird noch bearbeitet; die Antwort folgt, sobald sie fertig ist.

@@ -213,6 +213,18 @@ backend-identity = S/4HANA did not accept your identity ({ $reason }). Nothing w
 backend-settings = The S/4HANA connection is not set up right ({ $reason }). Please tell your administrator.
 backend-unavailable = The order data could not be read right now ({ $error }). Please try again later.
 
+## What an S/4HANA call was about, as a refusal names it ({ $object } and
+## { $what } above); the English is word for word the logs'
+
+subject-sales-order = sales order { $id }
+subject-sales-order-texts = the texts of sales order { $id }
+subject-sales-orders = the sales orders
+subject-partner-address = the address of business partner { $id }
+subject-credit-account = the credit account of customer { $id }
+subject-open-items = the open items of customer { $id }
+subject-price-list = the price list of customer { $id }
+subject-service = the service { $id }
+
 ## A turn that takes longer than the budget
 
 still-working = Still working on your request; the answer follows as soon as it is ready.

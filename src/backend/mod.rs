@@ -10,6 +10,7 @@ mod rules;
 pub mod s4hana;
 pub mod settings;
 mod source;
+mod subject;
 
 pub use amount::Amount;
 pub use embedded::EmbeddedOrders;
@@ -20,3 +21,4 @@ pub use source::{
     OrderSource, PriceCondition, ReadIdentity, Refusal, SalesOrder, SalesOrderItem, SourceInfo,
     UnconfiguredBlock,
 };
+pub use subject::Subject;

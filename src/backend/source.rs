@@ -5,6 +5,7 @@
 //! fill them, while `mod.rs` re-exports those sources.
 
 use super::amount::Amount;
+use super::subject::Subject;
 use crate::secret::BearerToken;
 use std::sync::Arc;
 
@@ -181,7 +182,7 @@ pub enum BackendError {
     Settings(String),
     /// S/4HANA answered 403 for this object (`sales order 4711`).
     #[error("S/4HANA does not let you see {0}")]
-    Forbidden(String),
+    Forbidden(Subject),
     /// A timeout, a connection failure or a 5xx (after the retries).
     #[error("S/4HANA did not answer in time ({0})")]
     NoAnswer(String),

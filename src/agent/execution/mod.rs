@@ -607,7 +607,7 @@ mod tests {
         );
         assert_eq!(executor.calls.load(Ordering::SeqCst), 2);
 
-        let (executions, executor) = executions_refusing("sales order 4740");
+        let (executions, executor) = executions_refusing("4740");
         let entry = filed(&executions.ledger).await;
         let report = executions.run(&entry, None).await;
         assert_eq!(
@@ -629,9 +629,9 @@ mod tests {
         assert_eq!(executor.calls.load(Ordering::SeqCst), 1);
     }
 
-    fn executions_refusing(object: &str) -> (Executions, Arc<Scripted>) {
+    fn executions_refusing(order: &str) -> (Executions, Arc<Scripted>) {
         let reason = Reason::Forbidden {
-            object: object.into(),
+            object: crate::backend::Subject::SalesOrder(order.into()),
         };
         executions(vec![Executed::Refused("forbidden", reason)], 5)
     }

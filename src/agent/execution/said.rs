@@ -6,8 +6,9 @@
 //! read back later is quoted as kept.
 
 use crate::agent::language::Language;
-use crate::agent::language::catalog::text as say;
+use crate::agent::language::catalog::{self, text as say};
 use crate::agent::language::locale;
+use crate::backend::Subject;
 use crate::backend::s4hana::writes::WriteError;
 
 /// What S/4HANA now shows after an action.
@@ -105,7 +106,7 @@ pub enum Reason {
     },
     /// A 403 on `object`.
     Forbidden {
-        object: String,
+        object: Subject,
     },
     /// S/4HANA did not take the approver's identity (its words).
     Identity(String),
@@ -135,7 +136,7 @@ impl Reason {
             Reason::Forbidden { object } => say(
                 language,
                 "reason-forbidden",
-                &[("object", object.as_str().into())],
+                &[("object", catalog::subject(language, object).into())],
             ),
             Reason::Identity(detail) => say(
                 language,
@@ -285,7 +286,7 @@ mod tests {
                 block: "02".into(),
             }),
             Said::Refused(Reason::Forbidden {
-                object: "sales order 4740".into(),
+                object: Subject::SalesOrder("4740".into()),
             }),
             Said::HookRefused {
                 order: "4725".into(),
@@ -316,7 +317,7 @@ mod tests {
         );
         assert_eq!(
             said(Said::Refused(Reason::Forbidden {
-                object: "sales order 4740".into()
+                object: Subject::SalesOrder("4740".into())
             })),
             "Recorded, but S/4HANA refused it: you may not change sales order 4740 (403). Nothing was changed."
         );

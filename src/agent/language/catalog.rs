@@ -142,7 +142,7 @@ pub fn backend_error(
         BackendError::Forbidden(what) => text(
             language,
             "backend-forbidden",
-            &[("what", what.as_str().into())],
+            &[("what", subject(language, what).into())],
         ),
         BackendError::NoAnswer(_) => text(language, "backend-no-answer", &[]),
         BackendError::NoUser => text(language, "backend-no-user", &[]),
@@ -163,6 +163,16 @@ pub fn backend_error(
         ),
     };
     (refusal, text)
+}
+
+/// What an S/4HANA call was about ("sales order 4711"), named in
+/// `language`; the English is the backend's own ([`crate::backend::Subject`]'s
+/// `Display`, which the logs and errors keep).
+pub fn subject(language: Language, subject: &crate::backend::Subject) -> String {
+    match subject.message() {
+        (id, Some(value)) => text(language, id, &[("id", value.into())]),
+        (id, None) => text(language, id, &[]),
+    }
 }
 
 /// "a, b or c" in `language`.
@@ -322,7 +332,7 @@ mod tests {
     fn failed_reads_in_english_and_german() {
         use crate::backend::BackendError;
         for error in [
-            BackendError::Forbidden("sales order 4711".into()),
+            BackendError::Forbidden(crate::backend::Subject::SalesOrder("4711".into())),
             BackendError::NoAnswer("timeout".into()),
             BackendError::NoUser,
             BackendError::Identity("expired".into()),
@@ -353,6 +363,26 @@ mod tests {
             let (refusal, german) = backend_error(&error, Language::De);
             assert_eq!(refusal, english.0);
             assert_ne!(german, english.1);
+        }
+    }
+
+    /// Every subject a refusal can name reads in English as the backend's
+    /// errors and logs word it, and in every complete catalog in words of
+    /// its own that keep the number.
+    #[test]
+    fn every_subject_is_named_in_each_complete_language() {
+        for subject in crate::backend::Subject::examples() {
+            assert_eq!(super::subject(Language::En, &subject), subject.to_string());
+            for language in Language::ALL {
+                if language == Language::En || !complete(language) {
+                    continue;
+                }
+                let named = super::subject(language, &subject);
+                assert_ne!(named, subject.to_string(), "{language:?}");
+                if let (_, Some(id)) = subject.message() {
+                    assert!(named.contains(id), "{language:?}: {named}");
+                }
+            }
         }
     }
 

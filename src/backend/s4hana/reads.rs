@@ -7,7 +7,7 @@ use super::shared::S4Shared;
 use super::transport::{Read, Target};
 use crate::backend::{
     Amount, BackendError, BlockKind, BlockRules, BlockedQuery, Blocks, CreditAccount, Incompletion,
-    PriceCondition, SalesOrder, SalesOrderItem,
+    PriceCondition, SalesOrder, SalesOrderItem, Subject,
 };
 use futures_util::future::join_all;
 use serde_json::Value;
@@ -63,7 +63,7 @@ pub(crate) async fn sales_order(
         entity_set: "A_SalesOrder",
         path,
         sales_order: Some(number),
-        what: format!("sales order {number}"),
+        what: Subject::SalesOrder(number.to_string()),
     };
     let Some(row) = shared.transport.get(target, read).await? else {
         return Ok(None);
@@ -270,7 +270,7 @@ async fn address(
     sales_order: Option<&str>,
 ) -> Result<Option<Value>, BackendError> {
     let select = shared.rules.required_address_fields.join(",");
-    let what = format!("the address of business partner {}", partner.partner);
+    let what = Subject::PartnerAddress(partner.partner.clone());
     if partner.address_id.is_empty() {
         let path = format!(
             "A_BusinessPartner({})/to_BusinessPartnerAddress{}",
@@ -332,7 +332,7 @@ pub(crate) async fn credit_account(
             ])
         ),
         sales_order: None,
-        what: format!("the credit account of customer {customer}"),
+        what: Subject::CreditAccount(customer.to_string()),
     };
     let open = Read {
         service: JOURNAL,
@@ -355,7 +355,7 @@ pub(crate) async fn credit_account(
             ])
         ),
         sales_order: None,
-        what: format!("the open items of customer {customer}"),
+        what: Subject::OpenItems(customer.to_string()),
     };
     let (account, open) = tokio::try_join!(
         shared.transport.get(target, account),
@@ -410,7 +410,7 @@ pub(crate) async fn list_price(
             literal_raw(channel)
         ));
     }
-    let what = format!("the price list of customer {customer}");
+    let what = Subject::PriceList(customer.to_string());
     let validity = Read {
         service: PRICES,
         entity_set: "A_SlsPrcgCndnRecdValidity",
@@ -561,7 +561,7 @@ pub(crate) async fn blocked_orders(
             ])
         ),
         sales_order: None,
-        what: "the sales orders".into(),
+        what: Subject::SalesOrders,
     };
     let Some(set) = shared.transport.get(target, read).await? else {
         return Ok(Vec::new());

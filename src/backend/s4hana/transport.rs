@@ -13,7 +13,7 @@
 
 use super::connectivity::ConnectivityProxy;
 use super::odata;
-use crate::backend::BackendError;
+use crate::backend::{BackendError, Subject};
 use crate::btp::oauth::without_url;
 use crate::btp::{DestinationClient, DestinationError};
 use crate::secret::BearerToken;
@@ -71,8 +71,8 @@ pub struct Read<'a> {
     /// After the service root: `A_SalesOrder('4711')?$expand=…` (encoded).
     pub path: String,
     pub sales_order: Option<&'a str>,
-    /// For a 403: "sales order 4711", "the credit account of customer 10023".
-    pub what: String,
+    /// What a 403 names: sales order 4711, the credit account of customer 10023.
+    pub what: Subject,
 }
 
 impl Transport {

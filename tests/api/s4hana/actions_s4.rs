@@ -826,8 +826,8 @@ async fn a_refusal_reads_german_to_a_german_approver() {
     let refused = reply(&world.app, &token, &dated, "genehmigen").await;
     assert!(
         status_text(&refused).ends_with(
-            "Eingereicht, aber S/4HANA hat es abgelehnt: S/4HANA lässt Sie sales order 4740 \
-             nicht ändern (403). Es wurde nichts geändert."
+            "Eingereicht, aber S/4HANA hat es abgelehnt: S/4HANA lässt Sie den Kundenauftrag \
+             4740 nicht ändern (403). Es wurde nichts geändert."
         ),
         "{}",
         status_text(&refused)

@@ -239,6 +239,31 @@ async fn no_authentication_sends_no_credentials_and_s4_s_401_is_an_identity_fail
     assert_eq!(requests[0].header("authorization"), None);
 }
 
+/// A read S/4HANA refuses, asked in German: the refusal names the order
+/// in German too, not in the English the logs keep.
+#[tokio::test]
+async fn a_german_user_reads_a_read_refusal_in_german() {
+    let world = world(|url| Destination::saml_bearer("S4HANA_ORDERS", url)).await;
+    world.s4.set_access(
+        CLERK.1,
+        Access {
+            read: Scope::only(&["4723"]),
+            ..Access::full()
+        },
+    );
+    let task = ask(
+        &world.app,
+        &clerk_token(),
+        "Warum ist der Auftrag 4711 wegen Kredit gesperrt?",
+    )
+    .await;
+    assert_eq!(state(&task), "rejected", "{task}");
+    assert_eq!(
+        status_text(&task),
+        "S/4HANA lässt Sie den Kundenauftrag 4711 nicht sehen."
+    );
+}
+
 #[tokio::test]
 async fn each_user_reads_as_themself_and_destination_answers_are_cached_per_user() {
     let world = world(|url| Destination::saml_bearer("S4HANA_ORDERS", url)).await;

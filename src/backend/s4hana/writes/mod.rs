@@ -18,6 +18,7 @@ mod writer;
 use super::S4HanaSource;
 use super::odata;
 use super::transport::Read;
+use crate::backend::Subject;
 use crate::secret::BearerToken;
 use serde_json::{Map, Value, json};
 use session::Write;
@@ -108,7 +109,7 @@ impl S4Writer {
                 odata::literal(order)
             ),
             sales_order: Some(order),
-            what: format!("sales order {order}"),
+            what: Subject::SalesOrder(order.to_string()),
         };
         let Some(value) = self
             .shared
@@ -134,7 +135,7 @@ impl S4Writer {
             entity_set: "A_SalesOrderText",
             path: format!("A_SalesOrder({})/to_Text", odata::literal(order)),
             sales_order: Some(order),
-            what: format!("the texts of sales order {order}"),
+            what: Subject::SalesOrderTexts(order.to_string()),
         };
         let value = self
             .shared

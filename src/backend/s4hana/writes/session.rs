@@ -10,6 +10,7 @@
 use super::super::odata;
 use super::super::transport::Transport;
 use super::writer::{S4Writer, WriteError};
+use crate::backend::Subject;
 use crate::btp::oauth::without_url;
 use crate::telemetry::outbound::{Attempt, Peer, Request, correlation_id, odata_template};
 
@@ -96,7 +97,7 @@ impl S4Writer {
             .collect();
         let token = match (status, token) {
             (200, Some(token)) if !token.eq_ignore_ascii_case("required") => token,
-            (403, _) => return Err(WriteError::Forbidden(format!("the service {service}"))),
+            (403, _) => return Err(WriteError::Forbidden(Subject::Service(service.to_string()))),
             (401, _) => return Err(WriteError::Identity("S/4HANA answered 401".into())),
             (429 | 500..=599, _) => return Err(WriteError::Transient(format!("HTTP {status}"))),
             _ => {
@@ -220,7 +221,7 @@ impl S4Writer {
             );
             let mapped = match status {
                 412 => WriteError::Stale(write.order.to_string()),
-                403 => WriteError::Forbidden(format!("sales order {}", write.order)),
+                403 => WriteError::Forbidden(Subject::SalesOrder(write.order.to_string())),
                 401 => WriteError::Identity("S/4HANA answered 401".into()),
                 404 => WriteError::NotFound(write.order.to_string()),
                 408 | 429 | 500..=599 => WriteError::Transient(format!("HTTP {status}")),

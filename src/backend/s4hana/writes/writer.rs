@@ -4,7 +4,7 @@
 
 use super::super::shared::S4Shared;
 use super::super::transport::Target;
-use crate::backend::BackendError;
+use crate::backend::{BackendError, Subject};
 use std::sync::Arc;
 
 /// Why a write did not happen.
@@ -15,7 +15,7 @@ pub enum WriteError {
     Stale(String),
     /// 403: the user may not change this object.
     #[error("you may not change {0} (403)")]
-    Forbidden(String),
+    Forbidden(Subject),
     /// 400 or another refusal: S/4HANA's message.
     #[error("{0}")]
     Refused(String),

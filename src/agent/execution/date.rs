@@ -275,6 +275,20 @@ mod tests {
                 );
             }
         }
+        // The examples the French question gives are understood.
+        let asked = DateError::Unreadable("la semaine prochaine".into()).for_the_user(Language::Fr);
+        let examples = asked
+            .rsplit_once("par exemple ")
+            .map(|(_, examples)| examples)
+            .unwrap_or_default();
+        assert!(!examples.is_empty(), "{asked}");
+        for example in examples.split(" ou ") {
+            assert_eq!(
+                future_date(example, today(), Language::Fr).as_deref(),
+                Ok("2026-12-18"),
+                "{example}"
+            );
+        }
     }
 
     #[test]
@@ -314,6 +328,10 @@ mod tests {
         assert_eq!(
             past.for_the_user(Language::De),
             "30.11.2026 liegt nicht in der Zukunft; bitte nennen Sie ein späteres Datum"
+        );
+        assert_eq!(
+            past.for_the_user(Language::Fr),
+            "Le 30/11/2026 n'est pas dans le futur\u{202F}; veuillez indiquer une date ultérieure"
         );
         assert_eq!(past.for_the_user(Language::En), past.to_string());
         let unreadable = DateError::Unreadable("next week".into());

@@ -245,7 +245,7 @@ impl Approvals {
             && approved::needs_date(&pending)
             && decision(&turn.text) != Decision::Reject
         {
-            return match approved::with_date(pending.clone(), &turn.text) {
+            return match approved::with_date(pending.clone(), &turn.text, turn.language.language) {
                 Ok(dated) => Reply {
                     proposal: Some(dated.clone()),
                     approval: Some(self.note(ApprovalStatus::Pending, &dated, caller)),

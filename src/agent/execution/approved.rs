@@ -5,6 +5,7 @@
 //! question when the executor needs a date.
 
 use super::date::{DateError, future_date, today};
+use crate::agent::language::Language;
 use crate::agent::ledger::ActionKey;
 use crate::agent::rulebook::RuleBook;
 use crate::agent::{Action, ORDER_VERSION, Proposal};
@@ -71,9 +72,14 @@ pub fn needs_date(proposal: &Proposal) -> bool {
         && !proposal.details.contains_key("requestedDeliveryDate")
 }
 
-/// The proposal with the date the user typed, or why it is not taken.
-pub fn with_date(mut proposal: Proposal, text: &str) -> Result<Proposal, DateError> {
-    let date = future_date(text, today())?;
+/// The proposal with the date the user typed in a turn in `language`, or
+/// why it is not taken.
+pub fn with_date(
+    mut proposal: Proposal,
+    text: &str,
+    language: Language,
+) -> Result<Proposal, DateError> {
+    let date = future_date(text, today(), language)?;
     proposal.summary = format!(
         "Change the requested delivery date of sales order {} to {date}",
         proposal.sales_order

@@ -1,10 +1,11 @@
 //! The delivery date a user types, in the usual written forms: ISO
-//! (`2026-12-18`), German (`18.12.2026`, `18.12.`), US (`12/18/2026`), and
-//! with the month's name in English, German, French or Spanish (`18 December
-//! 2026`, `December 18, 2026`, `Dec 18 2026`, `18. Dezember 2026`, `le 18
-//! décembre 2026`, `18 de diciembre de 2026`). Without a year (`18.
-//! Dezember`, `18.12.`, `December 18`) it is the next such day after today.
-//! Only a date after today counts.
+//! (`2026-12-18`), German (`18.12.2026`, `18.12.`), with slashes as the
+//! turn's language writes them (`18/12/2026` day first in French and
+//! Spanish, `12/18/2026` month first otherwise), and with the month's name
+//! in English, German, French or Spanish (`18 December 2026`, `December 18,
+//! 2026`, `Dec 18 2026`, `18. Dezember 2026`, `le 18 décembre 2026`, `18 de
+//! diciembre de 2026`). Without a year (`18. Dezember`, `18.12.`, `December
+//! 18`) it is the next such day after today. Only a date after today counts.
 
 use crate::agent::language::catalog::text as say;
 use crate::agent::language::{Language, locale};
@@ -118,8 +119,19 @@ fn next(month: u8, day: &str, today: Date) -> Option<Date> {
         .find(|date| *date > today)
 }
 
-/// The date in `text`, any of the forms above.
-pub fn parse(text: &str, today: Date) -> Option<Date> {
+/// Whether `language` writes a date with slashes day first (`18/12/2026`,
+/// as [`locale::date`] writes it for the user); else month first, the US
+/// way (`12/18/2026`).
+fn slashes_day_first(language: Language) -> bool {
+    match language {
+        Language::Fr | Language::Es => true,
+        Language::En | Language::De => false,
+    }
+}
+
+/// The date in `text`, any of the forms above, typed in a turn in
+/// `language`.
+pub fn parse(text: &str, today: Date, language: Language) -> Option<Date> {
     let text = text.trim().trim_end_matches(['!', '?']).trim();
     let numeric: Vec<&str> = text.trim_end_matches('.').split(['-', '.', '/']).collect();
     if numeric
@@ -131,6 +143,9 @@ pub fn parse(text: &str, today: Date) -> Option<Date> {
         return match (numeric.as_slice(), dashes, dots, slashes) {
             ([a, b, c], true, false, false) if a.len() == 4 => date(a, b.parse().ok()?, c),
             ([a, b, c], false, true, false) if c.len() == 4 => date(c, b.parse().ok()?, a),
+            ([a, b, c], false, false, true) if c.len() == 4 && slashes_day_first(language) => {
+                date(c, b.parse().ok()?, a)
+            }
             ([a, b, c], false, false, true) if c.len() == 4 => date(c, a.parse().ok()?, b),
             // "18.12." or "18.12": day and month, German style.
             ([a, b], false, true, false) if a.len() <= 2 && b.len() <= 2 => {
@@ -153,9 +168,9 @@ pub fn parse(text: &str, today: Date) -> Option<Date> {
     }
 }
 
-/// A date after `today`, as `YYYY-MM-DD`.
-pub fn future_date(text: &str, today: Date) -> Result<String, DateError> {
-    let Some(date) = parse(text, today) else {
+/// A date after `today`, as `YYYY-MM-DD`, typed in a turn in `language`.
+pub fn future_date(text: &str, today: Date, language: Language) -> Result<String, DateError> {
+    let Some(date) = parse(text, today, language) else {
         return Err(DateError::Unreadable(
             text.trim().chars().take(40).collect(),
         ));
@@ -208,9 +223,70 @@ mod tests {
             "18 dez. 2026",
         ] {
             assert_eq!(
-                future_date(text, today()).as_deref(),
+                future_date(text, today(), Language::En).as_deref(),
                 Ok("2026-12-18"),
                 "{text}"
+            );
+        }
+    }
+
+    /// With slashes the day comes first where the turn's language writes
+    /// dates so (French, Spanish), the month first elsewhere (the US way);
+    /// the other forms read the same in every language.
+    #[test]
+    fn slashes_are_read_as_the_turns_language_writes_dates() {
+        for language in [Language::Fr, Language::Es] {
+            for (text, iso) in [("18/12/2026", "2026-12-18"), ("05/01/2027", "2027-01-05")] {
+                assert_eq!(
+                    future_date(text, today(), language).as_deref(),
+                    Ok(iso),
+                    "{language}: {text}"
+                );
+            }
+            assert!(
+                matches!(
+                    future_date("12/18/2026", today(), language),
+                    Err(DateError::Unreadable(_))
+                ),
+                "{language}"
+            );
+        }
+        for language in [Language::En, Language::De] {
+            for (text, iso) in [("12/18/2026", "2026-12-18"), ("05/01/2027", "2027-05-01")] {
+                assert_eq!(
+                    future_date(text, today(), language).as_deref(),
+                    Ok(iso),
+                    "{language}: {text}"
+                );
+            }
+        }
+        for language in Language::ALL {
+            for text in [
+                "2026-12-18",
+                "18.12.2026",
+                "18 décembre 2026",
+                "le 18 décembre 2026",
+                "18 de diciembre de 2026",
+            ] {
+                assert_eq!(
+                    future_date(text, today(), language).as_deref(),
+                    Ok("2026-12-18"),
+                    "{language}: {text}"
+                );
+            }
+        }
+        // The examples the French question gives are understood.
+        let asked = DateError::Unreadable("la semaine prochaine".into()).for_the_user(Language::Fr);
+        let examples = asked
+            .rsplit_once("par exemple ")
+            .map(|(_, examples)| examples)
+            .unwrap_or_default();
+        assert!(!examples.is_empty(), "{asked}");
+        for example in examples.split(" ou ") {
+            assert_eq!(
+                future_date(example, today(), Language::Fr).as_deref(),
+                Ok("2026-12-18"),
+                "{example}"
             );
         }
     }
@@ -220,12 +296,15 @@ mod tests {
         // 1 December 2026: 18 December is this year's, 5 January next year's,
         // 1 December (today) next year's.
         assert_eq!(
-            future_date("5. Januar", today()).as_deref(),
+            future_date("5. Januar", today(), Language::En).as_deref(),
             Ok("2027-01-05")
         );
-        assert_eq!(future_date("01.12.", today()).as_deref(), Ok("2027-12-01"));
         assert_eq!(
-            future_date("18. Dezember", today()).as_deref(),
+            future_date("01.12.", today(), Language::En).as_deref(),
+            Ok("2027-12-01")
+        );
+        assert_eq!(
+            future_date("18. Dezember", today(), Language::En).as_deref(),
             Ok("2026-12-18")
         );
     }
@@ -234,7 +313,10 @@ mod tests {
     fn ambiguous_or_unknown_month_words_are_no_date() {
         for text in ["18 jui 2026", "18 ma 2026", "18 Sperre 2026"] {
             assert!(
-                matches!(future_date(text, today()), Err(DateError::Unreadable(_))),
+                matches!(
+                    future_date(text, today(), Language::En),
+                    Err(DateError::Unreadable(_))
+                ),
                 "{text}"
             );
         }
@@ -247,6 +329,10 @@ mod tests {
             past.for_the_user(Language::De),
             "30.11.2026 liegt nicht in der Zukunft; bitte nennen Sie ein späteres Datum"
         );
+        assert_eq!(
+            past.for_the_user(Language::Fr),
+            "Le 30/11/2026 n'est pas dans le futur\u{202F}; veuillez indiquer une date ultérieure"
+        );
         assert_eq!(past.for_the_user(Language::En), past.to_string());
         let unreadable = DateError::Unreadable("next week".into());
         assert_eq!(
@@ -258,23 +344,23 @@ mod tests {
     #[test]
     fn past_impossible_and_unreadable_dates_are_refused() {
         assert_eq!(
-            future_date("2026-11-30", today()),
+            future_date("2026-11-30", today(), Language::En),
             Err(DateError::NotInFuture("2026-11-30".into()))
         );
         assert_eq!(
-            future_date("2026-12-01", today()),
+            future_date("2026-12-01", today(), Language::En),
             Err(DateError::NotInFuture("2026-12-01".into()))
         );
         assert!(matches!(
-            future_date("2026-02-30", today()),
+            future_date("2026-02-30", today(), Language::En),
             Err(DateError::Unreadable(_))
         ));
         assert!(matches!(
-            future_date("next week", today()),
+            future_date("next week", today(), Language::En),
             Err(DateError::Unreadable(_))
         ));
         assert!(matches!(
-            future_date("approve", today()),
+            future_date("approve", today(), Language::En),
             Err(DateError::Unreadable(_))
         ));
     }

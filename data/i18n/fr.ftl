@@ -209,6 +209,18 @@ backend-identity = S/4HANA n'a pas accepté votre identité ({ $reason }). Rien 
 backend-settings = La connexion à S/4HANA n'est pas correctement configurée ({ $reason }). Veuillez en informer votre administrateur.
 backend-unavailable = Les données de commande n'ont pas pu être lues pour le moment ({ $error }). Veuillez réessayer plus tard.
 
+## Ce qu'un appel à S/4HANA concernait, tel qu'un refus le nomme
+## (« ne vous permet pas de voir … », « … de modifier … »)
+
+subject-sales-order = la commande client { $id }
+subject-sales-order-texts = les textes de la commande client { $id }
+subject-sales-orders = les commandes clients
+subject-partner-address = l'adresse du partenaire commercial { $id }
+subject-credit-account = le compte de crédit du client { $id }
+subject-open-items = les postes ouverts du client { $id }
+subject-price-list = la liste de prix du client { $id }
+subject-service = le service { $id }
+
 ## Une demande qui dure plus longtemps que le budget de temps
 
 still-working = Votre demande est en cours de traitement ; la réponse suivra dès qu'elle sera prête.

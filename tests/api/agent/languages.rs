@@ -3,9 +3,9 @@
 //! conversation before English) in the `routing` metadata and on the task,
 //! follow-ups that keep it, and the seed walkthrough in German end to end:
 //! routing, approvals, and answers in German with German numbers and dates
-//! while the data parts stay language-neutral. French and Spanish users are
-//! answered in English, told so once; German dates are taken as the
-//! customer's delivery date.
+//! while the data parts stay language-neutral. French users are answered
+//! in English, told so once, Spanish users in Spanish (`languages_es.rs`);
+//! German dates are taken as the customer's delivery date.
 
 use crate::helpers::{TestApp, approval, routed_to, state, status_text, user_message};
 use serde_json::{Value, json};
@@ -569,14 +569,15 @@ async fn a_french_request_is_answered_in_english_said_once() {
         status_text(&filed).starts_with("Filed: Open a dispute case for sales order 4725"),
         "{filed}"
     );
-    // Spanish, in another conversation: said in Spanish.
+    // Spanish, in another conversation: answered in Spanish, no note.
     let spanish = app
         .send_text("¿Por qué está bloqueado el pedido 4711?")
         .await;
     assert_eq!(language(&spanish).0, "es");
     assert!(
         status_text(&spanish).starts_with(
-            "Todavía no respondo en español; aquí está mi respuesta en inglés.\n\nSales order 4711"
+            "El pedido de cliente 4711 (cliente 10023, 1.800,00 EUR) está bloqueado por el \
+             control de crédito"
         ),
         "{spanish}"
     );

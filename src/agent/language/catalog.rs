@@ -6,7 +6,7 @@
 //!
 //! English is complete and is where any message a catalog lacks comes
 //! from. A language whose catalog has every message is answered in; one
-//! that lacks some (Spanish today) is answered in English, and
+//! that lacks some (none today) is answered in English, and
 //! the user is told so once ([`answering`], `answers-in-english`).
 //! Fluent's Unicode isolation marks around arguments are off: the texts go
 //! to Joule and other agents as plain text.
@@ -292,33 +292,20 @@ mod tests {
     }
 
     #[test]
-    fn german_french_and_english_are_complete_spanish_falls_back() {
+    fn every_catalog_is_complete() {
         let english = messages(SOURCES[0].1);
-        let german = messages(SOURCES[1].1);
-        let missing: Vec<_> = english
-            .keys()
-            .filter(|id| !german.contains_key(*id))
-            .collect();
-        assert!(missing.is_empty(), "German lacks {missing:?}");
-        let french = messages(SOURCES[2].1);
-        let missing: Vec<_> = english
-            .keys()
-            .filter(|id| !french.contains_key(*id))
-            .collect();
-        assert!(missing.is_empty(), "French lacks {missing:?}");
-        assert!(complete(Language::En) && complete(Language::De));
-        assert!(complete(Language::Fr));
-        assert!(!complete(Language::Es));
-        assert_eq!(answering(Language::De), Language::De);
-        assert_eq!(answering(Language::Fr), Language::Fr);
-        assert_eq!(answering(Language::Es), Language::En);
-        // A message Spanish lacks comes from English.
-        assert_eq!(
-            text(Language::Es, "which-order", &[]),
-            text(Language::En, "which-order", &[])
-        );
-        // Its own sentence saying so is its own.
-        assert!(text(Language::Es, "answers-in-english", &[]).contains("inglés"));
+        for (language, source) in &SOURCES[1..] {
+            let catalog = messages(source);
+            let missing: Vec<_> = english
+                .keys()
+                .filter(|id| *id != "answers-in-english" && !catalog.contains_key(*id))
+                .collect();
+            assert!(missing.is_empty(), "{language:?} lacks {missing:?}");
+        }
+        for language in Language::ALL {
+            assert!(complete(language), "{language:?}");
+            assert_eq!(answering(language), language, "{language:?}");
+        }
     }
 
     #[test]
@@ -406,5 +393,124 @@ mod tests {
             text(Language::De, "no-such-message", &[]),
             "no-such-message"
         );
+    }
+
+    /// Each select of a pattern: its selector's variable and its variants'
+    /// keys, the default marked `*`, nested selects included.
+    fn selects(pattern: &ast::Pattern<&str>, into: &mut Vec<String>) {
+        for element in &pattern.elements {
+            if let ast::PatternElement::Placeable {
+                expression: ast::Expression::Select { selector, variants },
+            } = element
+            {
+                let mut names = BTreeSet::new();
+                inline_variables(selector, &mut names);
+                let keys: Vec<String> = variants
+                    .iter()
+                    .map(|variant| {
+                        let key = match &variant.key {
+                            ast::VariantKey::Identifier { name } => name.to_string(),
+                            ast::VariantKey::NumberLiteral { value } => value.to_string(),
+                        };
+                        if variant.default {
+                            format!("*{key}")
+                        } else {
+                            key
+                        }
+                    })
+                    .collect();
+                into.push(format!("{names:?} -> {keys:?}"));
+                for variant in variants {
+                    selects(&variant.value, into);
+                }
+            }
+        }
+    }
+
+    /// Each message of a catalog with its selects.
+    fn message_selects(source: &str) -> BTreeMap<String, Vec<String>> {
+        let resource = match fluent_syntax::parser::parse(source) {
+            Ok(resource) => resource,
+            Err((_, errors)) => panic!("a catalog does not parse: {errors:?}"),
+        };
+        resource
+            .body
+            .iter()
+            .filter_map(|entry| match entry {
+                ast::Entry::Message(message) => {
+                    let mut found = Vec::new();
+                    if let Some(value) = &message.value {
+                        selects(value, &mut found);
+                    }
+                    Some((message.id.name.to_string(), found))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Spanish is complete like German: every message of English's, with
+    /// its selects and plurals, none of the fallback's sentence, and a
+    /// failed read in its own words.
+    #[test]
+    fn spanish_is_complete_with_englishs_selects() {
+        assert_eq!(SOURCES[3].0, Language::Es);
+        let english = messages(SOURCES[0].1);
+        let spanish = messages(SOURCES[3].1);
+        let missing: Vec<_> = english
+            .keys()
+            .filter(|id| !spanish.contains_key(*id))
+            .collect();
+        assert!(missing.is_empty(), "Spanish lacks {missing:?}");
+        assert!(
+            !spanish.contains_key("answers-in-english"),
+            "a complete catalog never says it answers in English"
+        );
+        let englishs_selects = message_selects(SOURCES[0].1);
+        assert!(
+            englishs_selects["caller-roles"]
+                .first()
+                .is_some_and(|select| select.contains("*other")),
+            "{englishs_selects:?}"
+        );
+        assert_eq!(
+            message_selects(SOURCES[3].1),
+            englishs_selects,
+            "Spanish selects on what English selects on, with its variants"
+        );
+        assert_eq!(
+            text(Language::Es, "not-found", &[("order", "4799".into())]),
+            "No se ha encontrado el pedido de cliente 4799. Compruebe el número."
+        );
+        assert_eq!(
+            text(
+                Language::Es,
+                "batch-explained",
+                &[("done", 1.into()), ("total", 1.into())]
+            ),
+            "1 de 1 pedido explicado"
+        );
+        assert_eq!(
+            text(
+                Language::Es,
+                "caller-roles",
+                &[("count", 2.into()), ("roles", "ar_clerk, viewer".into())]
+            ),
+            "los roles ar_clerk, viewer"
+        );
+        use crate::backend::BackendError;
+        for error in [
+            BackendError::Forbidden(crate::backend::Subject::SalesOrder("4711".into())),
+            BackendError::NoAnswer("timeout".into()),
+            BackendError::NoUser,
+            BackendError::Identity("expired".into()),
+            BackendError::Settings("no destination".into()),
+            BackendError::Unavailable("down".into()),
+        ] {
+            let english = error.for_the_user();
+            let (refusal, spanish) = backend_error(&error, Language::Es);
+            assert_eq!(refusal, english.0);
+            assert_ne!(spanish, english.1);
+        }
     }
 }

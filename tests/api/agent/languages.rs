@@ -1,11 +1,11 @@
-//! German and French first-class, Spanish understood, typos forgiven, over
+//! German, French and Spanish first-class, typos forgiven, over
 //! real HTTP: the language of a turn (hints before detection before the
 //! conversation before English) in the `routing` metadata and on the task,
 //! follow-ups that keep it, and the seed walkthrough in German and in French
 //! end to end: routing, approvals, and answers in the user's language with
-//! its numbers and dates while the data parts stay language-neutral. Spanish
-//! users are answered in English, told so once; German and French dates are
-//! taken as the customer's delivery date.
+//! its numbers and dates while the data parts stay language-neutral (Spanish
+//! in `languages_es.rs`); German and French dates are taken as the
+//! customer's delivery date.
 
 use crate::helpers::{TestApp, approval, routed_to, state, status_text, user_message};
 use serde_json::{Value, json};
@@ -791,10 +791,11 @@ async fn a_french_request_is_answered_in_french() {
     );
 }
 
-/// A Spanish user is answered in English (Spanish has no complete catalog
-/// yet), told so in Spanish on the conversation's first answer only.
+/// A Spanish user is answered in Spanish from the first answer on, with no
+/// word about English (its catalog is complete), and the conversation goes
+/// on in Spanish.
 #[tokio::test]
-async fn a_spanish_request_is_answered_in_english_said_once() {
+async fn a_spanish_request_is_answered_in_spanish() {
     let app = TestApp::spawn().await;
     let manager = app.as_role("credit_manager");
     let spanish = manager
@@ -803,16 +804,19 @@ async fn a_spanish_request_is_answered_in_english_said_once() {
     assert_eq!(language(&spanish).0, "es");
     assert!(
         status_text(&spanish).starts_with(
-            "Todavía no respondo en español; aquí está mi respuesta en inglés.\n\nSales order 4711"
+            "El pedido de cliente 4711 (cliente 10023, 1.800,00 EUR) está bloqueado por el \
+             control de crédito"
         ),
         "{spanish}"
     );
-    // The conversation goes on in Spanish: not said again.
+    assert!(!status_text(&spanish).contains("inglés"), "{spanish}");
     let filed = manager.reply(&spanish, "aprobar").await;
     assert_eq!(approval(&filed)["status"], "filed", "{filed}");
     assert_eq!(kept(&filed), "es");
     assert!(
-        status_text(&filed).starts_with("Filed: Request a credit review for sales order 4711"),
+        status_text(&filed).starts_with(
+            "Registrado: Solicitar una revisión de crédito para el pedido de cliente 4711"
+        ),
         "{filed}"
     );
 }

@@ -6,6 +6,7 @@ mod approvals;
 mod batch;
 mod blocked_orders;
 mod languages;
+mod languages_es;
 mod ledger_key;
 mod routing;
 pub(crate) mod sources;

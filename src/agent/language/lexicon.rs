@@ -306,6 +306,12 @@ impl Lexicon {
                     *classes.entry(folded).or_insert(0) |= class.bit();
                 }
             }
+            words.extend(
+                vocabulary
+                    .months
+                    .iter()
+                    .map(|month| fold(&month.to_lowercase()).into()),
+            );
             for answer in &vocabulary.approval.approve {
                 approve_answers.insert(answer_key(answer));
                 words.extend(

@@ -80,10 +80,13 @@ fn decide_language(cues: &LanguageCues<'_>) -> TurnLanguage {
             ..TurnLanguage::default()
         };
     }
-    let detected = if sure {
-        read.modelled.or(read.voted)
-    } else {
-        read.voted
+    let detected = match read.voted {
+        // The model reads letters, the vocabularies words: a text whose
+        // words are the conversation's language keeps it where the model
+        // hears another ("18 de diciembre de 2026" sounds French to it).
+        Some(voted) if sure && cues.conversation == Some(voted) => Some(voted),
+        _ if sure => read.modelled.or(read.voted),
+        _ => read.voted,
     };
     match (detected, cues.conversation) {
         (Some(language), _) => TurnLanguage {
@@ -313,6 +316,29 @@ mod tests {
         });
         assert_eq!(switched.language, Language::En);
         assert_eq!(switched.source, LanguageSource::Detected);
+    }
+
+    #[test]
+    fn a_date_in_the_conversations_language_keeps_it() {
+        for (text, language) in [
+            ("18 de diciembre de 2026", Language::Es),
+            ("el 20 de diciembre de 2027", Language::Es),
+            ("le 18 décembre 2026", Language::Fr),
+            ("am 18. Dezember 2026", Language::De),
+            ("on 18 December 2026", Language::En),
+        ] {
+            let turn = decide(&LanguageCues {
+                conversation: Some(language),
+                ..cues(text)
+            });
+            assert_eq!(turn.language, language, "{text}");
+        }
+        // Words of another language still switch it.
+        let switched = decide(&LanguageCues {
+            conversation: Some(Language::Es),
+            ..cues("Pourquoi la commande 4711 est-elle bloquée ?")
+        });
+        assert_eq!(switched.language, Language::Fr);
     }
 
     #[test]

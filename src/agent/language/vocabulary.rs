@@ -41,6 +41,11 @@ pub struct Vocabulary {
     /// skill has them, so they decide nothing (but they make pairs).
     #[serde(default)]
     pub neutral: Vec<String>,
+    /// The names of the months: a date the user types ("18 de diciembre de
+    /// 2026") tells its language by them, where the language model may hear
+    /// another. They route nothing.
+    #[serde(default)]
+    pub months: Vec<String>,
     /// By skill id.
     #[serde(default)]
     pub skills: BTreeMap<String, SkillWords>,

@@ -288,7 +288,7 @@ const SPANISH_MONTHS: [&str; 12] = [
 ];
 
 /// The delivery date the customer asked for, given in Spanish ("18 de
-/// diciembre"), on S/4HANA with its executor: the question, the date and
+/// diciembre de 2027", "01/02/2020" day first), on S/4HANA with its executor: the question, the date and
 /// what was done in S/4HANA in Spanish (dates as `18/12/2027`), the
 /// proposal's date in ISO; a credit review carried out, said in Spanish.
 #[tokio::test]
@@ -309,8 +309,10 @@ async fn a_delivery_date_given_in_spanish_is_carried_out_and_said_in_spanish() {
         )
     };
     let slashed = format!("{date:02}/{month:02}/{year}");
+    // With its year: three words the language model alone would take
+    // for French; the month keeps the conversation Spanish.
     let named = format!(
-        "{date} de {}",
+        "{date} de {} de {year}",
         SPANISH_MONTHS[(month as usize).saturating_sub(1)]
     );
 
@@ -329,11 +331,12 @@ async fn a_delivery_date_given_in_spanish_is_carried_out_and_said_in_spanish() {
         "{text}"
     );
 
-    // A date in the past is refused in Spanish, written the Spanish way.
-    let past = reply(&world.app, &token, &asked, "2020-01-01").await;
+    // A date in the past, typed day first as in Spain, is refused in
+    // Spanish, written the Spanish way (1 February, not 2 January).
+    let past = reply(&world.app, &token, &asked, "01/02/2020").await;
     assert_eq!(
         status_text(&past),
-        "01/01/2020 no es una fecha futura; indique una fecha posterior. ¿Qué fecha de entrega \
+        "01/02/2020 no es una fecha futura; indique una fecha posterior. ¿Qué fecha de entrega \
          deseada ha indicado el cliente?"
     );
 

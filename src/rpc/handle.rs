@@ -12,13 +12,29 @@ use super::run::run;
 use super::{v1, v03};
 use crate::a2a::RpcRequest;
 use crate::a2a::jsonrpc::{self, RpcError};
-use crate::a2a::v1::{Route, negotiate};
+use crate::a2a::v1::version::{WireVersion, requested_version};
+use crate::a2a::v1::{A2aError, Route, negotiate};
 use serde_json::Value;
+
+/// A body that is no JSON-RPC request has no method to route by, but its
+/// caller asked for a version (the header, else the query): a 1.0 caller
+/// gets the 1.0 shape, the ErrorInfo first in `data`; anyone else 0.3's.
+fn envelope_error(context: &RpcContext<'_>, error: RpcError) -> RpcError {
+    match requested_version(context.a2a_version.header, context.a2a_version.query) {
+        Ok(requested) if requested.version == WireVersion::V1_0 => {
+            A2aError::from_rpc_error(&error).to_rpc_error()
+        }
+        _ => error,
+    }
+}
 
 /// Handle one request body and always produce a JSON-RPC response.
 pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
     let reply = match jsonrpc::parse_request(body) {
-        Err(envelope) => RpcReply::refused(envelope.id, None, &envelope.error, false),
+        Err(envelope) => {
+            let error = envelope_error(context, envelope.error);
+            RpcReply::refused(envelope.id, None, &error, false)
+        }
         Ok(request) => {
             let asked = TaskIds::of_params(request.params.as_ref());
             let mut reply = match negotiate(

@@ -190,6 +190,58 @@ async fn bad_params_are_32602_in_the_1_0_shape() {
     assert_v1_error(&body["error"]);
 }
 
+/// A body that is no JSON-RPC request, sent by a 1.0 caller: -32700 and
+/// -32600 in the 1.0 shape, the ErrorInfo first; the same bodies without
+/// the header stay 0.3 errors, with no `data`.
+#[tokio::test]
+async fn envelope_errors_are_in_the_1_0_shape_for_a_1_0_caller() {
+    let app = TestApp::spawn().await;
+    for (body, code, reason) in [
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"#,
+            -32700,
+            "PARSE_ERROR",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":7,"params":{}}"#,
+            -32600,
+            "INVALID_REQUEST",
+        ),
+        (
+            r#"[{"jsonrpc":"2.0","id":1,"method":"GetTask"}]"#,
+            -32600,
+            "INVALID_REQUEST",
+        ),
+    ] {
+        for version in [Some("1.0"), None] {
+            let mut request = app
+                .client
+                .post(format!("{}/", app.address))
+                .header("Content-Type", "application/json")
+                .body(body);
+            if let Some(version) = version {
+                request = request.header("A2A-Version", version);
+            }
+            let answer: Value = request
+                .send()
+                .await
+                .expect("reaches the server")
+                .json()
+                .await
+                .expect("JSON");
+            let error = &answer["error"];
+            assert_eq!(error["code"], code, "{body} {version:?}: {answer}");
+            match version {
+                Some(_) => {
+                    assert_v1_error(error);
+                    assert_eq!(error["data"][0]["reason"], reason, "{body}: {answer}");
+                }
+                None => assert!(error.get("data").is_none(), "{body}: {answer}"),
+            }
+        }
+    }
+}
+
 /// A message that is not the user's is refused in the caller's own
 /// spelling of the role: `ROLE_USER` on the 1.0 wire, `user` on 0.3.
 #[tokio::test]

@@ -26,8 +26,6 @@ pub(super) fn proposing(
         );
     }
     Reply {
-        outcome: Outcome::Completed,
-        text,
         proposal: Some(Proposal {
             action: specialist.proposes(),
             sales_order: order.sales_order.clone(),
@@ -35,15 +33,7 @@ pub(super) fn proposing(
             summary,
             details,
         }),
-        routing: None,
-        approval: None,
-        artifacts: Vec::new(),
-        artifact_chunks: Vec::new(),
-        batch: None,
-        #[cfg(feature = "conformance")]
-        message_only: false,
-        #[cfg(feature = "conformance")]
-        answer_artifact: true,
+        ..Reply::new(Outcome::Completed, text)
     }
 }
 

@@ -15,7 +15,7 @@ fn routing(task: &Value) -> &Value {
 }
 
 /// The language the routing metadata reports, and where it came from.
-fn language(task: &Value) -> (String, String) {
+pub(super) fn language(task: &Value) -> (String, String) {
     let routing = routing(task);
     (
         routing["language"].as_str().unwrap_or("-").to_string(),
@@ -27,7 +27,7 @@ fn language(task: &Value) -> (String, String) {
 }
 
 /// The language kept on the task.
-fn kept(task: &Value) -> &str {
+pub(super) fn kept(task: &Value) -> &str {
     task["metadata"]["language"].as_str().unwrap_or("-")
 }
 
@@ -81,7 +81,8 @@ fn reads_french(text: &str) {
     }
 }
 
-fn rows<'a>(actions: &'a [Value], order: &str) -> Vec<&'a Value> {
+/// The ledger rows of `order`.
+pub(super) fn rows<'a>(actions: &'a [Value], order: &str) -> Vec<&'a Value> {
     actions
         .iter()
         .filter(|row| row["salesOrder"] == order)
@@ -845,17 +846,7 @@ async fn german_dates_are_taken_as_the_delivery_date() {
     let world = world_with(|_| {}).await;
     let token = clerk();
     let day = crate::helpers::delivery_day_in(40);
-    let (year, month, date) = {
-        let mut parts = day
-            .iso
-            .split('-')
-            .map(|part| part.parse::<u32>().unwrap_or(0));
-        (
-            parts.next().unwrap_or(0),
-            parts.next().unwrap_or(0),
-            parts.next().unwrap_or(0),
-        )
-    };
+    let (year, month, date) = (day.year, day.month, day.day);
     let dotted = format!("{date:02}.{month:02}.{year}");
     let named = format!(
         "{date}. {}",
@@ -931,17 +922,7 @@ async fn french_dates_are_taken_as_the_delivery_date() {
     let world = world_with(|_| {}).await;
     let token = clerk();
     let day = crate::helpers::delivery_day_in(40);
-    let (year, month, date) = {
-        let mut parts = day
-            .iso
-            .split('-')
-            .map(|part| part.parse::<u32>().unwrap_or(0));
-        (
-            parts.next().unwrap_or(0),
-            parts.next().unwrap_or(0),
-            parts.next().unwrap_or(0),
-        )
-    };
+    let (year, month, date) = (day.year, day.month, day.day);
     let slashed = format!("{date:02}/{month:02}/{year}");
     let named = format!(
         "le {date} {} {year}",

@@ -4,25 +4,9 @@
 //! dates while the data parts stay language-neutral; and a delivery date
 //! given in Spanish, carried out in S/4HANA, said in Spanish.
 
+use super::languages::{kept, language, rows};
 use crate::helpers::{TestApp, approval, routed_to, state, status_text, user_message};
 use serde_json::{Value, json};
-
-/// The language the routing metadata reports, and where it came from.
-fn language(task: &Value) -> (String, String) {
-    let routing = &task["status"]["message"]["metadata"]["routing"];
-    (
-        routing["language"].as_str().unwrap_or("-").to_string(),
-        routing["languageSource"]
-            .as_str()
-            .unwrap_or("-")
-            .to_string(),
-    )
-}
-
-/// The language kept on the task.
-fn kept(task: &Value) -> &str {
-    task["metadata"]["language"].as_str().unwrap_or("-")
-}
 
 /// The data of the last artifact named `name`.
 fn artifact_data(task: &Value, name: &str) -> Value {
@@ -50,13 +34,6 @@ fn reads_spanish(text: &str) {
     ] {
         assert!(!text.contains(english), "{english:?} in {text}");
     }
-}
-
-fn rows<'a>(actions: &'a [Value], order: &str) -> Vec<&'a Value> {
-    actions
-        .iter()
-        .filter(|row| row["salesOrder"] == order)
-        .collect()
 }
 
 /// The seed walkthrough in Spanish, end to end: credit ("aprobar"), pricing
@@ -297,17 +274,7 @@ async fn a_delivery_date_given_in_spanish_is_carried_out_and_said_in_spanish() {
     let world = world_with(|_| {}).await;
     let token = clerk();
     let day = crate::helpers::delivery_day_in(40);
-    let (year, month, date) = {
-        let mut parts = day
-            .iso
-            .split('-')
-            .map(|part| part.parse::<u32>().unwrap_or(0));
-        (
-            parts.next().unwrap_or(0),
-            parts.next().unwrap_or(0),
-            parts.next().unwrap_or(0),
-        )
-    };
+    let (year, month, date) = (day.year, day.month, day.day);
     let slashed = format!("{date:02}/{month:02}/{year}");
     // With its year: three words the language model alone would take
     // for French; the month keeps the conversation Spanish.

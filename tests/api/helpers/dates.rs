@@ -15,6 +15,10 @@ pub struct DeliveryDay {
     pub us: String,
     /// `01.12.2027`: how a German user types it and reads it back.
     pub german: String,
+    /// The year, month (1–12) and day of the month.
+    pub year: i32,
+    pub month: u8,
+    pub day: u8,
     /// `/Date(1827705600000)/`: the OData V2 form S/4HANA stores.
     pub odata: String,
 }
@@ -34,6 +38,9 @@ pub fn delivery_day_in(days: i64) -> DeliveryDay {
         written: format!("{day} {month} {year}"),
         us: format!("{month} {day}, {year}"),
         german: format!("{day:02}.{:02}.{year:04}", u8::from(month)),
+        year,
+        month: u8::from(month),
+        day,
         odata: format!("/Date({midnight})/"),
     }
 }

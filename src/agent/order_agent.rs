@@ -426,7 +426,16 @@ impl OrderExceptionAgent {
             return self.batch(request, turn, language).await;
         }
         if batches::beyond_reach(&turn.text, |text| self.kind_of(text)) {
-            return Reply::new(Outcome::InputRequired, self.what_i_do(language));
+            // The router placed the words with no specialist: its decision
+            // goes with the answer, as with the question which problem it
+            // is, so clients and the eval read "none" from the metadata.
+            let mut decision = self.router.route(&turn.text);
+            decision.language = Some(turn.language.language);
+            decision.language_source = Some(turn.language.source);
+            return Reply {
+                routing: Some(decision),
+                ..Reply::new(Outcome::InputRequired, self.what_i_do(language))
+            };
         }
         match tokio::time::timeout(self.backend_timeout, self.answer(turn, language))
             .await

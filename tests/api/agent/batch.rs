@@ -438,7 +438,8 @@ async fn an_order_s4hana_refuses_at_approval_is_not_filed_and_the_others_are() {
 
 /// An ask for orders that is not about blocks is no batch: it is answered
 /// with what the agent does (no fan-out, no `orders` artifact, no order
-/// read), and the next message in the task is routed as usual.
+/// read), in every language, and the next message in the task is routed as
+/// usual.
 #[tokio::test]
 async fn an_ask_for_orders_beyond_blocks_says_what_the_agent_does() {
     let app = TestApp::spawn().await;
@@ -457,6 +458,41 @@ async fn an_ask_for_orders_beyond_blocks_says_what_the_agent_does() {
         assert!(
             !answer.contains("4723") && !answer.contains("4740"),
             "{answer}"
+        );
+        let artifacts = task["artifacts"].as_array().cloned().unwrap_or_default();
+        assert!(
+            artifacts
+                .iter()
+                .all(|artifact| artifact["name"] != "orders"),
+            "{text}: {task}"
+        );
+    }
+    // "list" (of "price list") and "week" (of "next week") name no block on
+    // their own, in any language: the same answer, in the user's language,
+    // with the router's decision (no specialist) in the metadata.
+    for (text, opening) in [
+        ("list all orders of customer 10023", "I explain"),
+        ("show all orders from last week", "I explain"),
+        ("liste alle Aufträge des Kunden 10023", "Ich erkläre"),
+        ("zeige alle Aufträge der letzten Woche", "Ich erkläre"),
+        ("liste toutes les commandes du client 10023", "J'explique"),
+        (
+            "montre toutes les commandes de la semaine dernière",
+            "J'explique",
+        ),
+        ("lista todos los pedidos del cliente 10023", "Explico"),
+        ("muestra todos los pedidos de la semana pasada", "Explico"),
+    ] {
+        let task = app.send_text(text).await;
+        assert_eq!(state(&task), "input-required", "{text}: {task}");
+        let routing = &task["status"]["message"]["metadata"]["routing"];
+        assert_eq!(routing["specialist"], Value::Null, "{text}: {task}");
+        assert_eq!(routing["basis"], "no-match", "{text}: {task}");
+        let answer = status_text(&task);
+        assert!(answer.starts_with(opening), "{text}: {answer}");
+        assert!(
+            !answer.contains("4725") && !answer.contains("4740"),
+            "{text}: {answer}"
         );
         let artifacts = task["artifacts"].as_array().cloned().unwrap_or_default();
         assert!(

@@ -142,11 +142,11 @@ refused-technical = { $filing ->
         [yes] Nicht eingereicht
        *[no] Nicht zur Genehmigung angeboten
     }: ein technischer Client genehmigt nie. Eine Person mit { $roles } kann entscheiden.
-refused-not-proposable = Der Spezialist { $specialist } darf { $action } nicht vorschlagen; es wird nichts angeboten.
+refused-not-proposable = Der Spezialist { $specialist } darf „{ action-inline }“ nicht vorschlagen; es wird nichts angeboten.
 refused-denied = { $filing ->
         [yes] Nicht eingereicht
        *[no] Nicht zur Genehmigung angeboten
-    }: { $caller } darf { $action } nicht ausführen. Wer entscheiden darf: { $roles }.
+    }: { $caller } darf „{ action-inline }“ nicht ausführen. Wer entscheiden darf: { $roles }.
 declined = Nicht eingereicht: Sie haben "{ $summary }" abgelehnt. Es wurde nichts geändert.
 not-found-nothing-filed = Kundenauftrag { $order } wurde nicht gefunden; es wurde nichts eingereicht.
 nothing-was-filed = Es wurde nichts eingereicht.

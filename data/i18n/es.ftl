@@ -142,11 +142,11 @@ refused-technical = { $filing ->
         [yes] No registrado
        *[no] No se ofrece para aprobación
     }: un usuario técnico nunca aprueba. Puede decidir una persona con { $roles }.
-refused-not-proposable = El especialista { $specialist } no puede proponer { $action }; no se ofrece nada.
+refused-not-proposable = El especialista { $specialist } no puede proponer «{ action-inline }»; no se ofrece nada.
 refused-denied = { $filing ->
         [yes] No registrado
        *[no] No se ofrece para aprobación
-    }: { $caller } no puede realizar { $action }. Quién puede decidir: { $roles }.
+    }: «{ action-inline }» no está permitido para { $caller }. Quién puede decidir: { $roles }.
 declined = No registrado: ha rechazado "{ $summary }". No se ha modificado nada.
 not-found-nothing-filed = No se ha encontrado el pedido de cliente { $order }; no se ha registrado nada.
 nothing-was-filed = No se ha registrado nada.

@@ -146,11 +146,11 @@ refused-technical = { $filing ->
         [yes] Non enregistré
        *[no] Non proposé pour approbation
     } : un client technique n'approuve jamais. Une personne ayant { $roles } peut décider.
-refused-not-proposable = Le spécialiste { $specialist } ne peut pas proposer { $action } ; rien n'est proposé.
+refused-not-proposable = Le spécialiste { $specialist } ne peut pas proposer « { action-inline } » ; rien n'est proposé.
 refused-denied = { $filing ->
         [yes] Non enregistré
        *[no] Non proposé pour approbation
-    } : { $action } n'est pas autorisé pour { $caller }. Qui peut décider : { $roles }.
+    } : « { action-inline } » n'est pas autorisé pour { $caller }. Qui peut décider : { $roles }.
 declined = Non enregistré : vous avez rejeté « { $summary } ». Rien n'a été modifié.
 not-found-nothing-filed = Commande client { $order } introuvable ; rien n'a été enregistré.
 nothing-was-filed = Rien n'a été enregistré.

@@ -54,10 +54,18 @@ pub fn summary(items: &[BatchItem], language: Language) -> String {
     text
 }
 
-/// One line, whatever the specialist's text holds.
+/// One line, whatever the specialist's text holds: line breaks and runs
+/// of spaces become one space, but a no-break space stays (French puts a
+/// narrow one before `:` and in `50 700,00`, so neither breaks apart).
 fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    text.split(|c: char| c.is_whitespace() && !NO_BREAK.contains(&c))
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
+
+/// The no-break spaces: U+00A0, and U+202F (narrow).
+const NO_BREAK: [char; 2] = ['\u{A0}', '\u{202F}'];
 
 /// Offer the items' proposals, then the reply: text (in `language`), data
 /// (its summary in English, as calling agents have always read it), what
@@ -132,5 +140,19 @@ pub fn compose(
             pending,
         }),
         ..Reply::new(outcome, text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn one_line_keeps_no_break_spaces() {
+        assert_eq!(one_line("a\n\nb  c\r\nd"), "a b c d");
+        assert_eq!(
+            one_line("client 10023\u{202F}: 50\u{202F}700,00\u{A0}EUR\n\nfin"),
+            "client 10023\u{202F}: 50\u{202F}700,00\u{A0}EUR fin"
+        );
     }
 }

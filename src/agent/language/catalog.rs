@@ -237,6 +237,11 @@ mod tests {
                     inline_variables(argument, into);
                 }
             }
+            // A message it names is formatted with the same arguments:
+            // its variables count (resolved in `messages`).
+            ast::InlineExpression::MessageReference { id, .. } => {
+                into.insert(format!("@{}", id.name));
+            }
             _ => {}
         }
     }
@@ -259,6 +264,23 @@ mod tests {
                     found.insert(id.clone(), names).is_none(),
                     "{id} twice in one catalog"
                 );
+            }
+        }
+        // Replace each message reference by the variables of the message
+        // it names, until none is left (references nest a few deep at most).
+        for _ in 0..4 {
+            let before = found.clone();
+            for names in found.values_mut() {
+                let references: Vec<String> = names
+                    .iter()
+                    .filter_map(|name| name.strip_prefix('@').map(str::to_string))
+                    .collect();
+                for reference in references {
+                    names.remove(&format!("@{reference}"));
+                    if let Some(theirs) = before.get(&reference) {
+                        names.extend(theirs.iter().cloned());
+                    }
+                }
             }
         }
         found

@@ -470,6 +470,13 @@ async fn the_seed_walkthrough_in_german(app: TestApp) {
         "{text}"
     );
     assert!(
+        text.contains(
+            "Nicht zur Genehmigung angeboten: die Rolle ar_clerk darf „Kreditprüfung anfordern“ \
+             nicht ausführen. Wer entscheiden darf: credit_manager."
+        ),
+        "{text}"
+    );
+    assert!(
         text.ends_with(
             "Genehmigen: 4725 Streitfall eröffnen, 4740 Änderung des Liefertermins anfordern? \
              Antworten Sie mit genehmigen (alle), genehmigen 4725 oder ablehnen."
@@ -691,6 +698,13 @@ async fn the_seed_walkthrough_in_french(app: TestApp) {
     assert!(
         text.starts_with(
             "4 sur 4 commandes expliquées.\n\n- 4711 (credit): La commande client 4711"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Non proposé pour approbation\u{202F}: «\u{202F}demander une revue de crédit\u{202F}» \
+             n'est pas autorisé pour le rôle ar_clerk. Qui peut décider\u{202F}: credit_manager."
         ),
         "{text}"
     );

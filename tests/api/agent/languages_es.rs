@@ -201,8 +201,8 @@ async fn the_seed_walkthrough_in_spanish(app: TestApp) {
     );
     assert!(
         text.contains(
-            "No se ofrece para aprobación: el rol ar_clerk no puede realizar \
-             request_credit_review. Quién puede decidir: credit_manager."
+            "No se ofrece para aprobación: «solicitar una revisión de crédito» no está \
+             permitido para el rol ar_clerk. Quién puede decidir: credit_manager."
         ),
         "{text}"
     );

@@ -4,9 +4,8 @@
 # français (50 700,00 ; 1,4 ; 18/12/2026, groupés par une espace fine
 # insécable) ; les numéros de commande, clients, codes et la note du client
 # tels quels. Comme pour les chiffres, une espace fine insécable (U+202F)
-# précède « ; : ? ! » et sépare les guillemets de leur contenu ; seul le
-# numéro en tête d'une ligne de lot (« 4725: ») est une étiquette, écrite
-# comme le code écrit les autres lignes du lot.
+# précède « ; : ? ! » et sépare les guillemets de leur contenu, jusque dans
+# les lignes d'un lot (« 4725 : … », batch-item, order-line, clause-join).
 
 ## Listes
 
@@ -111,6 +110,9 @@ batch-timed-out = délai de lecture dépassé pour { $orders }
 batch-failed = échec pour { $orders }
 batch-refused = refus pour { $orders }
 batch-no-specialist = aucun spécialiste
+batch-item = { $order } ({ $who }) : { $text }
+order-line = { $order } : { $text }
+clause-join = { $left } ; { $right }
 batch-item-timed-out = La commande client { $order } n'a pas pu être lue à temps (dans la limite de { $seconds } s).
 batch-unknown-block = La commande client { $order } porte un blocage qu'aucun spécialiste ne connaît : « { $note } »
 batch-progress = { $done } sur { $total } commandes examinées jusqu'ici ({ $order } à l'instant).
@@ -161,10 +163,10 @@ batch-question = Approuver : { $offers } ? Répondez approuver tout, approuv
 batch-offer = { $order } ({ $verb })
 batch-answer-unclear = Veuillez répondre par approuver tout, approuver suivi des numéros de commande, ou rejeter. { $question }
 batch-not-offered = Rien n'est proposé ici pour approbation concernant la commande { $orders } ; rien n'a été enregistré. { $question }
-batch-line-filed-before = { $order }: déjà enregistré ; un rejet ne l'annule pas.
-batch-line-declined = { $order }: non enregistré : vous avez rejeté « { $summary } ». Rien n'a été modifié.
-batch-line-not-found = { $order }: commande client introuvable ; rien n'a été enregistré.
-batch-line-failed = { $order }: { $error } ; rien n'a été enregistré. Répondez approuver { $order } pour réessayer.
+batch-line-filed-before = { $order } : déjà enregistré ; un rejet ne l'annule pas.
+batch-line-declined = { $order } : non enregistré : vous avez rejeté « { $summary } ». Rien n'a été modifié.
+batch-line-not-found = { $order } : commande client introuvable ; rien n'a été enregistré.
+batch-line-failed = { $order } : { $error } ; rien n'a été enregistré. Répondez approuver { $order } pour réessayer.
 needs-own-question = Pour l'approuver, interrogez-moi sur la commande { $order } seule : la modification nécessite la date de livraison demandée par le client.
 
 ## Exécuter une action approuvée

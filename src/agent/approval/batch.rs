@@ -180,10 +180,15 @@ impl Approvals {
                     pending[index].state = PendingState::Filed;
                     lines.push_in(language, |l: Language| {
                         let text = if l == language { &texts[0] } else { &texts[1] };
-                        match said.is_nothing() {
-                            true => format!("{order}: {text}"),
-                            false => format!("{order}: {text} {}", said.text(l)),
-                        }
+                        let text = match said.is_nothing() {
+                            true => text.clone(),
+                            false => format!("{text} {}", said.text(l)),
+                        };
+                        say(
+                            l,
+                            "order-line",
+                            &[("order", order.as_str().into()), ("text", text.into())],
+                        )
                     });
                 }
                 Err(NotFiled::UnknownOrder(_)) => {

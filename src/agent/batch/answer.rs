@@ -42,12 +42,16 @@ pub fn summary(items: &[BatchItem], language: Language) -> String {
     ] {
         let orders = of(state);
         if !orders.is_empty() {
-            text.push_str("; ");
-            text.push_str(&say(
+            let clause = say(
                 language,
                 id,
                 &[("orders", and_list(language, &orders).into())],
-            ));
+            );
+            text = say(
+                language,
+                "clause-join",
+                &[("left", text.into()), ("right", clause.into())],
+            );
         }
     }
     text.push('.');
@@ -115,10 +119,15 @@ pub fn compose(
     let nobody = say(language, "batch-no-specialist", &[]);
     for item in &items {
         let who = item.specialist.as_deref().unwrap_or(&nobody);
-        text.push_str(&format!(
-            "\n- {} ({who}): {}",
-            item.order,
-            one_line(&item.explanation)
+        text.push_str("\n- ");
+        text.push_str(&say(
+            language,
+            "batch-item",
+            &[
+                ("order", item.order.as_str().into()),
+                ("who", who.into()),
+                ("text", one_line(&item.explanation).into()),
+            ],
         ));
     }
     let not_listed = left_out.as_ref().map_or(0, |left| left.count);

@@ -697,7 +697,7 @@ async fn the_seed_walkthrough_in_french(app: TestApp) {
     reads_french(&text);
     assert!(
         text.starts_with(
-            "4 sur 4 commandes expliquées.\n\n- 4711 (credit): La commande client 4711"
+            "4 sur 4 commandes expliquées.\n\n- 4711 (credit)\u{202F}: La commande client 4711"
         ),
         "{text}"
     );
@@ -721,12 +721,12 @@ async fn the_seed_walkthrough_in_french(app: TestApp) {
     let text = status_text(&approved);
     reads_french(&text);
     assert!(
-        text.starts_with("4725: Déjà enregistré\u{202F}: "),
+        text.starts_with("4725\u{202F}: Déjà enregistré\u{202F}: "),
         "{text}"
     );
     assert!(
         text.contains(
-            "\n4740: Enregistré\u{202F}: Demander une modification de la date de livraison pour la \
+            "\n4740\u{202F}: Enregistré\u{202F}: Demander une modification de la date de livraison pour la \
              commande client 4740 (commande 4740, request_delivery_date_change), approuvé par "
         ),
         "{text}"

@@ -6,8 +6,10 @@
 //! 2026`, `Dec 18 2026`, `18. Dezember 2026`, `le 18 décembre 2026`, `18 de
 //! diciembre de 2026`). Without a year (`18. Dezember`, `18.12.`, `December
 //! 18`) it is the next such day after today. Only a date after today counts.
+//! The months' names are the vocabularies' (`data/lang/*.toml`, `months`).
 
 use crate::agent::language::catalog::text as say;
+use crate::agent::language::lexicon::{fold, lexicon};
 use crate::agent::language::{Language, locale};
 use time::{Date, Month};
 
@@ -40,61 +42,20 @@ impl DateError {
     }
 }
 
-/// The months' names in the four languages, accents folded: a word names
-/// a month when it starts one of them (3 letters at least) and every name
-/// it starts is that month's ("jui" is June or July: none).
-const MONTHS: [&[&str]; 12] = [
-    &["january", "januar", "janner", "janvier", "enero"],
-    &["february", "februar", "feber", "fevrier", "febrero"],
-    &["march", "marz", "maerz", "mars", "marzo"],
-    &["april", "avril", "abril"],
-    &["may", "mai", "mayo"],
-    &["june", "juni", "juin", "junio"],
-    &["july", "juli", "juillet", "julio"],
-    &["august", "aout", "agosto"],
-    &["september", "septembre", "septiembre", "setiembre"],
-    &["october", "oktober", "octobre", "octubre"],
-    &["november", "novembre", "noviembre"],
-    &["december", "dezember", "decembre", "diciembre"],
-];
-
 /// Words around a date that say nothing about it ("le 18 décembre", "18 de
 /// diciembre de 2026", "am 18. Dezember", "on the 18th of December").
 const FILLERS: [&str; 12] = [
     "the", "of", "on", "am", "den", "zum", "bis", "le", "au", "de", "del", "el",
 ];
 
+/// `word` lower case with its accents folded, as the fillers are written.
 fn folded(word: &str) -> String {
-    word.to_lowercase()
-        .chars()
-        .map(|c| match c {
-            'ä' | 'á' | 'à' | 'â' => 'a',
-            'é' | 'è' | 'ê' | 'ë' => 'e',
-            'í' | 'î' | 'ï' => 'i',
-            'ö' | 'ó' | 'ô' => 'o',
-            'ü' | 'ú' | 'û' | 'ù' => 'u',
-            'ç' => 'c',
-            'ñ' => 'n',
-            other => other,
-        })
-        .collect()
+    fold(&word.to_lowercase()).into_owned()
 }
 
+/// The month `word` names in any language (the vocabularies' `months`).
 fn month_named(word: &str) -> Option<u8> {
-    let word = folded(word.trim_end_matches('.'));
-    if word.chars().count() < 3 {
-        return None;
-    }
-    let mut found = None;
-    for (index, names) in MONTHS.iter().enumerate() {
-        if names.iter().any(|name| name.starts_with(&word)) {
-            if found.is_some() {
-                return None;
-            }
-            found = Some(index as u8 + 1);
-        }
-    }
-    found
+    lexicon().month_named(word)
 }
 
 fn date(year: &str, month: u8, day: &str) -> Option<Date> {

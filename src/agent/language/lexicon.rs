@@ -161,6 +161,8 @@ pub struct Lexicon {
     examples: Vec<(Language, SkillExamples)>,
     /// Per language, per skill id: the texts the router reads.
     skill_texts: Vec<(Language, SkillTexts)>,
+    /// Per month (January first), its names in every language, folded.
+    months: [Vec<Box<str>>; 12],
 }
 
 /// Per skill id, the examples the card shows.
@@ -192,6 +194,7 @@ impl Lexicon {
         let mut reject_answers = HashSet::new();
         let mut examples = Vec::new();
         let mut skill_texts = Vec::new();
+        let mut months: [Vec<Box<str>>; 12] = Default::default();
         for language in Language::ALL {
             let vocabulary = vocabularies
                 .iter()
@@ -306,12 +309,15 @@ impl Lexicon {
                     *classes.entry(folded).or_insert(0) |= class.bit();
                 }
             }
-            words.extend(
-                vocabulary
-                    .months
-                    .iter()
-                    .map(|month| fold(&month.to_lowercase()).into()),
-            );
+            for (index, month) in vocabulary.months.iter().enumerate() {
+                for name in month.split('|') {
+                    let folded: Box<str> = fold(&name.trim().to_lowercase()).into();
+                    words.insert(folded.clone());
+                    if let Some(names) = months.get_mut(index) {
+                        names.push(folded);
+                    }
+                }
+            }
             for answer in &vocabulary.approval.approve {
                 approve_answers.insert(answer_key(answer));
                 words.extend(
@@ -360,7 +366,29 @@ impl Lexicon {
             longest_answer,
             examples,
             skill_texts,
+            months,
         }
+    }
+
+    /// The month (1–12) `word` names in any language, folded: a word names
+    /// a month when it starts one of its names (3 letters at least, a
+    /// trailing dot dropped) and every name it starts is that month's
+    /// ("jui" is June or July: none).
+    pub fn month_named(&self, word: &str) -> Option<u8> {
+        let word = fold(&word.trim_end_matches('.').to_lowercase()).into_owned();
+        if word.chars().count() < 3 {
+            return None;
+        }
+        let mut found = None;
+        for (index, names) in self.months.iter().enumerate() {
+            if names.iter().any(|name| name.starts_with(word.as_str())) {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(index as u8 + 1);
+            }
+        }
+        found
     }
 
     /// How `word` (lower case, at most `text::LONGEST_WORD` bytes, not a
@@ -509,6 +537,22 @@ impl Lexicon {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_month_is_named_in_any_language_by_a_long_enough_start() {
+        let month = |word: &str| lexicon().month_named(word);
+        assert_eq!(month("Jänner"), Some(1));
+        assert_eq!(month("Maerz"), Some(3));
+        assert_eq!(month("mars"), Some(3));
+        assert_eq!(month("août"), Some(8));
+        assert_eq!(month("setiembre"), Some(9));
+        assert_eq!(month("Dec."), Some(12));
+        assert_eq!(month("dic"), Some(12));
+        // "jui" starts June and July; "ma" is too short.
+        assert_eq!(month("jui"), None);
+        assert_eq!(month("ma"), None);
+        assert_eq!(month("Kredit"), None);
+    }
+
     use super::*;
 
     fn stems(word: &str, language: Language) -> Vec<String> {

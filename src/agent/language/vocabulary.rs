@@ -41,9 +41,11 @@ pub struct Vocabulary {
     /// skill has them, so they decide nothing (but they make pairs).
     #[serde(default)]
     pub neutral: Vec<String>,
-    /// The names of the months: a date the user types ("18 de diciembre de
-    /// 2026") tells its language by them, where the language model may hear
-    /// another. They route nothing.
+    /// The twelve months, January first, a month's other names after `|`
+    /// ("Januar|Jänner"): the dates the user types are read by them
+    /// (`execution::date`), and a date tells its language by them ("18 de
+    /// diciembre de 2026") where the language model may hear another. They
+    /// route nothing.
     #[serde(default)]
     pub months: Vec<String>,
     /// By skill id.
@@ -160,6 +162,8 @@ pub enum VocabularyError {
     WrongLanguage { code: &'static str, said: String },
     #[error("data/lang/{code}.toml: no Snowball stemmer is called `{stemmer}`")]
     UnknownStemmer { code: &'static str, stemmer: String },
+    #[error("data/lang/{code}.toml: `months` lists {count} months, not 12")]
+    Months { code: &'static str, count: usize },
 }
 
 /// One shipped file, read and checked.
@@ -180,6 +184,12 @@ fn read(language: Language, text: &str) -> Result<Vocabulary, VocabularyError> {
         return Err(VocabularyError::UnknownStemmer {
             code,
             stemmer: vocabulary.stemmer,
+        });
+    }
+    if !vocabulary.months.is_empty() && vocabulary.months.len() != 12 {
+        return Err(VocabularyError::Months {
+            code,
+            count: vocabulary.months.len(),
         });
     }
     Ok(vocabulary)
@@ -270,5 +280,13 @@ mod tests {
             "language = \"de\"\nstemmer = \"german\"\nsynonyms = []",
         );
         assert!(unknown.unwrap_err().to_string().contains("synonyms"));
+        let months = read(
+            Language::De,
+            "language = \"de\"\nstemmer = \"german\"\nmonths = [\"Januar\"]",
+        );
+        assert_eq!(
+            months.unwrap_err().to_string(),
+            "data/lang/de.toml: `months` lists 1 months, not 12"
+        );
     }
 }

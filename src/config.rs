@@ -675,4 +675,35 @@ mod tests {
             refused.join("\n")
         );
     }
+
+    /// Every `AGENT__NAME=value` the docs write in a code span is a
+    /// variable an admin may copy: it must load.
+    #[test]
+    fn every_environment_example_in_the_docs_loads() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut pages = vec![root.join("README.md")];
+        for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+            pages.push(entry.unwrap().path());
+        }
+        let mut checked = 0;
+        let mut refused = Vec::new();
+        for page in pages.iter().filter(|page| page.extension().is_some_and(|e| e == "md")) {
+            let text = std::fs::read_to_string(page).unwrap();
+            // Code spans: the odd pieces between backticks of a line.
+            for span in text.lines().flat_map(|line| line.split('`').skip(1).step_by(2)) {
+                let Some((name, value)) = span.split_once('=') else {
+                    continue;
+                };
+                if !name.starts_with("AGENT__") || name.contains(' ') || value.contains('<') {
+                    continue;
+                }
+                checked += 1;
+                if let Err(error) = from_variables(&[(name, value)]) {
+                    refused.push(format!("{}: `{span}`: {error}", page.display()));
+                }
+            }
+        }
+        assert!(checked >= 10, "found {checked} examples");
+        assert!(refused.is_empty(), "{}", refused.join("\n"));
+    }
 }

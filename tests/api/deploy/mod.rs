@@ -14,6 +14,7 @@ mod cli;
 mod closed_stdout;
 mod docs;
 mod files;
+mod guide;
 mod joule_contract;
 mod process;
 mod spel;

@@ -8,6 +8,7 @@ pub mod keys;
 pub mod principal;
 pub mod rejection;
 pub mod settings;
+pub mod tenant;
 pub mod validator;
 
 pub use bearer::BearerToken;

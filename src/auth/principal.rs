@@ -1,5 +1,6 @@
 //! Who called: what a valid token says about the caller.
 
+use super::tenant::TenantRule;
 use crate::roles::BusinessRole;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -35,6 +36,9 @@ pub struct Principal {
     pub issuer: TokenIssuer,
     /// The host of the token's issuer (for traces; not secret).
     pub issuer_host: String,
+    /// Which branch of the tenant rule accepted an IAS token (logged).
+    #[serde(skip)]
+    pub tenant_rule: Option<TenantRule>,
     /// API permission groups granted to the calling app (`ias_apis`).
     pub apis: Vec<String>,
     pub roles: BTreeSet<BusinessRole>,

@@ -30,7 +30,7 @@ pub struct AuthSettings {
     pub url: Option<String>,
     /// Trusted IAS domains (comma-separated in the environment).
     pub domains: Vec<String>,
-    /// Our application tenant id; tokens must carry the same `app_tid`.
+    /// Our application tenant id: a token naming another tenant is refused.
     pub app_tid: Option<String>,
     /// The API permission group (`ias_apis`) a consuming app must hold.
     pub required_api: String,

@@ -8,6 +8,7 @@ use super::keys::{KeyCache, KeyError, KeyRequest, KeySource};
 use super::principal::{Principal, TokenIssuer, TokenKind};
 use super::rejection::{InvalidToken, Rejection};
 use super::settings::{IdentityConfig, XsuaaConfig};
+use super::tenant::{TenantRule, check_tenant, own_issuer};
 use crate::clock::Clock;
 use crate::secret::BearerToken;
 use jsonwebtoken::{Algorithm, Validation};
@@ -76,12 +77,19 @@ struct Verified {
 
 pub struct TokenValidator {
     config: IdentityConfig,
+    /// The binding's `url` as an issuer: its tokens need no `app_tid`.
+    own_issuer: Option<String>,
     keys: Arc<KeyCache>,
     /// SHA-256 of a token that passed every check → its principal. Joule
     /// reuses a user's token for every call of a conversation; this spares
     /// the RSA verification on repeats. Only successes are remembered.
     verified: Mutex<HashMap<[u8; 32], Verified>>,
     clock: Clock,
+}
+
+/// The tenant a token names: `app_tid`, else the legacy `zone_uuid`.
+fn token_tenant(claims: &Claims) -> Option<&str> {
+    text(claims, "app_tid").or_else(|| text(claims, "zone_uuid"))
 }
 
 fn text<'a>(claims: &'a Claims, name: &str) -> Option<&'a str> {
@@ -170,16 +178,22 @@ impl TokenValidator {
                     .timeout(identity.http_timeout)
                     .redirect(reqwest::redirect::Policy::none())
                     .build()?;
+                let validator = TokenValidator::new(*identity, http, clock.clone());
+                let config = &validator.config;
                 tracing::info!(
-                    client_id = %identity.client_id,
-                    domains = ?identity.domains,
+                    client_id = %config.client_id,
+                    domains = ?config.domains,
+                    own_issuer = validator.own_issuer.as_deref().unwrap_or("-"),
                     "authentication required (IAS App2App tokens)"
                 );
-                Ok(Some(Arc::new(TokenValidator::new(
-                    *identity,
-                    http,
-                    clock.clone(),
-                ))))
+                if let (Some(url), None) = (&config.url, &validator.own_issuer) {
+                    tracing::warn!(
+                        url = %url,
+                        "the identity binding's url is not an issuer on a trusted domain: \
+                         every token must carry an app_tid"
+                    );
+                }
+                Ok(Some(Arc::new(validator)))
             }
         }
     }
@@ -192,6 +206,7 @@ impl TokenValidator {
             clock.clone(),
         ));
         TokenValidator {
+            own_issuer: own_issuer(config.url.as_deref(), &config.domains),
             config,
             keys,
             verified: Mutex::new(HashMap::new()),
@@ -335,33 +350,22 @@ impl TokenValidator {
         Ok(trusted.url)
     }
 
-    fn check_ias_claims(&self, claims: &Claims, issuer: &str) -> Result<(), AuthError> {
+    /// Audience, then the tenant rule (`tenant.rs`); says which branch of
+    /// the tenant rule accepted the token.
+    fn check_ias_claims(&self, claims: &Claims, issuer: &str) -> Result<TenantRule, AuthError> {
         if !strings(claims, "aud").contains(&self.config.client_id) {
             return Err(invalid(
                 Rejection::WrongAudience,
                 "audience does not contain our client id",
             ));
         }
-        let tenant = text(claims, "app_tid").or_else(|| text(claims, "zone_uuid"));
-        match (&self.config.app_tid, tenant) {
-            (Some(ours), Some(theirs)) if ours != theirs => {
-                return Err(invalid(
-                    Rejection::WrongTenant,
-                    "app_tid does not match our tenant",
-                ));
-            }
-            (Some(_), None) => return Err(invalid(Rejection::WrongTenant, "app_tid missing")),
-            (None, None)
-                if self.config.url.as_deref().map(|u| u.trim_end_matches('/')) != Some(issuer) =>
-            {
-                return Err(invalid(
-                    Rejection::WrongTenant,
-                    "app_tid missing for a foreign issuer",
-                ));
-            }
-            _ => {}
-        }
-        Ok(())
+        check_tenant(
+            token_tenant(claims),
+            issuer,
+            self.config.app_tid.as_deref(),
+            self.own_issuer.as_deref(),
+        )
+        .map_err(|error| invalid(Rejection::WrongTenant, error.to_string()))
     }
 
     async fn ias_token(
@@ -377,9 +381,7 @@ impl TokenValidator {
                 issuer: issuer.clone(),
             },
             client_id: self.config.client_id.clone(),
-            app_tid: text(unverified, "app_tid")
-                .or_else(|| text(unverified, "zone_uuid"))
-                .map(str::to_string),
+            app_tid: token_tenant(unverified).map(str::to_string),
             azp: text(unverified, "azp").map(str::to_string),
             azp_app_tid: text(unverified, "azp_app_tid").map(str::to_string),
         };
@@ -392,9 +394,10 @@ impl TokenValidator {
         if self.trusted(&verified)? != issuer {
             return Err(invalid(Rejection::UntrustedIssuer, "issuer changed"));
         }
-        self.check_ias_claims(&verified, &issuer)?;
+        let tenant_rule = self.check_ias_claims(&verified, &issuer)?;
         let mut principal = self.ias_principal(&verified)?;
         principal.issuer_host = host_of(&issuer).to_string();
+        principal.tenant_rule = Some(tenant_rule);
         Ok(principal)
     }
 
@@ -457,6 +460,7 @@ impl TokenValidator {
             kind,
             issuer: TokenIssuer::Ias,
             issuer_host: String::new(),
+            tenant_rule: None,
             apis,
             roles,
         })
@@ -539,6 +543,7 @@ impl TokenValidator {
             tenant: Some(zid.to_string()),
             kind,
             issuer: TokenIssuer::Xsuaa,
+            tenant_rule: None,
             issuer_host: text(&verified, "iss")
                 .map(host_of)
                 .unwrap_or(xsuaa.uaa_domain.as_str())

@@ -51,6 +51,7 @@ pub async fn authenticate(
         auth.client_id = tracing::field::Empty,
         auth.issuer_host = tracing::field::Empty,
         auth.token_kind = tracing::field::Empty,
+        auth.tenant_rule = tracing::field::Empty,
         error.type = tracing::field::Empty,
         otel.status_description = tracing::field::Empty,
     );
@@ -70,6 +71,9 @@ pub async fn authenticate(
             }
             span.record("auth.token_kind", tracing::field::debug(&principal.kind));
             span.record("auth.issuer_host", principal.issuer_host.as_str());
+            if let Some(rule) = principal.tenant_rule {
+                span.record("auth.tenant_rule", rule.as_str());
+            }
             "ok"
         }
         Err(AuthError::Missing) => "missing",

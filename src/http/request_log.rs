@@ -27,6 +27,8 @@ pub struct CallFacts {
     pub error_message: Option<String>,
     pub user_id: Option<String>,
     pub client_id: Option<String>,
+    /// Which branch of the tenant rule accepted the caller's IAS token.
+    pub tenant_rule: Option<&'static str>,
     pub request_bytes: Option<usize>,
 }
 
@@ -45,6 +47,7 @@ pub fn log(request: &HttpRequest, response: &HttpResponse, facts: &CallFacts, st
             latency_ms = started.elapsed().as_secs_f64() * 1000.0,
             user.id = facts.user_id.as_deref().unwrap_or("-"),
             client.id = facts.client_id.as_deref().unwrap_or("-"),
+            auth.tenant_rule = facts.tenant_rule,
             "jsonrpc request"
         );
         return;
@@ -81,6 +84,7 @@ pub fn log(request: &HttpRequest, response: &HttpResponse, facts: &CallFacts, st
         rpc.error_code = facts.error_code,
         user.id = facts.user_id.as_deref().unwrap_or("-"),
         client.id = facts.client_id.as_deref().unwrap_or("-"),
+            auth.tenant_rule = facts.tenant_rule,
         "jsonrpc request"
     );
 }

@@ -290,6 +290,7 @@ async fn json_rpc_in_span(
     if let Some(principal) = &principal {
         facts.user_id = Some(principal.user_id.clone());
         facts.client_id = principal.client_id.clone();
+        facts.tenant_rule = principal.tenant_rule.map(|rule| rule.as_str());
     }
     if let Some(content_type) = request.headers().get(header::CONTENT_TYPE) {
         let content_type = content_type.to_str().unwrap_or("");

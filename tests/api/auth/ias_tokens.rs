@@ -335,10 +335,6 @@ async fn the_audience_must_contain_our_client_id_and_the_tenant_must_match() {
             "app_tid differs",
             with(user_claims(), "app_tid", json!("another-tenant")),
         ),
-        (
-            "app_tid missing",
-            with(user_claims(), "app_tid", Value::Null),
-        ),
     ] {
         assert_invalid(&bearer(&app, &token(&claims)).await, case);
     }
@@ -360,15 +356,172 @@ async fn without_a_configured_tenant_a_foreign_issuer_needs_app_tid() {
         &bearer(&app, &token(&own_issuer)).await,
         "issuer = binding url",
     );
-    let foreign = with(
-        with(user_claims(), "app_tid", Value::Null),
-        "iss",
-        json!("https://other.accounts.test"),
-    );
-    assert_invalid(
+    // Another issuer's token naming a tenant: the key endpoint judges it.
+    let other = "https://other.accounts.test";
+    keys.set(|behaviour| behaviour.discovery_issuer = other.into());
+    let foreign = with(user_claims(), "iss", json!(other));
+    assert_valid(
         &bearer(&app, &token(&foreign)).await,
+        "foreign issuer, app_tid",
+    );
+    let headers = keys.last_jwks_headers();
+    assert_eq!(headers.get("x-app_tid").map(String::as_str), Some(APP_TID));
+    let before = keys.discovery_calls();
+    assert_refused_by_the_tenant_rule(
+        &bearer(&app, &token(&with(foreign, "app_tid", Value::Null))).await,
+        &keys,
+        before,
         "foreign issuer, no app_tid",
     );
+}
+
+/// Which branch of the tenant rule accepted a token is said at INFO on the
+/// request's existing line and its `authenticate` span (also for a token
+/// remembered from an earlier call), not on a line of its own.
+#[tokio::test]
+async fn the_request_line_and_span_say_which_tenant_rule_accepted_the_token() {
+    use crate::doubles::otlp::{Collector, text};
+    use crate::helpers::binary::start_binary;
+    let keys = KeyServer::start().await;
+    let collector = Collector::start().await;
+    let mut envs = collector.variables().to_vec();
+    envs.extend([
+        ("AGENT__TELEMETRY__LOG_FORMAT", "json"),
+        ("AGENT__AUTH__CLIENT_ID", CLIENT_ID),
+        ("AGENT__AUTH__DOMAINS", DOMAIN),
+        ("AGENT__AUTH__APP_TID", APP_TID),
+        ("AGENT__AUTH__URL", ISSUER),
+        ("AGENT__AUTH__TEST_KEY_SERVER", keys.url.as_str()),
+    ]);
+    let running = start_binary(&envs).await;
+    let app = running.app();
+    let with_tenant = token(&user_claims());
+    let without_tenant = token(&with(user_claims(), "app_tid", Value::Null));
+    for bearer_token in [&with_tenant, &without_tenant, &without_tenant] {
+        assert_valid(&bearer(&app, bearer_token).await, "accepted");
+    }
+    wait_until(Duration::from_secs(10), async || {
+        collector.named("authenticate").len() >= 3
+    })
+    .await;
+    let log: Vec<Value> = running
+        .terminate()
+        .await
+        .iter()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    keys.stop().await;
+    let expected = [
+        "app_tid_matches_binding",
+        "own_issuer_without_app_tid",
+        "own_issuer_without_app_tid",
+    ];
+    let requests: Vec<&Value> = log
+        .iter()
+        .filter(|line| line["type"] == "request")
+        .collect();
+    let logged: Vec<&str> = requests
+        .iter()
+        .filter_map(|line| line["auth.tenant_rule"].as_str())
+        .collect();
+    assert_eq!(logged, expected, "{requests:?}");
+    assert!(requests.iter().all(|line| line["level"] == "INFO"));
+    let lines_naming_it = log
+        .iter()
+        .filter(|line| line.to_string().contains("tenant_rule"))
+        .count();
+    assert_eq!(lines_naming_it, 3, "no line of its own: {log:?}");
+    let mut traced: Vec<String> = collector
+        .named("authenticate")
+        .iter()
+        .filter_map(|span| text(&span.attributes, "auth.tenant_rule"))
+        .collect();
+    traced.sort();
+    assert_eq!(traced, [expected[0], expected[1], expected[2]]);
+}
+
+/// The refusal names the tenant rule (not a later check, such as the
+/// discovery document of an issuer the key server does not serve), and no
+/// key was asked for.
+fn assert_refused_by_the_tenant_rule(answer: &Answer, keys: &KeyServer, before: usize, case: &str) {
+    assert_invalid(answer, case);
+    let detail = answer.body["error_description"].as_str().unwrap_or("");
+    assert!(detail.contains("app_tid"), "{case}: {:?}", answer.body);
+    assert_eq!(
+        keys.discovery_calls(),
+        before,
+        "{case}: refused before any key request"
+    );
+}
+
+/// SAP's Java rule (`ias-tokens.md` §4.5, `SapIdJwtSignatureValidator`): a
+/// token of the binding's own issuer (`url`) needs no `app_tid`; a token of
+/// another trusted issuer does; a tenant named (`app_tid`, `zone_uuid`)
+/// other than the binding's is refused whoever issued it.
+#[tokio::test]
+async fn app_tid_is_required_only_of_another_issuer_and_must_be_the_bindings() {
+    let keys = KeyServer::start().await;
+    let app = authenticated(&keys).spawn().await;
+    let no_tenant = with(user_claims(), "app_tid", Value::Null);
+    assert_valid(
+        &bearer(&app, &token(&no_tenant)).await,
+        "binding issuer, no app_tid",
+    );
+    let headers = keys.last_jwks_headers();
+    assert_eq!(
+        headers.get("x-app_tid"),
+        None,
+        "no tenant to send: {headers:?}"
+    );
+    // The one decoded Joule token published (a public demo) has neither
+    // app_tid nor an issuer without its trailing slash.
+    let as_published = with(no_tenant.clone(), "iss", json!(format!("{ISSUER}/")));
+    assert_valid(
+        &bearer(&app, &token(&as_published)).await,
+        "binding issuer with a trailing slash, no app_tid",
+    );
+    let ours = with(no_tenant.clone(), "zone_uuid", json!(APP_TID));
+    assert_valid(&bearer(&app, &token(&ours)).await, "legacy zone_uuid, ours");
+
+    // Another trusted issuer whose discovery the key server does answer:
+    // with our app_tid it passes, so its refusal without one is the rule's.
+    let other = "https://other.accounts.test";
+    keys.set(|behaviour| behaviour.discovery_issuer = other.into());
+    let other_issuer = with(user_claims(), "iss", json!(other));
+    assert_valid(
+        &bearer(&app, &token(&other_issuer)).await,
+        "other trusted issuer, our app_tid",
+    );
+    let before = keys.discovery_calls();
+    for (case, claims) in [
+        (
+            "other trusted issuer, no app_tid",
+            with(other_issuer.clone(), "app_tid", Value::Null),
+        ),
+        (
+            "our tenant's name on another trusted domain, no app_tid",
+            with(
+                no_tenant.clone(),
+                "iss",
+                json!("https://tenant.accounts.cloud.test"),
+            ),
+        ),
+        (
+            "binding issuer, different app_tid",
+            with(user_claims(), "app_tid", json!("another-tenant")),
+        ),
+        (
+            "other trusted issuer, different app_tid",
+            with(other_issuer.clone(), "app_tid", json!("another-tenant")),
+        ),
+        (
+            "binding issuer, different zone_uuid",
+            with(no_tenant.clone(), "zone_uuid", json!("another-tenant")),
+        ),
+    ] {
+        let answer = bearer(&app, &token(&claims)).await;
+        assert_refused_by_the_tenant_rule(&answer, &keys, before, case);
+    }
 }
 
 fn forged(header: Value, claims: &serde_json::Map<String, Value>, signature: &str) -> String {

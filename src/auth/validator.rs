@@ -456,7 +456,7 @@ impl TokenValidator {
                 .map(str::to_string),
             display_name,
             client_id: azp.map(str::to_string),
-            tenant: text(claims, "app_tid").map(str::to_string),
+            tenant: token_tenant(claims).map(str::to_string),
             kind,
             issuer: TokenIssuer::Ias,
             issuer_host: String::new(),

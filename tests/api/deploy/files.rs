@@ -604,6 +604,15 @@ fn scenarios_reference_existing_functions_parameters_results_and_context() {
             text(&scenario, "description", file).len() > 80,
             "{file}: routing text"
         );
+        // `title` is optional (no SAP sample sets one; the one generator
+        // that writes it caps it at 32 characters): none, or within 32.
+        if let Some(title) = scenario.get("title") {
+            let title = title.as_str().unwrap_or_default();
+            assert!(
+                (1..=32).contains(&title.chars().count()),
+                "{file}: title `{title}` has 1 to 32 characters"
+            );
+        }
         let target = &scenario["target"];
         assert_eq!(target["type"], "function");
         let name = text(target, "name", file);

@@ -582,6 +582,50 @@ fn every_system_alias_is_defined_and_names_a_shipped_destination() {
     );
 }
 
+/// A `quickReplies` message is written out the way SAP's guides show it,
+/// `content: {title, buttons: [{title, value}]}` with an expression only in
+/// a leaf (SAP's CLI checks none of this; its compiler runs on SAP's
+/// servers). Only the synchronous function shows buttons: in async mode the
+/// states that ask arrive by push and never pass through the function.
+#[test]
+fn quick_replies_are_written_out_with_expressions_only_in_the_leaves() {
+    let mut showing = Vec::new();
+    for (file, function) in functions() {
+        let groups = function["action_groups"].as_array().expect("action_groups");
+        let messages = groups
+            .iter()
+            .flat_map(|group| group["actions"].as_array().cloned().unwrap_or_default())
+            .filter(|action| action["type"] == "message")
+            .map(|action| action["message"].clone());
+        for message in messages.filter(|message| message["type"] == "quickReplies") {
+            let content = &message["content"];
+            assert!(
+                content.is_object(),
+                "{file}: content written out: {content}"
+            );
+            assert!(content["title"].is_string(), "{file}: a title: {content}");
+            let buttons = content["buttons"].as_array().expect("buttons listed");
+            assert!(!buttons.is_empty(), "{file}");
+            for button in buttons {
+                let fields = button.as_object().expect("a button is written out");
+                assert_eq!(
+                    fields.keys().map(String::as_str).collect::<Vec<_>>(),
+                    ["title", "value"],
+                    "{file}: {button}"
+                );
+                assert!(fields.values().all(Value::is_string), "{file}: {button}");
+            }
+            showing.push(file.clone());
+        }
+    }
+    assert_eq!(
+        showing,
+        [format!(
+            "{CAPABILITY}/functions/call_order_exception_agent.yaml"
+        )]
+    );
+}
+
 #[test]
 fn scenarios_reference_existing_functions_parameters_results_and_context() {
     let context = yaml_file(&format!("{CAPABILITY}/capability_context.yaml"));

@@ -1,21 +1,23 @@
 //! The buttons of an approval question, in the user's language: where a
 //! client shows buttons (Joule's quick replies), the user taps "Approve"
-//! or "4725 genehmigen" instead of typing it. Each button sends its own
+//! or "Alle genehmigen" instead of typing it. Each button sends its own
 //! text, which [`super::reply_parse`] reads as it reads a typed answer, so
 //! a tap follows exactly the rules of a typed reply and a client without
 //! buttons loses nothing. The words are data (`[quick_replies]` of each
 //! `data/lang/<code>.toml`).
+//!
+//! Always exactly two buttons, approve and reject (a batch: all of its
+//! orders still waiting): Joule's dialog function (`joule/`) writes the
+//! message out with two buttons, the form SAP's guides show, because its
+//! expressions can fill the leaves of a fixed list but not build a list.
+//! One order of a batch is decided by typing ("approve 4725"), as the
+//! question says.
 
 use super::batch::{PendingApproval, PendingState};
 use crate::agent::language::Language;
 use crate::agent::language::vocabulary::{self, QuickReplyWords};
 use serde::Serialize;
 use std::sync::LazyLock;
-
-/// The most buttons one question shows (SAP's Joule design guideline:
-/// never more than 11): a batch offers "approve all", "reject all" and
-/// one per order for the first nine orders still waiting.
-pub const MOST_BUTTONS: usize = 11;
 
 /// The buttons' words of every shipped language.
 static WORDS: LazyLock<Vec<(Language, QuickReplyWords)>> = LazyLock::new(|| {
@@ -32,11 +34,12 @@ pub struct QuickReply {
     pub value: String,
 }
 
-/// The content of Joule's `quickReplies` message: a title and its buttons.
+/// The content of Joule's `quickReplies` message: a title and its two
+/// buttons, approve first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct QuickReplies {
     pub title: String,
-    pub buttons: Vec<QuickReply>,
+    pub buttons: [QuickReply; 2],
 }
 
 fn button(text: String) -> QuickReply {
@@ -55,35 +58,21 @@ pub fn for_pending(pending: &PendingApproval, language: Language) -> Option<Quic
             .find(|(of, words)| *of == wanted && !words.approve.is_empty())
             .map(|(_, words)| words)
     })?;
-    let buttons = match pending {
-        PendingApproval::One(_) => {
-            vec![button(words.approve.clone()), button(words.reject.clone())]
-        }
+    let (approve, reject) = match pending {
+        PendingApproval::One(_) => (&words.approve, &words.reject),
         PendingApproval::Batch(orders) => {
-            let waiting: Vec<&str> = orders
+            if !orders
                 .iter()
-                .filter(|order| order.state == PendingState::Pending)
-                .map(|order| order.proposal.sales_order.as_str())
-                .collect();
-            if waiting.is_empty() {
+                .any(|order| order.state == PendingState::Pending)
+            {
                 return None;
             }
-            let mut buttons = vec![button(words.approve_all.clone())];
-            if waiting.len() > 1 {
-                buttons.extend(
-                    waiting
-                        .iter()
-                        .take(MOST_BUTTONS - 2)
-                        .map(|order| button(words.approve_order.replace("{order}", order))),
-                );
-            }
-            buttons.push(button(words.reject_all.clone()));
-            buttons
+            (&words.approve_all, &words.reject_all)
         }
     };
     Some(QuickReplies {
         title: words.title.clone(),
-        buttons,
+        buttons: [button(approve.clone()), button(reject.clone())],
     })
 }
 
@@ -93,7 +82,6 @@ mod tests {
     use crate::agent::approval::batch::PendingOrder;
     use crate::agent::approval::reply_parse::{BatchDecision, Decision, batch_decision, decision};
     use crate::agent::{Action, Proposal};
-    use std::collections::BTreeMap;
 
     fn proposal(order: &str) -> Proposal {
         Proposal {
@@ -132,30 +120,22 @@ mod tests {
     }
 
     #[test]
-    fn a_batch_gets_one_button_per_waiting_order_between_all_and_none() {
+    fn a_batch_gets_approve_all_and_reject_all_while_an_order_waits() {
         let pending = batch(&[
             ("4711", PendingState::Pending),
             ("4725", PendingState::Filed),
             ("4740", PendingState::Pending),
         ]);
         let german = for_pending(&pending, Language::De).expect("buttons");
-        assert_eq!(
-            values(&german),
-            [
-                "Alle genehmigen",
-                "4711 genehmigen",
-                "4740 genehmigen",
-                "Alle ablehnen"
-            ]
-        );
+        assert_eq!(values(&german), ["Alle genehmigen", "Alle ablehnen"]);
         let decided = batch(&[("4711", PendingState::Declined)]);
         assert_eq!(for_pending(&decided, Language::En), None);
         let many: Vec<(String, PendingState)> = (0..20)
             .map(|n| (format!("{}", 5000 + n), PendingState::Pending))
             .collect();
         let many: Vec<(&str, PendingState)> = many.iter().map(|(o, s)| (o.as_str(), *s)).collect();
-        let shown = for_pending(&batch(&many), Language::Fr).expect("buttons");
-        assert_eq!(shown.buttons.len(), MOST_BUTTONS);
+        let french = for_pending(&batch(&many), Language::Fr).expect("buttons");
+        assert_eq!(values(&french), ["Tout approuver", "Tout rejeter"]);
     }
 
     /// Every button of every language answers as it says, by the same
@@ -181,8 +161,6 @@ mod tests {
                 decisions,
                 [
                     BatchDecision::All(Decision::Approve),
-                    BatchDecision::Orders(BTreeMap::from([("4711".into(), Decision::Approve)])),
-                    BatchDecision::Orders(BTreeMap::from([("4725".into(), Decision::Approve)])),
                     BatchDecision::All(Decision::Reject),
                 ],
                 "{language:?}"

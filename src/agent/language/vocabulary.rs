@@ -148,9 +148,6 @@ pub struct QuickReplyWords {
     pub approve_all: String,
     #[serde(default)]
     pub reject_all: String,
-    /// A batch: one order, `{order}` its number ("{order} genehmigen").
-    #[serde(default)]
-    pub approve_order: String,
 }
 
 /// Why a vocabulary file is not used.
@@ -260,7 +257,6 @@ mod tests {
             ] {
                 assert!(!text.is_empty(), "{language:?}: a quick reply is missing");
             }
-            assert!(buttons.approve_order.contains("{order}"), "{language:?}");
         }
         let order: Vec<Language> = SHIPPED.iter().map(|(language, _)| *language).collect();
         assert_eq!(order, Language::ALL);

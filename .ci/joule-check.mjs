@@ -11,7 +11,9 @@
 // joule/variants/<name>/ copied over joule/order_exception/ (what
 // docs/deploy-btp.md has an admin do for the async variant).
 //
-// Usage: node .ci/joule-check.mjs <node_modules with the CLI> <CLI version> <joule dir>
+// Usage: node .ci/joule-check.mjs <node_modules with the CLI> <CLI version> <joule dir> [deploy guide]
+// With the deploy guide, the names and flags it gives for the CLI are held
+// against the installed CLI too.
 // Exit: 0 clean; 1 an error or a warning; 2 the CLI is not the expected one
 // or a class this check drives is not where it was (a CLI upgrade that moved
 // them fails here instead of passing).
@@ -295,6 +297,63 @@ for (const variant of variants(source)) {
     fs.rmSync(copy, { recursive: true, force: true });
   }
 }
+// --- what the deploy guide says of the CLI ----------------------------
+
+/**
+ * The names and flags docs/deploy-btp.md gives for the CLI, read from the
+ * installed CLI: the IAS dependency `joule login` asks IAS for (its
+ * JWT-bearer exchange names it in `resource`), the Node.js versions the
+ * CLI's package declares, and every `joule login --flag` the guide uses.
+ */
+function guideChecks(guidePath) {
+  const errors = [];
+  const guide = fs.readFileSync(guidePath, 'utf8');
+  const authManager = fs.readFileSync(path.join(coreDir, 'dist/esm/auth/authManager.js'), 'utf8');
+  const resources = [...new Set(
+    [...authManager.matchAll(/urn:sap:identity:application:provider:name:([A-Za-z0-9_-]+)/g)].map(m => m[1])
+  )];
+  if (resources.length !== 1) {
+    setupFailure(`authManager.js of the CLI names ${resources.length} IAS dependencies (${resources}), expected one`);
+  }
+  const [dependency] = resources;
+  console.log(`the CLI's IAS dependency: ${dependency} (dist/esm/auth/authManager.js)`);
+  const spellings = [...guide.matchAll(new RegExp(dependency, 'gi'))].map(m => m[0]);
+  if (!spellings.includes(dependency)) {
+    errors.push(`${guidePath} does not name the IAS dependency ${dependency}`);
+  }
+  for (const other of new Set(spellings.filter(s => s !== dependency))) {
+    errors.push(`${guidePath} spells the IAS dependency ${other}; the CLI asks IAS for ${dependency}`);
+  }
+  const engines = cliPackage.engines?.node;
+  if (!engines) {
+    setupFailure('@sap/joule-studio-cli declares no Node.js engines');
+  }
+  console.log(`the CLI's Node.js engines: ${engines}`);
+  if (!guide.includes(`"node": "${engines}"`)) {
+    errors.push(`${guidePath} does not give the CLI's Node.js engines "${engines}"`);
+  }
+  const login = fs.readFileSync(path.join(cliDir, cli, 'auth/loginCommand.js'), 'utf8');
+  const flags = new Set([...guide.matchAll(/joule login[^`\n]*/g)].flatMap(m => m[0].match(/--[a-z-]+/g) ?? []));
+  for (const flag of flags) {
+    if (!login.includes(`'${flag}`) && !login.includes(` ${flag}`)) {
+      errors.push(`${guidePath} uses \`joule login ${flag}\`, which the CLI's login command does not have`);
+    }
+  }
+  console.log(`joule login flags the guide uses: ${[...flags].join(', ') || 'none'}`);
+  return errors;
+}
+
+const guidePath = process.argv[5];
+if (guidePath) {
+  console.log(`\n=== ${guidePath} against the CLI`);
+  const errors = guideChecks(guidePath);
+  for (const message of errors) {
+    console.log(`error: ${message}`);
+  }
+  console.log(`${guidePath}: ${errors.length} errors`);
+  failed ||= errors.length > 0;
+}
+
 if (networkAttempts.length) {
   console.log(`error: the CLI tried the network: ${networkAttempts.join('; ')}`);
   failed = true;

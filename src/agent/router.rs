@@ -365,6 +365,26 @@ mod tests {
         ]);
     }
 
+    /// A word that carries no meaning (a stopword) or names no problem
+    /// (neutral) in one language counts for no specialist in any other
+    /// either: read there it may stem like a skill's word ("and" like
+    /// German "anderer", "nach" like "nächste"), and "why is 4711 blocked
+    /// and what can I do" went to the delivery specialist.
+    #[test]
+    fn no_stopword_or_neutral_word_of_any_language_counts_alone() {
+        let router = router();
+        let mut counted = Vec::new();
+        for (language, vocabulary) in crate::agent::language::vocabulary::shipped() {
+            for word in vocabulary.stopwords.iter().chain(&vocabulary.neutral) {
+                let decision = router.route(word);
+                if decision.scores.values().any(|score| *score != 0.0) {
+                    counted.push(format!("{language:?} {word:?}: {:?}", decision.scores));
+                }
+            }
+        }
+        assert!(counted.is_empty(), "{counted:#?}");
+    }
+
     #[test]
     fn a_shared_word_alone_decides_nothing() {
         let decision = router().route("order");

@@ -21,6 +21,17 @@ not-mine = Kundenauftrag { $order } ist { $kind ->
     }.
 block-note-reads = Seine Sperrnotiz lautet: "{ $note }"
 no-block = Er hat keine Sperre.
+own-block-ask = Er hat { $kind ->
+        [credit] eine Kreditsperre
+        [pricing] einen Preisstreit
+        [masterdata] unvollständige Stammdaten
+       *[delivery] eine Liefersperre
+    }: Fragen Sie "{ $kind ->
+        [credit] warum ist { $order } wegen Kredit gesperrt?
+        [pricing] warum ist der Preis von { $order } strittig?
+        [masterdata] welche Stammdaten fehlen bei { $order }?
+       *[delivery] warum hat { $order } eine Liefersperre?
+    }"
 unconfigured-block = Er trägt { $field ->
         [billing] die Fakturasperre
        *[delivery] die Liefersperre

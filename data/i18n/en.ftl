@@ -23,6 +23,19 @@ not-mine = Sales order { $order } is not { $kind ->
     }.
 block-note-reads = Its block note reads: "{ $note }"
 no-block = It has no block.
+# After not-mine: the block the order does have ($kind: its specialist's
+# skill id) and a question that reaches that specialist.
+own-block-ask = It has { $kind ->
+        [credit] a credit block
+        [pricing] a price dispute
+        [masterdata] incomplete master data
+       *[delivery] a delivery block
+    }: ask "{ $kind ->
+        [credit] why is { $order } blocked by credit?
+        [pricing] why is the price of { $order } disputed?
+        [masterdata] what master data is missing on { $order }?
+       *[delivery] why is { $order } blocked for delivery?
+    }"
 unconfigured-block = It carries { $field ->
         [billing] billing block
        *[delivery] delivery block

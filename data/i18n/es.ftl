@@ -21,6 +21,17 @@ not-mine = El pedido de cliente { $order } { $kind ->
     }.
 block-note-reads = Su nota de bloqueo dice: "{ $note }"
 no-block = No tiene ningún bloqueo.
+own-block-ask = Tiene { $kind ->
+        [credit] un bloqueo de crédito
+        [pricing] una disputa de precio
+        [masterdata] datos maestros incompletos
+       *[delivery] un bloqueo de entrega
+    }: pregunte "{ $kind ->
+        [credit] ¿por qué está bloqueado el pedido { $order } por crédito?
+        [pricing] ¿por qué se disputa el precio del pedido { $order }?
+        [masterdata] ¿qué datos maestros faltan en el pedido { $order }?
+       *[delivery] ¿por qué tiene el pedido { $order } un bloqueo de entrega?
+    }"
 unconfigured-block = Tiene { $field ->
         [billing] el bloqueo de factura
        *[delivery] el bloqueo de entrega

@@ -24,6 +24,17 @@ not-mine = La commande client { $order } { $kind ->
     }.
 block-note-reads = Sa note de blocage indique : « { $note } »
 no-block = Elle ne porte aucun blocage.
+own-block-ask = Elle porte { $kind ->
+        [credit] un blocage de crédit
+        [pricing] un litige de prix
+        [masterdata] des données de base incomplètes
+       *[delivery] un blocage de livraison
+    } : demandez « { $kind ->
+        [credit] pourquoi la commande { $order } est-elle bloquée pour crédit ?
+        [pricing] pourquoi le prix de la commande { $order } est-il contesté ?
+        [masterdata] quelles données de base manquent pour la commande { $order } ?
+       *[delivery] pourquoi la commande { $order } a-t-elle un blocage de livraison ?
+    } »
 unconfigured-block = Elle porte { $field ->
         [billing] le blocage de facturation
        *[delivery] le blocage de livraison

@@ -13,6 +13,7 @@ pub mod input;
 pub mod language;
 pub mod ledger;
 mod order_agent;
+mod own_block;
 mod proposal;
 mod reply;
 pub mod router;

@@ -8,6 +8,7 @@ use super::batch::{self as batches, BatchRequest};
 use super::input::DataFields;
 use super::language::Language;
 use super::language::catalog::{self, text as say};
+use super::own_block;
 use super::router::{Router, RoutingBasis, RoutingDecision};
 use super::settings::BatchSettings;
 use super::specialists::{self, Skill, Specialist};
@@ -274,7 +275,7 @@ impl OrderExceptionAgent {
                     ..specialists::not_found(number, language)
                 });
             };
-            if order.block_note.is_empty() {
+            if own_block::none(&order) {
                 let text = match specialists::unconfigured_blocks(&order, language) {
                     Some(unconfigured) => say(
                         language,
@@ -291,17 +292,17 @@ impl OrderExceptionAgent {
                     ..Reply::new(Outcome::Completed, text)
                 });
             }
-            // The words did not decide; the order's own block note does.
-            let by_note = self.router.route(&order.block_note);
-            if by_note.specialist.is_none() {
+            // The words named no kind of block; the order's own block does.
+            let Some(own) = own_block::specialist_for(&self.specialists, &self.router, &order)
+            else {
                 let question = self.which_problem(&decision, language);
                 return Ok(Reply {
                     routing: Some(decision),
                     ..Reply::new(Outcome::InputRequired, question)
                 });
-            }
-            decision.specialist = by_note.specialist;
-            decision.basis = RoutingBasis::OrderBlockNote;
+            };
+            decision.specialist = Some(own.skill().id.to_string());
+            decision.basis = RoutingBasis::OrderBlock;
             decision.tied.clear();
         }
 
@@ -331,8 +332,45 @@ impl OrderExceptionAgent {
             span,
         )
         .await?;
+        if reply.outcome == Outcome::Rejected
+            && let Some(number) = sales_order.as_deref()
+        {
+            self.name_own_block(&mut reply, specialist, number, orders.as_ref(), language)
+                .await?;
+        }
         reply.routing = Some(decision);
         Ok(reply)
+    }
+
+    /// A specialist declined the order (`rejected`: a specialist rejects
+    /// only an order whose block is not its kind): the answer names the
+    /// block the order does have and how to ask about it. The order was
+    /// read in this turn already, as the user (the source keeps it for the
+    /// turn); a failed read ends the turn as any failed read does.
+    async fn name_own_block(
+        &self,
+        reply: &mut Reply,
+        declined_by: &dyn Specialist,
+        number: &str,
+        orders: &dyn OrderSource,
+        language: Language,
+    ) -> Result<(), crate::backend::BackendError> {
+        let Some(order) = orders.sales_order(number).await? else {
+            return Ok(());
+        };
+        let Some(own) = own_block::specialist_for(&self.specialists, &self.router, &order) else {
+            return Ok(());
+        };
+        if own.skill().id == declined_by.skill().id {
+            return Ok(());
+        }
+        reply.text.push(' ');
+        reply.text.push_str(&say(
+            language,
+            "own-block-ask",
+            &[("order", number.into()), ("kind", own.skill().id.into())],
+        ));
+        Ok(())
     }
 }
 

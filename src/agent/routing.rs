@@ -32,7 +32,7 @@ pub struct RoutingDecision {
 
 /// Why a routing decision is what it is; on the wire (the `routing`
 /// metadata, span attributes) as `text`, `tie`, `no-match`,
-/// `order-block-note`.
+/// `order-block`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RoutingBasis {
@@ -42,8 +42,9 @@ pub enum RoutingBasis {
     Tie,
     /// Nothing scored enough.
     NoMatch,
-    /// The order's own block note decided.
-    OrderBlockNote,
+    /// The words named no kind of block, and the one order they name
+    /// did: its block status, else its block note (`own_block`).
+    OrderBlock,
 }
 
 impl RoutingBasis {
@@ -52,7 +53,7 @@ impl RoutingBasis {
             RoutingBasis::Text => "text",
             RoutingBasis::Tie => "tie",
             RoutingBasis::NoMatch => "no-match",
-            RoutingBasis::OrderBlockNote => "order-block-note",
+            RoutingBasis::OrderBlock => "order-block",
         }
     }
 }

@@ -8,11 +8,12 @@
 use super::{BatchItem, ItemState};
 use crate::agent::language::Language;
 use crate::agent::language::catalog::text as say;
+use crate::agent::own_block;
 use crate::agent::router::Router;
 use crate::agent::settings::BatchSettings;
 use crate::agent::specialists::Specialist;
 use crate::agent::{Outcome, Progress};
-use crate::backend::{BackendError, BlockKind, OrderSource, Refusal, SalesOrder};
+use crate::backend::{BackendError, OrderSource, Refusal, SalesOrder};
 use futures_util::StreamExt;
 use std::sync::Arc;
 
@@ -53,19 +54,6 @@ fn item(order: &str, specialist: Option<&str>, state: ItemState, text: String) -
         proposal: None,
         approval: None,
     }
-}
-
-/// The kinds of block the order's status fields show (missing master data
-/// shows in the block note only).
-fn block_kinds(order: &SalesOrder) -> Vec<BlockKind> {
-    [
-        (order.credit_blocked(), BlockKind::Credit),
-        (order.price_disputed(), BlockKind::PriceDispute),
-        (order.delivery_blocked(), BlockKind::Delivery),
-    ]
-    .into_iter()
-    .filter_map(|(blocked, kind)| blocked.then_some(kind))
-    .collect()
 }
 
 impl FanOut<'_> {
@@ -143,33 +131,6 @@ impl FanOut<'_> {
         results.into_iter().flatten().collect()
     }
 
-    /// The specialist of the first kind of block the order's status fields
-    /// show (credit check, billing block, delivery block).
-    fn by_status(&self, order: &SalesOrder) -> Option<&dyn Specialist> {
-        block_kinds(order)
-            .into_iter()
-            .find_map(|kind| {
-                self.specialists
-                    .iter()
-                    .find(|specialist| specialist.handles() == kind)
-            })
-            .map(Box::as_ref)
-    }
-
-    /// The specialist for this order's own block: its block status first
-    /// (credit check, billing block, delivery block), then its block note
-    /// in the router's words (missing master data).
-    fn specialist_for(&self, order: &SalesOrder) -> Option<&dyn Specialist> {
-        self.by_status(order).or_else(|| {
-            let decision = self.router.route(&order.block_note);
-            let id = decision.specialist?;
-            self.specialists
-                .iter()
-                .find(|s| s.skill().id == id)
-                .map(Box::as_ref)
-        })
-    }
-
     async fn explain(&self, work: Work) -> Result<BatchItem, BackendError> {
         let order = match work {
             Work::Order(order) => *order,
@@ -179,7 +140,7 @@ impl FanOut<'_> {
                 let Some(fields) = self.orders.sales_order_fields(&number).await? else {
                     return Ok(not_found(&number, self.language));
                 };
-                if let Some(specialist) = self.by_status(&fields)
+                if let Some(specialist) = own_block::by_status(self.specialists, &fields)
                     && specialist.answers_from_fields(&fields)
                 {
                     return self.explained(specialist, fields).await;
@@ -191,7 +152,7 @@ impl FanOut<'_> {
             }
         };
         let number = order.sales_order.clone();
-        if order.block_note.trim().is_empty() && block_kinds(&order).is_empty() {
+        if own_block::none(&order) {
             let language = self.language;
             let text = match crate::agent::specialists::unconfigured_blocks(&order, language) {
                 Some(unconfigured) => say(
@@ -210,7 +171,8 @@ impl FanOut<'_> {
             };
             return Ok(item(&number, None, ItemState::Completed, text));
         }
-        let Some(specialist) = self.specialist_for(&order) else {
+        let Some(specialist) = own_block::specialist_for(self.specialists, self.router, &order)
+        else {
             return Ok(item(
                 &number,
                 None,

@@ -1,7 +1,8 @@
 //! The routing evaluation set (`data/routing_eval.json`: the twelve
 //! walkthrough cases, then more English and the German, French and Spanish
 //! sets), end to end: the router's decision is read from the message
-//! metadata, not from reply text.
+//! metadata, not from reply text, and where a case names its basis (the
+//! order's own block), the metadata's basis too.
 
 use crate::helpers::{TestApp, routed_to};
 use std::collections::BTreeMap;
@@ -11,6 +12,9 @@ struct Case {
     text: String,
     expected: Option<String>,
     language: String,
+    /// Why the router must decide so (`order-block`: the words name no
+    /// kind of block, the named order's own block decides).
+    basis: Option<String>,
 }
 
 /// The lowest accuracy per language (docs/routing.md#languages).
@@ -36,6 +40,9 @@ async fn the_evaluation_set_routes_right_in_every_language(app: TestApp) {
             assert!(index >= 12, "a walkthrough case is lost: {misses:#?}");
         }
         let routing = &task["status"]["message"]["metadata"]["routing"];
+        if let Some(basis) = &case.basis {
+            assert_eq!(routing["basis"], basis.as_str(), "{:?}: {task}", case.text);
+        }
         assert_eq!(
             routing["scores"].as_object().map(|s| s.len()),
             Some(4),

@@ -66,6 +66,16 @@ async fn credit_without_a_number_asks_which_sales_order() {
     );
 }
 
+/// The question a declining answer suggests (the quoted one at its end).
+fn suggested_question(answer: &str) -> String {
+    answer
+        .rsplit_once(['"', '«'])
+        .and_then(|(before, _)| before.rsplit_once(['"', '«']))
+        .map_or(answer, |(_, quoted)| quoted)
+        .trim_matches(['"', '»', '\u{202f}'])
+        .to_string()
+}
+
 async fn credit_on_an_order_without_a_credit_block_is_rejected(app: TestApp) {
     let task = app.send_text("check credit on order 4725").await;
     assert_eq!(state(&task), "rejected");
@@ -76,6 +86,43 @@ async fn credit_on_an_order_without_a_credit_block_is_rejected(app: TestApp) {
         status_text(&task)
     );
     assert_eq!(proposal(&task), Value::Null);
+    // It names the block the order does have, and how to ask about it, in
+    // the user's language; asked so, that block's specialist answers.
+    for (text, has, kind) in [
+        (
+            "check credit on order 4725",
+            "It has a price dispute: ask \"",
+            "pricing",
+        ),
+        (
+            "Kreditprüfung für Auftrag 4725",
+            "Er hat einen Preisstreit: Fragen Sie \"",
+            "pricing",
+        ),
+        (
+            "is 4723 blocked for delivery?",
+            "It has incomplete master data: ask \"",
+            "masterdata",
+        ),
+        (
+            "Hat 4711 eine Liefersperre?",
+            "Er hat eine Kreditsperre: Fragen Sie \"",
+            "credit",
+        ),
+    ] {
+        let declined = app.send_text(text).await;
+        assert_eq!(state(&declined), "rejected", "{text}: {declined}");
+        let answer = status_text(&declined);
+        assert!(answer.contains(has), "{text}: {answer}");
+        let question = suggested_question(&answer);
+        let asked = app.send_text(&question).await;
+        assert_eq!(state(&asked), "completed", "{question}: {asked}");
+        assert_eq!(routed_to(&asked).as_deref(), Some(kind), "{question}");
+        assert_eq!(
+            asked["status"]["message"]["metadata"]["routing"]["basis"], "text",
+            "{question}: the suggested question names the kind itself"
+        );
+    }
     // The block note it quotes is the whole order's: incomplete master data
     // included, though a credit answer needs only the order's own fields.
     let task = app.send_text("check credit on order 4723").await;
@@ -173,13 +220,13 @@ async fn a_request_that_fits_no_specialist_asks_which_problem() {
     }
 }
 
-async fn an_order_named_without_a_problem_is_routed_by_its_own_block_note(app: TestApp) {
+async fn an_order_named_without_a_problem_is_routed_by_its_own_block(app: TestApp) {
     let task = app.send_text("what about sales order 4711?").await;
     assert_eq!(state(&task), "completed");
     assert_eq!(routed_to(&task).as_deref(), Some("credit"));
     assert_eq!(
         task["status"]["message"]["metadata"]["routing"]["basis"],
-        "order-block-note"
+        "order-block"
     );
     let task = app.send_text("what about sales order 4730?").await;
     assert_eq!(state(&task), "completed");
@@ -190,12 +237,70 @@ async fn an_order_named_without_a_problem_is_routed_by_its_own_block_note(app: T
     );
 }
 
+/// "why is 4711 blocked and what can I do" names no kind of block ("and"
+/// once counted for delivery): the order's own block decides, in every
+/// language and with typos, and the answer is the one the question naming
+/// the kind gets.
+async fn a_question_naming_no_kind_is_answered_by_the_orders_own_block(app: TestApp) {
+    for (text, naming_the_kind, kind) in [
+        (
+            "why is 4711 blocked and what can I do",
+            "why is order 4711 blocked by credit",
+            "credit",
+        ),
+        (
+            "why is 4740 blockd and what can i do about it",
+            "customer wants a later delivery date on 4740",
+            "delivery",
+        ),
+        (
+            "Warum ist 4711 gesperrt und was kann ich tun?",
+            "Warum ist der Auftrag 4711 wegen Kredit gesperrt?",
+            "credit",
+        ),
+        (
+            "warum ist 4725 gesprert und was kann ich da machen",
+            "Der Kunde bestreitet den Preis von 4725",
+            "pricing",
+        ),
+        (
+            "Pourquoi la commande 4711 est-elle bloquée et que puis-je faire ?",
+            "Pourquoi la commande 4711 est-elle bloquée pour crédit ?",
+            "credit",
+        ),
+        (
+            "¿Por qué está bloqueado el pedido 4711 y qué puedo hacer?",
+            "¿Por qué está bloqueado el pedido 4711 por crédito?",
+            "credit",
+        ),
+    ] {
+        let task = app.send_text(text).await;
+        assert_eq!(state(&task), "completed", "{text}: {task}");
+        assert_eq!(routed_to(&task).as_deref(), Some(kind), "{text}");
+        let routing = &task["status"]["message"]["metadata"]["routing"];
+        assert_eq!(routing["basis"], "order-block", "{text}: {routing}");
+        let named = app.send_text(naming_the_kind).await;
+        assert_eq!(
+            routed_to(&named).as_deref(),
+            Some(kind),
+            "{naming_the_kind}"
+        );
+        assert_eq!(status_text(&task), status_text(&named), "{text}");
+        assert_eq!(
+            proposal(&task)["action"],
+            proposal(&named)["action"],
+            "{text}"
+        );
+    }
+}
+
 crate::on_each_source!(
+    a_question_naming_no_kind_is_answered_by_the_orders_own_block,
     credit_explains_the_limit_and_who_decides,
     credit_on_an_order_without_a_credit_block_is_rejected,
     an_unknown_order_fails_with_not_found,
     masterdata_names_the_missing_fields,
     pricing_compares_with_the_price_list_and_quotes_the_note_as_data,
     delivery_explains_the_block_and_the_date_to_confirm,
-    an_order_named_without_a_problem_is_routed_by_its_own_block_note,
+    an_order_named_without_a_problem_is_routed_by_its_own_block,
 );

@@ -264,6 +264,54 @@ async fn a_german_user_reads_a_read_refusal_in_german() {
     );
 }
 
+/// A question that names no kind of block reads the order to learn its
+/// block, as the person asking; a read S/4HANA refuses or does not answer
+/// is told as it is for a question that names the kind, in the user's
+/// language.
+#[tokio::test]
+async fn the_order_read_for_its_own_block_is_the_users_and_fails_as_any_read() {
+    let world = world(|url| Destination::saml_bearer("S4HANA_ORDERS", url)).await;
+    world.s4.set_access(
+        CLERK.1,
+        Access {
+            read: Scope::only(&["4723"]),
+            ..Access::full()
+        },
+    );
+    let token = clerk_token();
+    let task = ask(&world.app, &token, "why is 4723 blocked and what can I do").await;
+    assert_eq!(state(&task), "completed", "{task}");
+    let routing = &task["status"]["message"]["metadata"]["routing"];
+    assert_eq!(routing["specialist"], "masterdata", "{routing}");
+    assert_eq!(routing["basis"], "order-block", "{routing}");
+    let users = s4_users(&world.s4);
+    assert!(!users.is_empty());
+    assert!(users.iter().all(|user| user == CLERK.0), "{users:?}");
+    let pairs = [
+        ("why is 4711 blocked and what can I do", CREDIT_4711),
+        (
+            "Warum ist 4711 gesperrt und was kann ich tun?",
+            "Warum ist der Auftrag 4711 wegen Kredit gesperrt?",
+        ),
+    ];
+    // Refused (403): rejected, as the question naming the kind is.
+    for (no_kind, naming_the_kind) in pairs {
+        let refused = ask(&world.app, &token, no_kind).await;
+        let named = ask(&world.app, &token, naming_the_kind).await;
+        assert_eq!(state(&refused), "rejected", "{refused}");
+        assert_eq!(status_text(&refused), status_text(&named), "{no_kind}");
+    }
+    // Not answered (500 on every try): failed, as the question naming the kind is.
+    world.s4.set_access(CLERK.1, Access::full());
+    world.s4.always("A_SalesOrder('4711')", Step::Status(500));
+    for (no_kind, naming_the_kind) in pairs {
+        let failed = ask(&world.app, &token, no_kind).await;
+        let named = ask(&world.app, &token, naming_the_kind).await;
+        assert_eq!(state(&failed), "failed", "{failed}");
+        assert_eq!(status_text(&failed), status_text(&named), "{no_kind}");
+    }
+}
+
 #[tokio::test]
 async fn each_user_reads_as_themself_and_destination_answers_are_cached_per_user() {
     let world = world(|url| Destination::saml_bearer("S4HANA_ORDERS", url)).await;

@@ -687,10 +687,16 @@ mod tests {
         }
         let mut checked = 0;
         let mut refused = Vec::new();
-        for page in pages.iter().filter(|page| page.extension().is_some_and(|e| e == "md")) {
+        for page in pages
+            .iter()
+            .filter(|page| page.extension().is_some_and(|e| e == "md"))
+        {
             let text = std::fs::read_to_string(page).unwrap();
             // Code spans: the odd pieces between backticks of a line.
-            for span in text.lines().flat_map(|line| line.split('`').skip(1).step_by(2)) {
+            for span in text
+                .lines()
+                .flat_map(|line| line.split('`').skip(1).step_by(2))
+            {
                 let Some((name, value)) = span.split_once('=') else {
                     continue;
                 };

@@ -10,6 +10,7 @@ use crate::agent::language::Language;
 use crate::agent::language::catalog::text as say;
 use crate::agent::own_block;
 use crate::agent::router::Router;
+use crate::agent::routing::RoutingBasis;
 use crate::agent::settings::BatchSettings;
 use crate::agent::specialists::Specialist;
 use crate::agent::{Outcome, Progress};
@@ -202,7 +203,7 @@ impl FanOut<'_> {
             "specialist",
             otel.name = "specialist",
             a2a.specialist = id,
-            routing.basis = "order-block",
+            routing.basis = RoutingBasis::OrderBlock.as_str(),
             sap.sales_order = number.as_str(),
         );
         let reply = tracing::Instrument::instrument(

@@ -64,7 +64,9 @@ fn every_role_collection_of_xs_security_is_one_to_assign() {
         .split_once("## Roles to assign")
         .expect("the guide has a section Roles to assign")
         .1;
-    let roles = roles.split_once("\n## ").map_or(roles, |(section, _)| section);
+    let roles = roles
+        .split_once("\n## ")
+        .map_or(roles, |(section, _)| section);
     let xs = json_file("xs-security.json");
     let collections = xs["role-collections"].as_array().expect("role-collections");
     assert!(!collections.is_empty());

@@ -110,6 +110,15 @@ blocked-more = { $atLeast ->
        *[no] { $count }
     } weitere Treffer ({ $what })
 blocked-left-out = { $more }, mehr als eine Anfrage ansieht (höchstens { $bound }); schränken Sie die Frage ein, zum Beispiel auf einen Kunden ("gesperrte Aufträge des Kunden 10023") oder eine Art von Sperre ("Kreditsperren").
+
+## Ein Kunde, beim Namen genannt ("welche Aufträge von Nordwind sind gesperrt?")
+
+customer-named = { $name } ({ $customer })
+customer-name-unknown = Ich kenne keinen Kunden namens "{ $name }" und habe daher keine Aufträge aufgelistet. Fragen Sie mit der Kundennummer ("gesperrte Aufträge des Kunden 10023") oder einer anderen Schreibweise des Namens.
+customer-name-several = { $more ->
+        [yes] Mehr als { $count } Kunden passen zu "{ $name }"; die ersten { $count } sind { $candidates }. Welchen meinen Sie? Antworten Sie mit seiner Nummer oder nennen Sie mehr vom Namen.
+       *[no] { $count } Kunden passen zu "{ $name }": { $candidates }. Welchen meinen Sie? Antworten Sie mit seiner Nummer.
+    }
 batch-explained = { $done } von { $total } { $total ->
         [one] Auftrag
        *[other] Aufträgen
@@ -229,6 +238,7 @@ subject-partner-address = die Adresse von Geschäftspartner { $id }
 subject-credit-account = das Kreditkonto von Kunde { $id }
 subject-open-items = die offenen Posten von Kunde { $id }
 subject-price-list = die Preisliste von Kunde { $id }
+subject-customers = die Kunden namens "{ $id }"
 subject-service = den Service { $id }
 
 ## Eine Anfrage, die länger dauert als das Zeitbudget

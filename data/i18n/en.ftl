@@ -118,6 +118,15 @@ blocked-more = { $atLeast ->
        *[no] { $count }
     } more { $what } match
 blocked-left-out = { $more } than one request looks at (at most { $bound }); narrow the question, for example to one customer ("blocked orders of customer 10023") or one kind of block ("credit blocks").
+
+## A customer named by name ("which orders of Nordwind are blocked?")
+
+customer-named = { $name } ({ $customer })
+customer-name-unknown = I know no customer named "{ $name }", so I listed no orders. Ask with the customer's number ("blocked orders of customer 10023") or another spelling of the name.
+customer-name-several = { $more ->
+        [yes] More than { $count } customers match "{ $name }"; the first { $count } are { $candidates }. Which one do you mean? Answer with its number, or give more of the name.
+       *[no] { $count } customers match "{ $name }": { $candidates }. Which one do you mean? Answer with its number.
+    }
 batch-explained = { $done } of { $total } { $total ->
         [one] order
        *[other] orders
@@ -239,6 +248,7 @@ subject-partner-address = the address of business partner { $id }
 subject-credit-account = the credit account of customer { $id }
 subject-open-items = the open items of customer { $id }
 subject-price-list = the price list of customer { $id }
+subject-customers = the customers named "{ $id }"
 subject-service = the service { $id }
 
 ## A turn that takes longer than the budget

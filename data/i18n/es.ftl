@@ -110,6 +110,15 @@ blocked-more = Coinciden además { $atLeast ->
        *[no] { $count }
     } { $what }
 blocked-left-out = { $more }; una consulta examina como máximo { $bound }: acote la pregunta, por ejemplo, a un cliente ("pedidos bloqueados del cliente 10023") o a un tipo de bloqueo ("bloqueos de crédito").
+
+## Un cliente nombrado por su nombre ("¿qué pedidos de Nordwind están bloqueados?")
+
+customer-named = { $name } ({ $customer })
+customer-name-unknown = No conozco ningún cliente llamado "{ $name }", así que no he listado ningún pedido. Pregunte con el número del cliente ("pedidos bloqueados del cliente 10023") u otra forma de escribir el nombre.
+customer-name-several = { $more ->
+        [yes] Más de { $count } clientes coinciden con "{ $name }"; los { $count } primeros son { $candidates }. ¿A cuál se refiere? Responda con su número o precise el nombre.
+       *[no] { $count } clientes coinciden con "{ $name }": { $candidates }. ¿A cuál se refiere? Responda con su número.
+    }
 batch-explained = { $done } de { $total } { $total ->
         [one] pedido explicado
        *[other] pedidos explicados
@@ -229,6 +238,7 @@ subject-partner-address = la dirección del interlocutor comercial { $id }
 subject-credit-account = la cuenta de crédito del cliente { $id }
 subject-open-items = las partidas abiertas del cliente { $id }
 subject-price-list = la lista de precios del cliente { $id }
+subject-customers = los clientes llamados "{ $id }"
 subject-service = el servicio { $id }
 
 ## Una solicitud que tarda más que el tiempo disponible

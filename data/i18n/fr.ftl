@@ -113,6 +113,15 @@ blocked-more = { $atLeast ->
        *[no] { $count }
     } autres résultats ({ $what })
 blocked-left-out = { $more }, au-delà de ce qu'une demande examine (au plus { $bound }) ; précisez la question, par exemple à un client (« commandes bloquées du client 10023 ») ou à un type de blocage (« blocages de crédit »).
+
+## Un client nommé par son nom (« quelles commandes de Nordwind sont bloquées ? »)
+
+customer-named = { $name } ({ $customer })
+customer-name-unknown = Je ne connais aucun client nommé « { $name } », je n'ai donc listé aucune commande. Demandez avec le numéro du client (« commandes bloquées du client 10023 ») ou une autre orthographe du nom.
+customer-name-several = { $more ->
+        [yes] Plus de { $count } clients correspondent à « { $name } » ; les { $count } premiers sont { $candidates }. Lequel voulez-vous dire ? Répondez par son numéro ou précisez le nom.
+       *[no] { $count } clients correspondent à « { $name } » : { $candidates }. Lequel voulez-vous dire ? Répondez par son numéro.
+    }
 batch-explained = { $done } sur { $total } { $total ->
         [one] commande expliquée
        *[other] commandes expliquées
@@ -232,6 +241,7 @@ subject-partner-address = l'adresse du partenaire commercial { $id }
 subject-credit-account = le compte de crédit du client { $id }
 subject-open-items = les postes ouverts du client { $id }
 subject-price-list = la liste de prix du client { $id }
+subject-customers = les clients nommés « { $id } »
 subject-service = le service { $id }
 
 ## Une demande qui dure plus longtemps que le budget de temps

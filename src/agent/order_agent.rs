@@ -134,12 +134,23 @@ impl OrderExceptionAgent {
                 (work, left_out)
             }
             BatchRequest::Blocked { customer, kind } => {
-                let what = describe_query(customer.as_deref(), kind, true, language);
-                let one_of_what = describe_query(customer.as_deref(), kind, false, language);
+                // A customer named by name is found first, as the caller.
+                let customer = match customer {
+                    Some(customer) => {
+                        match batches::customer::settle(orders.as_ref(), customer, language).await {
+                            Ok(settled) => Some(settled),
+                            Err(reply) => return reply,
+                        }
+                    }
+                    None => None,
+                };
+                let shown = customer.as_ref().map(|customer| customer.shown.as_str());
+                let what = describe_query(shown, kind, true, language);
+                let one_of_what = describe_query(shown, kind, false, language);
                 // More than the bound is asked for, to say how many more match.
                 let probe = bound.saturating_mul(COUNT_PAST_THE_BOUND);
                 let query = BlockedQuery {
-                    customer,
+                    customer: customer.map(|customer| customer.number),
                     kind,
                     limit: probe,
                 };
@@ -460,7 +471,11 @@ impl OrderExceptionAgent {
         if approval::decision(&turn.text) != approval::Decision::Unclear {
             return Reply::new(Outcome::Rejected, say(language, "nothing-waiting", &[]));
         }
-        if let Some(request) = batches::recognise(&turn.text, |text| self.kind_of(text)) {
+        let kind_of = |text: &str| self.kind_of(text);
+        if let Some(request) = batches::recognise(&turn.text, kind_of).or_else(|| {
+            let earlier = turn.earlier.iter().map(|said| said.text.as_str());
+            batches::answers_which_customer(earlier, &turn.text, kind_of)
+        }) {
             return self.batch(request, turn, language).await;
         }
         if batches::beyond_reach(&turn.text, |text| self.kind_of(text)) {

@@ -1,9 +1,10 @@
 //! The demo data set from `data/`, compiled into the binary (or read from a
-//! folder with the same files).
+//! folder with the same files). Its customers have the names of the S/4
+//! demo records (`customers.json`, as `A_Customer` names them).
 
 use super::{
-    BackendError, BlockRules, BlockedQuery, CreditAccount, Incompletion, OrderSource,
-    PriceCondition, SalesOrder,
+    BackendError, BlockRules, BlockedQuery, CreditAccount, Customer, Incompletion, MAX_NAME_PART,
+    OrderSource, PriceCondition, SalesOrder,
 };
 use crate::secret::BearerToken;
 use async_trait::async_trait;
@@ -15,6 +16,7 @@ const ORDERS: &str = include_str!("../../data/orders.json");
 const CREDIT: &str = include_str!("../../data/credit.json");
 const PRICES: &str = include_str!("../../data/prices.json");
 const INCOMPLETION: &str = include_str!("../../data/incompletion.json");
+const CUSTOMERS: &str = include_str!("../../data/customers.json");
 
 #[derive(Debug, Clone)]
 pub struct EmbeddedOrders {
@@ -22,6 +24,8 @@ pub struct EmbeddedOrders {
     credit: Vec<CreditAccount>,
     prices: Vec<PriceCondition>,
     incompletion: Vec<Incompletion>,
+    /// In number order.
+    customers: Vec<Customer>,
     /// Simulated backend latency per read (demos of the async path).
     latency: std::time::Duration,
 }
@@ -36,10 +40,10 @@ fn parse<T: DeserializeOwned>(file: &str, text: &str) -> Result<Vec<T>, BackendE
 impl EmbeddedOrders {
     /// The data compiled into the binary.
     pub fn demo() -> Result<Self, BackendError> {
-        Self::from_texts(ORDERS, CREDIT, PRICES, INCOMPLETION)
+        Self::from_texts([ORDERS, CREDIT, PRICES, INCOMPLETION, CUSTOMERS])
     }
 
-    /// The same four files from a folder.
+    /// The same five files from a folder.
     pub fn from_dir(dir: &Path) -> Result<Self, BackendError> {
         let read = |name: &str| {
             std::fs::read_to_string(dir.join(name)).map_err(|error| BackendError::InvalidData {
@@ -47,22 +51,24 @@ impl EmbeddedOrders {
                 reason: error.to_string(),
             })
         };
-        Self::from_texts(
+        Self::from_texts([
             &read("orders.json")?,
             &read("credit.json")?,
             &read("prices.json")?,
             &read("incompletion.json")?,
-        )
+            &read("customers.json")?,
+        ])
     }
 
+    /// From the texts of `orders.json`, `credit.json`, `prices.json`,
+    /// `incompletion.json` and `customers.json`.
     fn from_texts(
-        orders: &str,
-        credit: &str,
-        prices: &str,
-        incompletion: &str,
+        [orders, credit, prices, incompletion, customers]: [&str; 5],
     ) -> Result<Self, BackendError> {
         let mut orders: Vec<SalesOrder> = parse("orders.json", orders)?;
         orders.sort_by(|a, b| a.sales_order.cmp(&b.sales_order));
+        let mut customers: Vec<Customer> = parse("customers.json", customers)?;
+        customers.sort_by(|a, b| a.customer.cmp(&b.customer));
         let rules = BlockRules::default();
         for order in &mut orders {
             rules.classify(order);
@@ -72,6 +78,7 @@ impl EmbeddedOrders {
             credit: parse("credit.json", credit)?,
             prices: parse("prices.json", prices)?,
             incompletion: parse("incompletion.json", incompletion)?,
+            customers,
             latency: std::time::Duration::ZERO,
         })
     }
@@ -174,6 +181,26 @@ impl OrderSource for EmbeddedOrders {
         found.truncate(query.limit);
         Ok(found)
     }
+
+    #[tracing::instrument(name = "backend.read", skip_all, fields(otel.name = "backend.read", backend.object = "customers"))]
+    async fn customers_named(
+        &self,
+        part: &str,
+        limit: usize,
+    ) -> Result<Vec<Customer>, BackendError> {
+        self.delay().await;
+        if part.chars().count() > MAX_NAME_PART {
+            return Ok(Vec::new());
+        }
+        let part = part.to_lowercase();
+        Ok(self
+            .customers
+            .iter()
+            .filter(|customer| customer.customer_name.to_lowercase().contains(&part))
+            .take(limit)
+            .cloned()
+            .collect())
+    }
 }
 
 #[cfg(test)]
@@ -191,5 +218,24 @@ mod tests {
             .map(|order| order.sales_order)
             .collect();
         assert_eq!(blocked, ["4711", "4723", "4725", "4740"]);
+    }
+
+    #[tokio::test]
+    async fn customers_are_found_by_a_part_of_their_name_in_any_case() {
+        let orders = EmbeddedOrders::demo().unwrap();
+        let numbers = |found: Vec<Customer>| -> Vec<String> {
+            found
+                .into_iter()
+                .map(|customer| customer.customer)
+                .collect()
+        };
+        let named = |part: &'static str, limit| {
+            let orders = orders.clone();
+            async move { numbers(orders.customers_named(part, limit).await.unwrap()) }
+        };
+        assert_eq!(named("nordWIND", 10).await, ["10023"]);
+        assert_eq!(named("e", 10).await, ["10023", "10051", "10077"]);
+        assert_eq!(named("e", 2).await, ["10023", "10051"]);
+        assert_eq!(named("ACME", 10).await, Vec::<String>::new());
     }
 }

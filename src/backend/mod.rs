@@ -17,8 +17,8 @@ pub use embedded::EmbeddedOrders;
 pub use rules::BlockRules;
 pub use settings::{BackendSettings, S4HanaSettings, SourceKind};
 pub use source::{
-    BackendError, BlockField, BlockKind, BlockedQuery, Blocks, CreditAccount, Incompletion,
-    OrderSource, PriceCondition, ReadIdentity, Refusal, SalesOrder, SalesOrderItem, SourceInfo,
-    UnconfiguredBlock,
+    BackendError, BlockField, BlockKind, BlockedQuery, Blocks, CreditAccount, Customer,
+    Incompletion, MAX_NAME_PART, OrderSource, PriceCondition, ReadIdentity, Refusal, SalesOrder,
+    SalesOrderItem, SourceInfo, UnconfiguredBlock,
 };
 pub use subject::Subject;

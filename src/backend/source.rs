@@ -161,6 +161,16 @@ pub struct PriceCondition {
     pub condition_currency: String,
 }
 
+/// A customer as its master record names it: S/4HANA's `A_Customer`
+/// (`Customer`, `CustomerName`), the embedded `customers.json`. The number
+/// is the orders' `SoldToParty`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Customer {
+    pub customer: String,
+    pub customer_name: String,
+}
+
 /// One entry of the incompletion log.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -359,7 +369,21 @@ pub trait OrderSource: Send + Sync {
     /// `query.limit` of them (ask for one more than you show to learn
     /// whether there are more).
     async fn blocked_orders(&self, query: &BlockedQuery) -> Result<Vec<SalesOrder>, BackendError>;
+    /// The customers whose name contains `part`, in number order, at most
+    /// `limit`. Case is ignored as far as the source can: S/4HANA compares
+    /// as stored, so it is asked for `part` as typed, in lower case,
+    /// capitalised and in upper case. A `part` longer than
+    /// [`MAX_NAME_PART`] characters names no customer.
+    async fn customers_named(
+        &self,
+        part: &str,
+        limit: usize,
+    ) -> Result<Vec<Customer>, BackendError>;
 }
+
+/// The longest name part a customer search takes, in characters: S/4HANA's
+/// `CustomerName` holds 80.
+pub const MAX_NAME_PART: usize = 80;
 
 /// Which kind of block a [`BlockedQuery`] asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,6 +22,8 @@ pub enum Subject {
     OpenItems(String),
     /// A customer's price list.
     PriceList(String),
+    /// The customers whose name contains these words.
+    Customers(String),
     /// A whole OData service (its `$metadata` or CSRF token was refused).
     Service(String),
 }
@@ -38,6 +40,7 @@ impl Subject {
             Subject::CreditAccount(id) => ("subject-credit-account", Some(id)),
             Subject::OpenItems(id) => ("subject-open-items", Some(id)),
             Subject::PriceList(id) => ("subject-price-list", Some(id)),
+            Subject::Customers(part) => ("subject-customers", Some(part)),
             Subject::Service(id) => ("subject-service", Some(id)),
         }
     }
@@ -53,6 +56,7 @@ impl Subject {
             Subject::CreditAccount("10023".into()),
             Subject::OpenItems("10023".into()),
             Subject::PriceList("10023".into()),
+            Subject::Customers("Nordwind".into()),
             Subject::Service("API_SALES_ORDER_SRV".into()),
         ]
     }
@@ -68,6 +72,7 @@ impl fmt::Display for Subject {
             Subject::CreditAccount(id) => write!(f, "the credit account of customer {id}"),
             Subject::OpenItems(id) => write!(f, "the open items of customer {id}"),
             Subject::PriceList(id) => write!(f, "the price list of customer {id}"),
+            Subject::Customers(part) => write!(f, "the customers named \"{part}\""),
             Subject::Service(id) => write!(f, "the service {id}"),
         }
     }

@@ -1,7 +1,8 @@
 //! Recognising a batch in the user's words: several order numbers named
 //! as a list ("4711, 4723 and 4725", "orders 4711 4723"), or an ask for
 //! blocked orders ("show me all blocked orders", "which orders of customer
-//! 10023 are blocked?", "credit blocks of 10023"). An ask for several
+//! 10023 are blocked?", "credit blocks of 10023", "which orders of
+//! Nordwind are blocked?": a customer by name, [`super::customer_name`]). An ask for several
 //! orders that is not about blocks ("list all sales orders from last
 //! week") is no batch either: [`beyond_reach`] tells it apart, so the agent
 //! says what it can do instead of answering with the blocked orders.
@@ -10,6 +11,7 @@
 //! `data/lang/*.toml`): "zeige alle gesperrten Aufträge", "montre toutes
 //! les commandes bloquées".
 
+use super::customer_name::name_in;
 use crate::agent::language::lexicon::{WordClass, lexicon};
 use crate::agent::text::tokens;
 use crate::backend::BlockKind;
@@ -21,8 +23,21 @@ pub enum BatchRequest {
     Named(Vec<String>),
     /// The source's blocked orders, of one customer and/or one kind.
     Blocked {
-        customer: Option<String>,
+        customer: Option<CustomerRef>,
         kind: Option<BlockKind>,
+    },
+}
+
+/// How an ask for blocked orders names the customer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CustomerRef {
+    /// By number ("of customer 10023").
+    Number(String),
+    /// By name, as typed ("of Nordwind"); `answer`: what the user answered
+    /// when asked which of several customers they meant.
+    Name {
+        name: String,
+        answer: Option<String>,
     },
 }
 
@@ -83,9 +98,37 @@ pub fn recognise(text: &str, kind_of: impl Fn(&str) -> Option<BlockKind>) -> Opt
     if distinct.is_empty() && asks {
         let kind = kind_of(text);
         let about_blocks = kind.is_some() || about_blocks(&words, text, |_| None);
+        let customer = customer
+            .map(CustomerRef::Number)
+            .or_else(|| name_in(text).map(|name| CustomerRef::Name { name, answer: None }));
         return about_blocks.then_some(BatchRequest::Blocked { customer, kind });
     }
     None
+}
+
+/// An answer to the question which of several customers was meant: when
+/// the latest earlier ask for several orders (`earlier`, oldest first) was
+/// one for blocked orders of a customer named by name, `text` (no batch of
+/// its own) says which customer, and the ask is made again with it.
+pub fn answers_which_customer<'a>(
+    earlier: impl DoubleEndedIterator<Item = &'a str>,
+    text: &str,
+    kind_of: impl Fn(&str) -> Option<BlockKind>,
+) -> Option<BatchRequest> {
+    let asked = earlier.rev().find_map(|said| recognise(said, &kind_of))?;
+    match asked {
+        BatchRequest::Blocked {
+            customer: Some(CustomerRef::Name { name, .. }),
+            kind,
+        } => Some(BatchRequest::Blocked {
+            customer: Some(CustomerRef::Name {
+                name,
+                answer: Some(text.to_string()),
+            }),
+            kind,
+        }),
+        _ => None,
+    }
 }
 
 /// The order numbers among `words` (with their positions) and the first
@@ -185,15 +228,25 @@ mod tests {
         assert_eq!(
             credit("which orders of customer 10023 are blocked?"),
             Some(BatchRequest::Blocked {
-                customer: Some("10023".into()),
+                customer: Some(CustomerRef::Number("10023".into())),
                 kind: None
+            })
+        );
+        assert_eq!(
+            credit("credit blocks of ACME"),
+            Some(BatchRequest::Blocked {
+                customer: Some(CustomerRef::Name {
+                    name: "ACME".into(),
+                    answer: None
+                }),
+                kind: Some(BlockKind::Credit)
             })
         );
         for text in ["credit blocks of 10023", "credit blocks of customer 10023"] {
             assert_eq!(
                 credit(text),
                 Some(BatchRequest::Blocked {
-                    customer: Some("10023".into()),
+                    customer: Some(CustomerRef::Number("10023".into())),
                     kind: Some(BlockKind::Credit)
                 }),
                 "{text}"
@@ -238,13 +291,57 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_to_which_customer_repeats_the_ask_with_it() {
+        let earlier = ["hello", "credit blocks of Nordwind", "what?"];
+        assert_eq!(
+            answers_which_customer(earlier.into_iter(), "10023", |text| {
+                text.contains("credit").then_some(BlockKind::Credit)
+            }),
+            Some(BatchRequest::Blocked {
+                customer: Some(CustomerRef::Name {
+                    name: "Nordwind".into(),
+                    answer: Some("10023".into())
+                }),
+                kind: Some(BlockKind::Credit)
+            })
+        );
+        for earlier in [
+            vec!["which orders of customer 10023 are blocked?"],
+            vec!["why is 4711 blocked"],
+            vec!["credit blocks of Nordwind", "show me all blocked orders"],
+        ] {
+            assert_eq!(
+                answers_which_customer(earlier.into_iter(), "10023", |_| None),
+                None
+            );
+        }
+    }
+
+    #[test]
     fn batches_in_every_language() {
         let blocked = |customer: Option<&str>| {
             Some(BatchRequest::Blocked {
-                customer: customer.map(str::to_string),
+                customer: customer.map(|number| CustomerRef::Number(number.into())),
                 kind: None,
             })
         };
+        let of_name = |name: &str| {
+            Some(BatchRequest::Blocked {
+                customer: Some(CustomerRef::Name {
+                    name: name.into(),
+                    answer: None,
+                }),
+                kind: None,
+            })
+        };
+        for (text, name) in [
+            ("which orders of ACME are blocked?", "ACME"),
+            ("welche Aufträge von Nordwind sind gesperrt?", "Nordwind"),
+            ("quelles commandes de Nordwind sont bloquées ?", "Nordwind"),
+            ("¿qué pedidos de Nordwind están bloqueados?", "Nordwind"),
+        ] {
+            assert_eq!(named(text), of_name(name), "{text}");
+        }
         assert_eq!(named("zeige alle gesperrten Aufträge"), blocked(None));
         assert_eq!(
             named("Welche Aufträge von Kunde 10023 sind gesperrt?"),

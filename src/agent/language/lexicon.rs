@@ -88,6 +88,10 @@ pub struct Analysis {
     /// One bit per language ([`Language::bit`]) whose vocabulary has the
     /// word as typed: evidence of the language of a short text.
     pub known_in: u8,
+    /// Whether some language knows the word: a stopword, a word or stem of
+    /// its vocabulary, a compound of them, or a typo of one. A word none
+    /// knows may be a name ("Nordwind").
+    pub known: bool,
 }
 
 impl Analysis {
@@ -119,6 +123,9 @@ pub enum WordClass {
     RejectVerb,
     All,
     Joining,
+    /// A company's legal form ("GmbH"): in a customer's name, ignored when
+    /// it is looked for. Not a word of the language (it tells none).
+    LegalForm,
 }
 
 impl WordClass {
@@ -309,6 +316,10 @@ impl Lexicon {
                     *classes.entry(folded).or_insert(0) |= class.bit();
                 }
             }
+            for form in &vocabulary.batch.legal_forms {
+                let folded: Box<str> = fold(&form.to_lowercase()).into();
+                *classes.entry(folded).or_insert(0) |= WordClass::LegalForm.bit();
+            }
             for (index, month) in vocabulary.months.iter().enumerate() {
                 for name in month.split('|') {
                     let folded: Box<str> = fold(&name.trim().to_lowercase()).into();
@@ -450,6 +461,7 @@ impl Lexicon {
             }
         }
         // A word no language knows may be a typo of a known stem.
+        let mut corrected_anywhere = false;
         if !known_anywhere && word.chars().all(char::is_alphabetic) {
             for (reading, reader) in readings.iter_mut().zip(&self.readers) {
                 if let Some((stems, known)) = reading
@@ -458,6 +470,7 @@ impl Lexicon {
                 {
                     *stems = vec![corrected.to_string()];
                     *known = true;
+                    corrected_anywhere = true;
                 }
             }
         }
@@ -484,6 +497,9 @@ impl Lexicon {
             stems: stems.into_boxed_slice(),
             by_language,
             known_in,
+            known: known_anywhere
+                || corrected_anywhere
+                || self.classes.contains_key(folded.as_ref()),
         }
     }
 

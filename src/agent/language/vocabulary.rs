@@ -107,6 +107,10 @@ pub struct BatchWords {
     pub asks_for_any: Vec<String>,
     #[serde(default)]
     pub about_blocks: Vec<String>,
+    /// Legal forms of companies ("GmbH", "Ltd"): part of a customer's
+    /// name, never needed to find it.
+    #[serde(default)]
+    pub legal_forms: Vec<String>,
 }
 
 /// The words of an answer to an approval question (`approval::reply_parse`).

@@ -14,9 +14,11 @@
 //! user's token, the resolved target and the orders once read (by number
 //! or by the blocked-orders query) stay in it and are never shared with
 //! another user or turn. The source itself is `source`, what its readers
-//! and writers share `shared`, an order as read `loaded`.
+//! and writers share `shared`, an order as read `loaded`; customers found
+//! by name (`A_Customer`) are `customers`.
 
 pub mod connectivity;
+mod customers;
 pub mod diagnose;
 mod loaded;
 mod odata;

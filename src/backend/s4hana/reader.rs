@@ -3,11 +3,11 @@
 //! The source (`source`) makes one per turn; it reads through `reads`.
 
 use super::loaded::{AddressCheck, Loaded};
-use super::reads;
 use super::shared::S4Shared;
 use super::transport::Target;
+use super::{customers, reads};
 use crate::backend::{
-    BackendError, BlockedQuery, CreditAccount, Incompletion, OrderSource, PriceCondition,
+    BackendError, BlockedQuery, CreditAccount, Customer, Incompletion, OrderSource, PriceCondition,
     SalesOrder, SourceInfo,
 };
 use crate::secret::BearerToken;
@@ -175,5 +175,14 @@ impl OrderSource for S4Reader {
                 loaded.noted(&self.shared)
             })
             .collect())
+    }
+
+    async fn customers_named(
+        &self,
+        part: &str,
+        limit: usize,
+    ) -> Result<Vec<Customer>, BackendError> {
+        let target = self.target().await?;
+        customers::customers_named(&self.shared, target, part, limit).await
     }
 }

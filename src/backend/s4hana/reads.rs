@@ -14,7 +14,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 const SALES_ORDER_SRV: &str = "API_SALES_ORDER_SRV";
-const BUSINESS_PARTNER: &str = "API_BUSINESS_PARTNER";
+pub(super) const BUSINESS_PARTNER: &str = "API_BUSINESS_PARTNER";
 const CREDIT: &str = "API_CRDTMBUSINESSPARTNER";
 const JOURNAL: &str = "API_OPLACCTGDOCITEMCUBE_SRV";
 const PRICES: &str = "API_SLSPRICINGCONDITIONRECORD_SRV";
@@ -380,7 +380,7 @@ pub(crate) async fn credit_account(
 }
 
 /// A literal for inside a `$filter` (encoded with the whole option).
-fn literal_raw(value: &str) -> String {
+pub(super) fn literal_raw(value: &str) -> String {
     format!("'{}'", value.replace('\'', "''"))
 }
 

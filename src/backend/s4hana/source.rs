@@ -5,7 +5,7 @@
 use super::reader::S4Reader;
 use super::shared::S4Shared;
 use crate::backend::{
-    BackendError, BlockedQuery, CreditAccount, Incompletion, OrderSource, PriceCondition,
+    BackendError, BlockedQuery, CreditAccount, Customer, Incompletion, OrderSource, PriceCondition,
     SalesOrder, SourceInfo,
 };
 use crate::secret::BearerToken;
@@ -71,5 +71,13 @@ impl OrderSource for S4HanaSource {
 
     async fn blocked_orders(&self, query: &BlockedQuery) -> Result<Vec<SalesOrder>, BackendError> {
         self.reader(None).blocked_orders(query).await
+    }
+
+    async fn customers_named(
+        &self,
+        part: &str,
+        limit: usize,
+    ) -> Result<Vec<Customer>, BackendError> {
+        self.reader(None).customers_named(part, limit).await
     }
 }

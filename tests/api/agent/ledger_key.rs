@@ -219,7 +219,12 @@ impl Folder {
     fn demo_data(order: &str, last_change: &str) -> Folder {
         let folder = Folder::new();
         let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
-        for file in ["credit.json", "prices.json", "incompletion.json"] {
+        for file in [
+            "credit.json",
+            "prices.json",
+            "incompletion.json",
+            "customers.json",
+        ] {
             std::fs::copy(source.join(file), folder.0.join(file)).expect("copied");
         }
         let orders = std::fs::read_to_string(source.join("orders.json")).expect("orders");

@@ -127,7 +127,7 @@ fn the_joule_cli_dependency_is_spelled_as_the_cli_asks_for_it() {
     let guide = read(DEPLOY_GUIDE);
     let wanted = "Cli2Joule";
     let mut spellings: Vec<&str> = guide
-        .match_indices(|c: char| c == 'c' || c == 'C')
+        .match_indices(['c', 'C'])
         .filter_map(|(at, _)| guide.get(at..at + wanted.len()))
         .filter(|word| word.eq_ignore_ascii_case(wanted))
         .collect();

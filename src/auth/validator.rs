@@ -3,6 +3,7 @@
 //! then keys and signature, then every claim again on the verified payload,
 //! then authorisation.
 
+use super::claim_shape::{check_key_claims, check_kid};
 use super::issuer::trusted_issuer;
 use super::keys::{KeyCache, KeyError, KeyRequest, KeySource};
 use super::principal::{Principal, TokenIssuer, TokenKind};
@@ -113,14 +114,15 @@ fn strings(claims: &Claims, name: &str) -> Vec<String> {
 }
 
 /// `exp` required (valid while now < exp + 60 s); `nbf`, else `iat`, not
-/// more than 60 s in the future.
+/// more than 60 s in the future. Seconds out of `i64`'s range saturate
+/// (`as`), and so does the leeway added to them.
 fn check_times(claims: &Claims, now: i64) -> Result<(), AuthError> {
     let exp = claims
         .get("exp")
         .and_then(Value::as_f64)
         .ok_or_else(|| invalid(Rejection::Malformed, "exp missing or not a number"))?
         as i64;
-    if now >= exp + LEEWAY_SECS {
+    if now >= exp.saturating_add(LEEWAY_SECS) {
         return Err(invalid(Rejection::Expired, "expired"));
     }
     let not_before = claims
@@ -128,7 +130,7 @@ fn check_times(claims: &Claims, now: i64) -> Result<(), AuthError> {
         .or_else(|| claims.get("iat"))
         .and_then(Value::as_f64);
     if let Some(not_before) = not_before
-        && now < not_before as i64 - LEEWAY_SECS
+        && now < (not_before as i64).saturating_sub(LEEWAY_SECS)
     {
         return Err(invalid(Rejection::NotYetValid, "not yet valid"));
     }
@@ -261,7 +263,7 @@ impl TokenValidator {
             digest,
             Verified {
                 principal: Arc::clone(principal),
-                valid_until: exp + LEEWAY_SECS,
+                valid_until: exp.saturating_add(LEEWAY_SECS),
                 remembered_until: now + VERIFIED_TTL.min(self.config.key_cache_ttl),
             },
         );
@@ -282,9 +284,12 @@ impl TokenValidator {
             .kid
             .clone()
             .ok_or_else(|| invalid(Rejection::Malformed, "kid missing"))?;
-        // Unverified claims: only to route (which tenant, which keys).
+        check_kid(&kid)?;
+        // Unverified claims: only to route (which tenant, which keys), and
+        // only short identifiers of them before anything is fetched.
         let unverified: Claims = jsonwebtoken::dangerous::insecure_decode_claims(token)
             .map_err(|_| invalid(Rejection::Malformed, "malformed token payload"))?;
+        check_key_claims(&unverified)?;
         // The claimed issuer, for the `authenticate` span even when the
         // token is refused below (a host name, never the token).
         if let Some(Value::String(claimed)) =
@@ -318,17 +323,20 @@ impl TokenValidator {
     ) -> Result<Claims, AuthError> {
         let key = self
             .keys
-            .decoding_key(request, kid)
+            .signing_key(request, kid)
             .await
             .map_err(key_error)?;
-        jsonwebtoken::decode(token, &key, validation)
+        let claims = jsonwebtoken::decode(token, &key.key, validation)
             .map(|data| data.claims)
             .map_err(|error| {
                 invalid(
                     Rejection::of_jwt_error(error.kind()),
                     format!("signature or claims rejected ({:?})", error.kind()),
                 )
-            })
+            })?;
+        // Signed by the keys this request fetched: they serve a real caller.
+        self.keys.verified(request, &key);
+        Ok(claims)
     }
 
     /// The issuer (`ias_iss`, else `iss`) as a trusted `https://host`.
@@ -473,9 +481,9 @@ impl TokenValidator {
         unverified: &Claims,
         xsuaa: &XsuaaConfig,
     ) -> Result<Principal, AuthError> {
+        // A short identifier, if any (`claim_shape.rs`).
         let zid = text(unverified, "zid")
-            .filter(|zid| zid.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
-            .ok_or_else(|| invalid(Rejection::WrongTenant, "zid missing or malformed"))?;
+            .ok_or_else(|| invalid(Rejection::WrongTenant, "zid missing"))?;
         let request = KeyRequest {
             source: KeySource::Xsuaa {
                 uaa_domain: xsuaa.uaa_domain.clone(),
@@ -595,6 +603,30 @@ mod tests {
         let authenticating = validator.authenticate(None);
         let size = std::mem::size_of_val(&authenticating);
         assert!(size <= 256, "authenticate's future is {size} bytes");
+    }
+
+    #[test]
+    fn time_claims_at_the_ends_of_the_range_saturate() {
+        let now = 1_800_000_000;
+        let times = |pairs: &[(&str, f64)]| -> Claims {
+            pairs
+                .iter()
+                .map(|(name, value)| (name.to_string(), serde_json::json!(value)))
+                .collect()
+        };
+        // Far-future exp, far-past nbf: valid, no overflow.
+        for claims in [
+            times(&[("exp", 1e19)]),
+            times(&[("exp", i64::MAX as f64), ("nbf", -1e19)]),
+            times(&[("exp", 1e300), ("iat", i64::MIN as f64)]),
+        ] {
+            assert_eq!(check_times(&claims, now), Ok(()), "{claims:?}");
+        }
+        // Far-past exp, far-future nbf: refused, not wrapped into validity.
+        let expired = check_times(&times(&[("exp", -1e19)]), now);
+        assert!(matches!(expired, Err(AuthError::Invalid(t)) if t.reason == Rejection::Expired));
+        let early = check_times(&times(&[("exp", 1e19), ("nbf", 1e19)]), now);
+        assert!(matches!(early, Err(AuthError::Invalid(t)) if t.reason == Rejection::NotYetValid));
     }
 
     #[test]

@@ -642,13 +642,12 @@ async fn a_kid_whose_key_is_not_rsa_is_never_used() {
 }
 
 #[tokio::test]
-async fn a_400_from_the_key_endpoint_rejects_and_is_not_cached() {
+async fn a_400_from_the_key_endpoint_rejects() {
+    // Remembered for a minute, not as a success: forged_tokens.rs.
     let keys = KeyServer::start().await;
     keys.set(|b| b.jwks_status = 400);
     let app = authenticated(&keys).spawn().await;
     assert_invalid(&bearer(&app, &token(&user_claims())).await, "JWKS 400");
-    keys.set(|b| b.jwks_status = 200);
-    assert_valid(&bearer(&app, &token(&user_claims())).await, "after the 400");
 }
 
 #[tokio::test]

@@ -21,6 +21,17 @@ use std::time::{Duration, Instant};
 
 const LEEWAY_SECS: i64 = 60;
 const PRINCIPAL_PROPAGATION: &str = "principal-propagation";
+/// XSUAA grants a person signs in with (SAP's `GrantType`, less the
+/// clients' `client_credentials` and `client_x509`).
+const XSUAA_USER_GRANTS: [&str; 7] = [
+    "authorization_code",
+    "password",
+    "implicit",
+    "refresh_token",
+    "user_token",
+    "urn:ietf:params:oauth:grant-type:jwt-bearer",
+    "urn:ietf:params:oauth:grant-type:saml2-bearer",
+];
 
 type Claims = Map<String, Value>;
 
@@ -98,6 +109,11 @@ fn text<'a>(claims: &'a Claims, name: &str) -> Option<&'a str> {
         .get(name)
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
+}
+
+/// A claim naming who calls: text with something besides whitespace.
+fn identity<'a>(claims: &'a Claims, name: &str) -> Option<&'a str> {
+    text(claims, name).filter(|id| !id.trim().is_empty())
 }
 
 /// A claim that may be one string or an array of strings.
@@ -411,12 +427,29 @@ impl TokenValidator {
 
     /// `ias_apis` and roles (`ias-tokens.md` §7, §8).
     fn ias_principal(&self, claims: &Claims) -> Result<Principal, AuthError> {
-        let sub = text(claims, "sub").unwrap_or_default();
+        let sub = identity(claims, "sub");
         let azp = text(claims, "azp");
-        let kind = if Some(sub) == azp || text(claims, "sap_id_type") == Some("app") {
+        let kind = if (sub.is_some() && sub == azp) || text(claims, "sap_id_type") == Some("app") {
             TokenKind::Technical
         } else {
             TokenKind::User
+        };
+        let user_id = match kind {
+            TokenKind::User => identity(claims, "user_uuid")
+                .or_else(|| identity(claims, "scim_id"))
+                .or(sub)
+                .ok_or_else(|| {
+                    invalid(
+                        Rejection::Malformed,
+                        "a user token names no user (user_uuid, scim_id or sub)",
+                    )
+                })?,
+            TokenKind::Technical => sub.or(azp).ok_or_else(|| {
+                invalid(
+                    Rejection::Malformed,
+                    "a technical token names no client (azp or sub)",
+                )
+            })?,
         };
         let apis = strings(claims, "ias_apis");
         if claims.contains_key("ias_apis") {
@@ -455,10 +488,7 @@ impl TokenValidator {
             }
         });
         Ok(Principal {
-            user_id: text(claims, "user_uuid")
-                .or_else(|| text(claims, "scim_id"))
-                .unwrap_or(sub)
-                .to_string(),
+            user_id: user_id.to_string(),
             email: text(claims, "email")
                 .or_else(|| text(claims, "mail"))
                 .map(str::to_string),
@@ -533,21 +563,35 @@ impl TokenValidator {
                 "the token has no `{prefix}<role>` scope for this agent"
             )));
         }
-        let user_id = text(&verified, "user_id")
-            .or_else(|| text(&verified, "user_name"))
-            .or_else(|| text(&verified, "sub"))
-            .unwrap_or_default()
-            .to_string();
-        let kind = if text(&verified, "grant_type") == Some("client_credentials") {
-            TokenKind::Technical
-        } else {
-            TokenKind::User
+        // A person only by a grant a person signs in with; `client_x509`,
+        // `client_credentials` and any grant not known here are a client's.
+        let kind = match text(&verified, "grant_type") {
+            Some(grant) if XSUAA_USER_GRANTS.contains(&grant) => TokenKind::User,
+            _ => TokenKind::Technical,
+        };
+        let client_id = identity(&verified, "cid").or_else(|| identity(&verified, "azp"));
+        let user_id = match kind {
+            TokenKind::User => identity(&verified, "user_id")
+                .or_else(|| identity(&verified, "user_name"))
+                .or_else(|| identity(&verified, "sub"))
+                .ok_or_else(|| {
+                    invalid(
+                        Rejection::Malformed,
+                        "a user token names no user (user_id, user_name or sub)",
+                    )
+                })?,
+            TokenKind::Technical => identity(&verified, "sub").or(client_id).ok_or_else(|| {
+                invalid(
+                    Rejection::Malformed,
+                    "a client token names no client (cid, azp or sub)",
+                )
+            })?,
         };
         Ok(Principal {
-            user_id,
+            user_id: user_id.to_string(),
             email: text(&verified, "email").map(str::to_string),
             display_name: text(&verified, "user_name").map(str::to_string),
-            client_id: text(&verified, "cid").map(str::to_string),
+            client_id: client_id.map(str::to_string),
             tenant: Some(zid.to_string()),
             kind,
             issuer: TokenIssuer::Xsuaa,

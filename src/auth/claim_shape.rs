@@ -9,8 +9,6 @@
 //! IAS client ids, `sb-<xsappname>!t<n>` (broker clones `…!b<n>|…`) for
 //! XSUAA client ids, host names for issuers.
 
-use super::rejection::Rejection;
-use super::validator::{AuthError, invalid};
 use serde_json::{Map, Value};
 
 /// The longest `Authorization` header value read as a bearer token. IAS
@@ -70,6 +68,26 @@ impl Shape {
     }
 }
 
+/// A claim (or the `kid`) past its shape: the validator refuses the token
+/// as malformed, this sentence its description.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name} is not a short identifier (at most {max} characters of {charset})")]
+pub struct ShapeError {
+    name: &'static str,
+    max: usize,
+    charset: &'static str,
+}
+
+impl ShapeError {
+    fn of(name: &'static str, shape: Shape) -> ShapeError {
+        ShapeError {
+            name,
+            max: shape.max_bytes(),
+            charset: shape.charset(),
+        }
+    }
+}
+
 /// The claims that pick keys or go into the key request, with their shape.
 const KEY_CLAIMS: [(&str, Shape); 8] = [
     ("iss", Shape::Issuer),
@@ -84,39 +102,23 @@ const KEY_CLAIMS: [(&str, Shape); 8] = [
 
 /// Every key-picking claim the token has is a short identifier of its
 /// kind (a claim may be absent: the rules that need it say so).
-pub fn check_key_claims(claims: &Map<String, Value>) -> Result<(), AuthError> {
+pub fn check_key_claims(claims: &Map<String, Value>) -> Result<(), ShapeError> {
     for (name, shape) in KEY_CLAIMS {
         match claims.get(name) {
             None => {}
             Some(Value::String(value)) if shape.fits(value) => {}
-            Some(_) => {
-                return Err(invalid(
-                    Rejection::Malformed,
-                    format!(
-                        "{name} is not a short identifier (at most {} characters of {})",
-                        shape.max_bytes(),
-                        shape.charset()
-                    ),
-                ));
-            }
+            Some(_) => return Err(ShapeError::of(name, shape)),
         }
     }
     Ok(())
 }
 
 /// The token header's `kid` is a short key id.
-pub fn check_kid(kid: &str) -> Result<(), AuthError> {
+pub fn check_kid(kid: &str) -> Result<(), ShapeError> {
     if Shape::KeyId.fits(kid) {
         Ok(())
     } else {
-        Err(invalid(
-            Rejection::Malformed,
-            format!(
-                "kid is not a short key id (at most {} characters of {})",
-                Shape::KeyId.max_bytes(),
-                Shape::KeyId.charset()
-            ),
-        ))
+        Err(ShapeError::of("kid", Shape::KeyId))
     }
 }
 
@@ -186,7 +188,7 @@ mod tests {
         ] {
             let refused = check_key_claims(&claims(name, value.clone()));
             assert!(
-                matches!(&refused, Err(AuthError::Invalid(token)) if token.reason == Rejection::Malformed),
+                refused.as_ref().is_err_and(|error| error.name == name),
                 "{name} = {value:.40}: {refused:?}"
             );
         }

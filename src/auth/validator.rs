@@ -300,12 +300,13 @@ impl TokenValidator {
             .kid
             .clone()
             .ok_or_else(|| invalid(Rejection::Malformed, "kid missing"))?;
-        check_kid(&kid)?;
+        check_kid(&kid).map_err(|error| invalid(Rejection::Malformed, error.to_string()))?;
         // Unverified claims: only to route (which tenant, which keys), and
         // only short identifiers of them before anything is fetched.
         let unverified: Claims = jsonwebtoken::dangerous::insecure_decode_claims(token)
             .map_err(|_| invalid(Rejection::Malformed, "malformed token payload"))?;
-        check_key_claims(&unverified)?;
+        check_key_claims(&unverified)
+            .map_err(|error| invalid(Rejection::Malformed, error.to_string()))?;
         // The claimed issuer, for the `authenticate` span even when the
         // token is refused below (a host name, never the token).
         if let Some(Value::String(claimed)) =

@@ -5,15 +5,23 @@
 //! source and the action hook look their destinations up with it).
 
 use super::AuthError;
+use super::claim_shape::MAX_AUTHORIZATION_BYTES;
 pub use crate::secret::BearerToken;
 
 impl BearerToken {
     /// The token of an `Authorization` header value: the scheme `Bearer`
     /// in any case (RFC 7235 §2.1: schemes are case-insensitive), one or
-    /// more spaces, then one token with no whitespace. Another scheme is
-    /// [`AuthError::Missing`] (no bearer token was sent), a malformed
-    /// value [`AuthError::Invalid`].
+    /// more spaces, then one token with no whitespace, the whole value at
+    /// most [`MAX_AUTHORIZATION_BYTES`]. Another scheme is
+    /// [`AuthError::Missing`] (no bearer token was sent), a malformed or
+    /// oversized value [`AuthError::Invalid`].
     pub fn from_authorization(value: &str) -> Result<BearerToken, AuthError> {
+        if value.len() > MAX_AUTHORIZATION_BYTES {
+            return Err(AuthError::malformed(format!(
+                "Authorization header longer than {} KiB",
+                MAX_AUTHORIZATION_BYTES / 1024
+            )));
+        }
         let value = value.trim();
         let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
         if !scheme.eq_ignore_ascii_case("bearer") {
@@ -66,15 +74,18 @@ mod tests {
                 "{header}"
             );
         }
-        for header in ["Bearer", "Bearer ", "Bearer abc def"] {
+        let oversized = format!("Bearer {}", "a".repeat(MAX_AUTHORIZATION_BYTES));
+        for header in ["Bearer", "Bearer ", "Bearer abc def", oversized.as_str()] {
             assert!(
                 matches!(
                     BearerToken::from_authorization(header),
                     Err(AuthError::Invalid(_))
                 ),
-                "{header}"
+                "{header:.20}"
             );
         }
+        let largest = format!("Bearer {}", "a".repeat(MAX_AUTHORIZATION_BYTES - 7));
+        assert!(BearerToken::from_authorization(&largest).is_ok());
     }
 
     #[test]

@@ -1,22 +1,37 @@
 //! Signing keys: discovery and JWKS fetching, and the cache in front of them.
 //!
 //! - 15 min hard expiry (`auth.key_cache_ttl_secs`); after half of it a background refresh while the
-//!   cached set keeps serving.
-//! - One fetch at a time per key: concurrent misses wait for the same fetch.
+//!   cached set keeps serving (for keys that verified a token).
+//! - One fetch at a time per key (`fetch_locks.rs`): concurrent misses wait for the same fetch.
+//! - Discovery cached per issuer, whatever the token's `azp` or tenant.
 //! - An unknown `kid` forces at most one refetch per key per 60 s.
-//! - Failures are never cached.
+//! - A refusal (400) is remembered for a minute (`refusals.rs`); other failures are never cached.
+//! - Keys fetched for a token that has not verified wait on probation; keys that verified one are
+//!   kept by last use (`proven_cache.rs`): forged tokens never evict a real caller's keys.
+//! - Fetches for key requests that never verified a token are rate-limited (`fetch_budget.rs`).
 //! - A hit takes one short std-mutex lock and no network; nothing is held
 //!   across an await except the per-key fetch lock on a miss.
 
+use super::fetch_budget::{BURST, FetchBudget, REFILL_EVERY};
+use super::fetch_locks::FetchLocks;
+use super::proven_cache::ProvenCache;
+use super::refusals::Refusals;
 use crate::clock::Clock;
 use jsonwebtoken::DecodingKey;
 use jsonwebtoken::jwk::{AlgorithmParameters, JwkSet, KeyAlgorithm};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 const FORCED_REFETCH_INTERVAL: Duration = Duration::from_secs(60);
-const MAX_ENTRIES: usize = 1000;
+/// Key sets that verified a token (`ias-tokens.md` §6: ~1000), and those
+/// fetched for tokens that have not (yet).
+const PROVEN_KEY_SETS: usize = 1000;
+const KEY_SETS_ON_PROBATION: usize = 64;
+/// Issuers' discovery documents, likewise.
+const PROVEN_ISSUERS: usize = 64;
+const ISSUERS_ON_PROBATION: usize = 16;
+const REMEMBERED_REFUSALS: usize = 1000;
 
 /// Where the keys of a token come from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -44,18 +59,34 @@ pub enum KeyError {
     /// The key service said no (400), or its answer cannot be trusted → 401.
     #[error("{0}")]
     Rejected(String),
-    /// The key service could not be reached or failed → 503.
+    /// The key service could not be reached or failed, or the budget of
+    /// new key requests is spent → 503.
     #[error("{0}")]
     Unavailable(String),
 }
 
-type Keys = Arc<HashMap<String, Arc<DecodingKey>>>;
+/// One fetched key set, by `kid`.
+pub struct KeySet {
+    keys: HashMap<String, Arc<DecodingKey>>,
+    fetched_at: Instant,
+}
+
+/// The key a token names, and the set it came from (kept again if the set
+/// was evicted before the token verified).
+pub struct SigningKey {
+    pub key: Arc<DecodingKey>,
+    set: Arc<KeySet>,
+}
 
 struct Entry {
-    keys: Keys,
-    fetched_at: Instant,
+    set: Arc<KeySet>,
     forced_at: Option<Instant>,
     refreshing: bool,
+}
+
+struct Discovered {
+    jwks_uri: reqwest::Url,
+    fetched_at: Instant,
 }
 
 pub struct KeyCache {
@@ -67,14 +98,26 @@ pub struct KeyCache {
     refresh_after: Duration,
     /// TESTING ONLY: base URL replacing every issuer / UAA host.
     test_key_server: Option<String>,
-    entries: Mutex<HashMap<KeyRequest, Entry>>,
-    fetch_locks: Mutex<HashMap<KeyRequest, Arc<tokio::sync::Mutex<()>>>>,
+    entries: Mutex<ProvenCache<KeyRequest, Entry>>,
+    /// Issuer → its `jwks_uri`.
+    discoveries: Mutex<ProvenCache<String, Discovered>>,
+    refusals: Mutex<Refusals<KeyRequest>>,
+    budget: FetchBudget,
+    fetch_locks: FetchLocks<KeyRequest>,
+    discovery_locks: FetchLocks<String>,
 }
 
 enum Lookup {
-    Hit(Arc<DecodingKey>, bool),
-    ForcedRefetch,
-    Miss,
+    Hit(SigningKey, bool),
+    Fetch { forced: bool, proven: bool },
+}
+
+/// A lock of a cache: poisoned is still whole, as every write is one
+/// insert, move or remove.
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl KeyCache {
@@ -84,83 +127,123 @@ impl KeyCache {
         test_key_server: Option<String>,
         clock: Clock,
     ) -> Self {
+        let now = clock.instant();
         KeyCache {
             clock,
             http,
             ttl,
             refresh_after: ttl / 2,
             test_key_server: test_key_server.map(|url| url.trim_end_matches('/').to_string()),
-            entries: Mutex::new(HashMap::new()),
-            fetch_locks: Mutex::new(HashMap::new()),
+            entries: Mutex::new(ProvenCache::new(PROVEN_KEY_SETS, KEY_SETS_ON_PROBATION)),
+            discoveries: Mutex::new(ProvenCache::new(PROVEN_ISSUERS, ISSUERS_ON_PROBATION)),
+            refusals: Mutex::new(Refusals::new(REMEMBERED_REFUSALS)),
+            budget: FetchBudget::new(BURST, REFILL_EVERY, now),
+            fetch_locks: FetchLocks::default(),
+            discovery_locks: FetchLocks::default(),
         }
     }
 
-    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<KeyRequest, Entry>> {
-        // A poisoned cache is still a valid cache: every write is one insert.
-        self.entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    pub async fn decoding_key(
+    /// The key for `kid` from `request`'s key set, fetched if need be.
+    /// When it verifies the token, say so with [`KeyCache::verified`].
+    pub async fn signing_key(
         self: &Arc<Self>,
         request: &KeyRequest,
         kid: &str,
-    ) -> Result<Arc<DecodingKey>, KeyError> {
+    ) -> Result<SigningKey, KeyError> {
         let asked_at = self.clock.instant();
+        if locked(&self.refusals).refused(request, asked_at) {
+            return Err(recently_refused());
+        }
         let lookup = {
-            let mut entries = self.entries();
+            let mut entries = locked(&self.entries);
             match entries.get_mut(request) {
-                Some(entry) if asked_at.duration_since(entry.fetched_at) < self.ttl => {
-                    match entry.keys.get(kid) {
+                Some((entry, proven))
+                    if asked_at.duration_since(entry.set.fetched_at) < self.ttl =>
+                {
+                    match entry.set.keys.get(kid) {
                         Some(key) => {
-                            let refresh = asked_at.duration_since(entry.fetched_at)
-                                > self.refresh_after
+                            let refresh = proven
+                                && asked_at.duration_since(entry.set.fetched_at)
+                                    > self.refresh_after
                                 && !entry.refreshing;
                             entry.refreshing |= refresh;
-                            Lookup::Hit(Arc::clone(key), refresh)
+                            let key = SigningKey {
+                                key: Arc::clone(key),
+                                set: Arc::clone(&entry.set),
+                            };
+                            Lookup::Hit(key, refresh)
                         }
                         None if entry.forced_at.is_none_or(|at| {
                             asked_at.duration_since(at) >= FORCED_REFETCH_INTERVAL
                         }) =>
                         {
                             entry.forced_at = Some(asked_at);
-                            Lookup::ForcedRefetch
+                            Lookup::Fetch {
+                                forced: true,
+                                proven,
+                            }
                         }
                         None => return Err(KeyError::UnknownKid),
                     }
                 }
-                _ => Lookup::Miss,
+                Some((_, proven)) => Lookup::Fetch {
+                    forced: false,
+                    proven,
+                },
+                None => Lookup::Fetch {
+                    forced: false,
+                    proven: false,
+                },
             }
         };
-        let keys = match lookup {
+        match lookup {
             Lookup::Hit(key, refresh) => {
                 if refresh {
                     let cache = Arc::clone(self);
                     let request = request.clone();
                     tokio::spawn(async move { cache.refresh_in_background(request).await });
                 }
-                return Ok(key);
+                Ok(key)
             }
-            Lookup::ForcedRefetch => self.fetch_shared(request, asked_at, true).await?,
-            Lookup::Miss => self.fetch_shared(request, asked_at, false).await?,
-        };
-        keys.get(kid).cloned().ok_or(KeyError::UnknownKid)
+            Lookup::Fetch { forced, proven } => {
+                let set = self.fetch_shared(request, asked_at, forced, proven).await?;
+                let key = set.keys.get(kid).cloned().ok_or(KeyError::UnknownKid)?;
+                Ok(SigningKey { key, set })
+            }
+        }
+    }
+
+    /// `key`, from `request`'s set, verified a token: the set (and its
+    /// issuer's discovery) is proven and used now.
+    pub fn verified(&self, request: &KeyRequest, key: &SigningKey) {
+        let now = self.clock.instant();
+        locked(&self.entries).prove(request, now, || {
+            Some(Entry {
+                set: Arc::clone(&key.set),
+                forced_at: None,
+                refreshing: false,
+            })
+        });
+        if let KeySource::Ias { issuer } = &request.source {
+            locked(&self.discoveries).prove(issuer, now, || None);
+        }
     }
 
     async fn refresh_in_background(&self, request: KeyRequest) {
         // The keys are as old as the moment they were asked for.
         let asked_at = self.clock.instant();
         let result = self.fetch(&request).await;
-        let mut entries = self.entries();
+        let mut entries = locked(&self.entries);
         match result {
             Ok(keys) => {
-                let forced_at = entries.get(&request).and_then(|e| e.forced_at);
+                let forced_at = entries.get_mut(&request).and_then(|(e, _)| e.forced_at);
                 entries.insert(
                     request,
                     Entry {
-                        keys,
-                        fetched_at: asked_at,
+                        set: Arc::new(KeySet {
+                            keys,
+                            fetched_at: asked_at,
+                        }),
                         forced_at,
                         refreshing: false,
                     },
@@ -168,70 +251,78 @@ impl KeyCache {
             }
             Err(error) => {
                 tracing::warn!(%error, "background key refresh failed; serving the cached keys");
-                if let Some(entry) = entries.get_mut(&request) {
+                if let Some((entry, _)) = entries.get_mut(&request) {
                     entry.refreshing = false;
                 }
             }
         }
     }
 
-    /// Fetch once for everybody waiting on the same key.
+    /// Fetch once for everybody waiting on the same key; a key set that
+    /// never verified a token only within the budget.
     async fn fetch_shared(
         &self,
         request: &KeyRequest,
         asked_at: Instant,
         forced: bool,
-    ) -> Result<Keys, KeyError> {
-        let lock = {
-            let mut locks = self
-                .fetch_locks
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            Arc::clone(locks.entry(request.clone()).or_default())
-        };
-        let _one_at_a_time = lock.lock().await;
-        // Someone fetched while we waited: use theirs.
-        if let Some(entry) = self.entries().get(request)
-            && entry.fetched_at >= asked_at
+        proven: bool,
+    ) -> Result<Arc<KeySet>, KeyError> {
+        let _one_at_a_time = self.fetch_locks.acquire(request).await;
+        // Someone fetched, or was refused, while we waited: take theirs.
+        if let Some((entry, _)) = locked(&self.entries).get_mut(request)
+            && entry.set.fetched_at >= asked_at
         {
-            return Ok(Arc::clone(&entry.keys));
+            return Ok(Arc::clone(&entry.set));
         }
-        let keys = self.fetch(request).await?;
-        let mut entries = self.entries();
-        if entries.len() >= MAX_ENTRIES && !entries.contains_key(request) {
-            let oldest = entries
-                .iter()
-                .min_by_key(|(_, entry)| entry.fetched_at)
-                .map(|(key, _)| key.clone());
-            if let Some(oldest) = oldest {
-                entries.remove(&oldest);
+        if locked(&self.refusals).refused(request, asked_at) {
+            return Err(recently_refused());
+        }
+        if !proven && !self.budget.take(self.clock.instant()) {
+            return Err(KeyError::Unavailable(
+                "the budget of new key requests is spent; try again shortly".into(),
+            ));
+        }
+        let keys = match self.fetch(request).await {
+            Ok(keys) => keys,
+            Err(error) => {
+                if matches!(error, KeyError::Rejected(_)) {
+                    locked(&self.refusals).remember(request.clone(), self.clock.instant());
+                }
+                return Err(error);
             }
-        }
+        };
+        let set = Arc::new(KeySet {
+            keys,
+            fetched_at: self.clock.instant(),
+        });
+        let mut entries = locked(&self.entries);
         let forced_at = if forced {
             Some(asked_at)
         } else {
-            entries.get(request).and_then(|e| e.forced_at)
+            entries.get_mut(request).and_then(|(e, _)| e.forced_at)
         };
         entries.insert(
             request.clone(),
             Entry {
-                keys: Arc::clone(&keys),
-                fetched_at: self.clock.instant(),
+                set: Arc::clone(&set),
                 forced_at,
                 refreshing: false,
             },
         );
-        Ok(keys)
+        Ok(set)
     }
 
     fn base_url<'a>(&'a self, real: &'a str) -> &'a str {
         self.test_key_server.as_deref().unwrap_or(real)
     }
 
-    async fn fetch(&self, request: &KeyRequest) -> Result<Keys, KeyError> {
+    async fn fetch(
+        &self,
+        request: &KeyRequest,
+    ) -> Result<HashMap<String, Arc<DecodingKey>>, KeyError> {
         match &request.source {
             KeySource::Ias { issuer } => {
-                let jwks_uri = self.discover(issuer).await?;
+                let jwks_uri = self.jwks_uri(issuer).await?;
                 let mut call = self
                     .http
                     .get(jwks_uri.clone())
@@ -249,7 +340,7 @@ impl KeyCache {
             }
             KeySource::Xsuaa { uaa_domain, zid } => {
                 let real = format!("https://{uaa_domain}");
-                // `zid` is checked to be [A-Za-z0-9-] before it gets here.
+                // `zid` is a short identifier of [A-Za-z0-9_-] (`claim_shape.rs`).
                 let url = format!("{}/token_keys?zid={zid}", self.base_url(&real));
                 let call = self.http.get(&url).header("X-zid", zid);
                 self.key_set(call, &url).await
@@ -257,7 +348,35 @@ impl KeyCache {
         }
     }
 
-    /// The `jwks_uri` of a trusted issuer; the document must name the same issuer.
+    /// The `jwks_uri` of a trusted issuer, discovered once per issuer and
+    /// lifetime.
+    async fn jwks_uri(&self, issuer: &str) -> Result<reqwest::Url, KeyError> {
+        let fresh = |cache: &Self| {
+            let now = cache.clock.instant();
+            locked(&cache.discoveries)
+                .get_mut(&issuer.to_string())
+                .filter(|(found, _)| now.duration_since(found.fetched_at) < cache.ttl)
+                .map(|(found, _)| found.jwks_uri.clone())
+        };
+        if let Some(jwks_uri) = fresh(self) {
+            return Ok(jwks_uri);
+        }
+        let _one_at_a_time = self.discovery_locks.acquire(&issuer.to_string()).await;
+        if let Some(jwks_uri) = fresh(self) {
+            return Ok(jwks_uri);
+        }
+        let jwks_uri = self.discover(issuer).await?;
+        locked(&self.discoveries).insert(
+            issuer.to_string(),
+            Discovered {
+                jwks_uri: jwks_uri.clone(),
+                fetched_at: self.clock.instant(),
+            },
+        );
+        Ok(jwks_uri)
+    }
+
+    /// Ask a trusted issuer for its `jwks_uri`; the document must name the same issuer.
     async fn discover(&self, issuer: &str) -> Result<reqwest::Url, KeyError> {
         let url = format!("{}/.well-known/openid-configuration", self.base_url(issuer));
         let call = crate::telemetry::propagation::inject(self.http.get(&url));
@@ -288,7 +407,11 @@ impl KeyCache {
         judge_jwks_uri(jwks_uri, self.test_key_server.is_some())
     }
 
-    async fn key_set(&self, call: reqwest::RequestBuilder, url: &str) -> Result<Keys, KeyError> {
+    async fn key_set(
+        &self,
+        call: reqwest::RequestBuilder,
+        url: &str,
+    ) -> Result<HashMap<String, Arc<DecodingKey>>, KeyError> {
         let call = crate::telemetry::propagation::inject(call);
         let response = call.send().await.map_err(|error| {
             KeyError::Unavailable(format!("key endpoint {url} failed: {error}"))
@@ -319,8 +442,12 @@ impl KeyCache {
                 keys.insert(kid, Arc::new(key));
             }
         }
-        Ok(Arc::new(keys))
+        Ok(keys)
     }
+}
+
+fn recently_refused() -> KeyError {
+    KeyError::Rejected("the key endpoint refused this key request less than a minute ago".into())
 }
 
 /// 400 (and other client errors) = this token must not be accepted; 408,

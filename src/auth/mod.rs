@@ -3,9 +3,14 @@
 //! Knows no HTTP framework; `http/auth.rs` maps its errors to answers.
 
 pub mod bearer;
+pub mod claim_shape;
+pub mod fetch_budget;
+pub mod fetch_locks;
 pub mod issuer;
 pub mod keys;
 pub mod principal;
+pub mod proven_cache;
+pub mod refusals;
 pub mod rejection;
 pub mod settings;
 pub mod tenant;

@@ -8,7 +8,8 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rejection {
     /// Not a JWT, a payload or header that does not decode, a claim of the
-    /// wrong type, a missing `kid`, two `Authorization` headers.
+    /// wrong type, a missing `kid`, two `Authorization` headers; a token or
+    /// key-picking claim past its shape limit; a token naming no caller.
     Malformed,
     /// Signed with anything but RS256 (`none`, HMAC).
     UnsupportedAlgorithm,

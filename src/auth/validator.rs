@@ -3,6 +3,7 @@
 //! then keys and signature, then every claim again on the verified payload,
 //! then authorisation.
 
+use super::claim_shape::{check_key_claims, check_kid};
 use super::issuer::trusted_issuer;
 use super::keys::{KeyCache, KeyError, KeyRequest, KeySource};
 use super::principal::{Principal, TokenIssuer, TokenKind};
@@ -20,6 +21,17 @@ use std::time::{Duration, Instant};
 
 const LEEWAY_SECS: i64 = 60;
 const PRINCIPAL_PROPAGATION: &str = "principal-propagation";
+/// XSUAA grants a person signs in with (SAP's `GrantType`, less the
+/// clients' `client_credentials` and `client_x509`).
+const XSUAA_USER_GRANTS: [&str; 7] = [
+    "authorization_code",
+    "password",
+    "implicit",
+    "refresh_token",
+    "user_token",
+    "urn:ietf:params:oauth:grant-type:jwt-bearer",
+    "urn:ietf:params:oauth:grant-type:saml2-bearer",
+];
 
 type Claims = Map<String, Value>;
 
@@ -99,6 +111,11 @@ fn text<'a>(claims: &'a Claims, name: &str) -> Option<&'a str> {
         .filter(|s| !s.is_empty())
 }
 
+/// A claim naming who calls: text with something besides whitespace.
+fn identity<'a>(claims: &'a Claims, name: &str) -> Option<&'a str> {
+    text(claims, name).filter(|id| !id.trim().is_empty())
+}
+
 /// A claim that may be one string or an array of strings.
 fn strings(claims: &Claims, name: &str) -> Vec<String> {
     match claims.get(name) {
@@ -113,14 +130,15 @@ fn strings(claims: &Claims, name: &str) -> Vec<String> {
 }
 
 /// `exp` required (valid while now < exp + 60 s); `nbf`, else `iat`, not
-/// more than 60 s in the future.
+/// more than 60 s in the future. Seconds out of `i64`'s range saturate
+/// (`as`), and so does the leeway added to them.
 fn check_times(claims: &Claims, now: i64) -> Result<(), AuthError> {
     let exp = claims
         .get("exp")
         .and_then(Value::as_f64)
         .ok_or_else(|| invalid(Rejection::Malformed, "exp missing or not a number"))?
         as i64;
-    if now >= exp + LEEWAY_SECS {
+    if now >= exp.saturating_add(LEEWAY_SECS) {
         return Err(invalid(Rejection::Expired, "expired"));
     }
     let not_before = claims
@@ -128,7 +146,7 @@ fn check_times(claims: &Claims, now: i64) -> Result<(), AuthError> {
         .or_else(|| claims.get("iat"))
         .and_then(Value::as_f64);
     if let Some(not_before) = not_before
-        && now < not_before as i64 - LEEWAY_SECS
+        && now < (not_before as i64).saturating_sub(LEEWAY_SECS)
     {
         return Err(invalid(Rejection::NotYetValid, "not yet valid"));
     }
@@ -261,7 +279,7 @@ impl TokenValidator {
             digest,
             Verified {
                 principal: Arc::clone(principal),
-                valid_until: exp + LEEWAY_SECS,
+                valid_until: exp.saturating_add(LEEWAY_SECS),
                 remembered_until: now + VERIFIED_TTL.min(self.config.key_cache_ttl),
             },
         );
@@ -282,9 +300,13 @@ impl TokenValidator {
             .kid
             .clone()
             .ok_or_else(|| invalid(Rejection::Malformed, "kid missing"))?;
-        // Unverified claims: only to route (which tenant, which keys).
+        check_kid(&kid).map_err(|error| invalid(Rejection::Malformed, error.to_string()))?;
+        // Unverified claims: only to route (which tenant, which keys), and
+        // only short identifiers of them before anything is fetched.
         let unverified: Claims = jsonwebtoken::dangerous::insecure_decode_claims(token)
             .map_err(|_| invalid(Rejection::Malformed, "malformed token payload"))?;
+        check_key_claims(&unverified)
+            .map_err(|error| invalid(Rejection::Malformed, error.to_string()))?;
         // The claimed issuer, for the `authenticate` span even when the
         // token is refused below (a host name, never the token).
         if let Some(Value::String(claimed)) =
@@ -318,17 +340,20 @@ impl TokenValidator {
     ) -> Result<Claims, AuthError> {
         let key = self
             .keys
-            .decoding_key(request, kid)
+            .signing_key(request, kid)
             .await
             .map_err(key_error)?;
-        jsonwebtoken::decode(token, &key, validation)
+        let claims = jsonwebtoken::decode(token, &key.key, validation)
             .map(|data| data.claims)
             .map_err(|error| {
                 invalid(
                     Rejection::of_jwt_error(error.kind()),
                     format!("signature or claims rejected ({:?})", error.kind()),
                 )
-            })
+            })?;
+        // Signed by the keys this request fetched: they serve a real caller.
+        self.keys.verified(request, &key);
+        Ok(claims)
     }
 
     /// The issuer (`ias_iss`, else `iss`) as a trusted `https://host`.
@@ -403,12 +428,29 @@ impl TokenValidator {
 
     /// `ias_apis` and roles (`ias-tokens.md` §7, §8).
     fn ias_principal(&self, claims: &Claims) -> Result<Principal, AuthError> {
-        let sub = text(claims, "sub").unwrap_or_default();
+        let sub = identity(claims, "sub");
         let azp = text(claims, "azp");
-        let kind = if Some(sub) == azp || text(claims, "sap_id_type") == Some("app") {
+        let kind = if (sub.is_some() && sub == azp) || text(claims, "sap_id_type") == Some("app") {
             TokenKind::Technical
         } else {
             TokenKind::User
+        };
+        let user_id = match kind {
+            TokenKind::User => identity(claims, "user_uuid")
+                .or_else(|| identity(claims, "scim_id"))
+                .or(sub)
+                .ok_or_else(|| {
+                    invalid(
+                        Rejection::Malformed,
+                        "a user token names no user (user_uuid, scim_id or sub)",
+                    )
+                })?,
+            TokenKind::Technical => sub.or(azp).ok_or_else(|| {
+                invalid(
+                    Rejection::Malformed,
+                    "a technical token names no client (azp or sub)",
+                )
+            })?,
         };
         let apis = strings(claims, "ias_apis");
         if claims.contains_key("ias_apis") {
@@ -447,10 +489,7 @@ impl TokenValidator {
             }
         });
         Ok(Principal {
-            user_id: text(claims, "user_uuid")
-                .or_else(|| text(claims, "scim_id"))
-                .unwrap_or(sub)
-                .to_string(),
+            user_id: user_id.to_string(),
             email: text(claims, "email")
                 .or_else(|| text(claims, "mail"))
                 .map(str::to_string),
@@ -473,9 +512,9 @@ impl TokenValidator {
         unverified: &Claims,
         xsuaa: &XsuaaConfig,
     ) -> Result<Principal, AuthError> {
+        // A short identifier, if any (`claim_shape.rs`).
         let zid = text(unverified, "zid")
-            .filter(|zid| zid.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
-            .ok_or_else(|| invalid(Rejection::WrongTenant, "zid missing or malformed"))?;
+            .ok_or_else(|| invalid(Rejection::WrongTenant, "zid missing"))?;
         let request = KeyRequest {
             source: KeySource::Xsuaa {
                 uaa_domain: xsuaa.uaa_domain.clone(),
@@ -525,21 +564,35 @@ impl TokenValidator {
                 "the token has no `{prefix}<role>` scope for this agent"
             )));
         }
-        let user_id = text(&verified, "user_id")
-            .or_else(|| text(&verified, "user_name"))
-            .or_else(|| text(&verified, "sub"))
-            .unwrap_or_default()
-            .to_string();
-        let kind = if text(&verified, "grant_type") == Some("client_credentials") {
-            TokenKind::Technical
-        } else {
-            TokenKind::User
+        // A person only by a grant a person signs in with; `client_x509`,
+        // `client_credentials` and any grant not known here are a client's.
+        let kind = match text(&verified, "grant_type") {
+            Some(grant) if XSUAA_USER_GRANTS.contains(&grant) => TokenKind::User,
+            _ => TokenKind::Technical,
+        };
+        let client_id = identity(&verified, "cid").or_else(|| identity(&verified, "azp"));
+        let user_id = match kind {
+            TokenKind::User => identity(&verified, "user_id")
+                .or_else(|| identity(&verified, "user_name"))
+                .or_else(|| identity(&verified, "sub"))
+                .ok_or_else(|| {
+                    invalid(
+                        Rejection::Malformed,
+                        "a user token names no user (user_id, user_name or sub)",
+                    )
+                })?,
+            TokenKind::Technical => identity(&verified, "sub").or(client_id).ok_or_else(|| {
+                invalid(
+                    Rejection::Malformed,
+                    "a client token names no client (cid, azp or sub)",
+                )
+            })?,
         };
         Ok(Principal {
-            user_id,
+            user_id: user_id.to_string(),
             email: text(&verified, "email").map(str::to_string),
             display_name: text(&verified, "user_name").map(str::to_string),
-            client_id: text(&verified, "cid").map(str::to_string),
+            client_id: client_id.map(str::to_string),
             tenant: Some(zid.to_string()),
             kind,
             issuer: TokenIssuer::Xsuaa,
@@ -595,6 +648,30 @@ mod tests {
         let authenticating = validator.authenticate(None);
         let size = std::mem::size_of_val(&authenticating);
         assert!(size <= 256, "authenticate's future is {size} bytes");
+    }
+
+    #[test]
+    fn time_claims_at_the_ends_of_the_range_saturate() {
+        let now = 1_800_000_000;
+        let times = |pairs: &[(&str, f64)]| -> Claims {
+            pairs
+                .iter()
+                .map(|(name, value)| (name.to_string(), serde_json::json!(value)))
+                .collect()
+        };
+        // Far-future exp, far-past nbf: valid, no overflow.
+        for claims in [
+            times(&[("exp", 1e19)]),
+            times(&[("exp", i64::MAX as f64), ("nbf", -1e19)]),
+            times(&[("exp", 1e300), ("iat", i64::MIN as f64)]),
+        ] {
+            assert_eq!(check_times(&claims, now), Ok(()), "{claims:?}");
+        }
+        // Far-past exp, far-future nbf: refused, not wrapped into validity.
+        let expired = check_times(&times(&[("exp", -1e19)]), now);
+        assert!(matches!(expired, Err(AuthError::Invalid(t)) if t.reason == Rejection::Expired));
+        let early = check_times(&times(&[("exp", 1e19), ("nbf", 1e19)]), now);
+        assert!(matches!(early, Err(AuthError::Invalid(t)) if t.reason == Rejection::NotYetValid));
     }
 
     #[test]

@@ -2,5 +2,6 @@
 //! A2A 1.0 with users, and every task and push config its creator's own.
 
 mod a2a_v1_auth;
+mod forged_tokens;
 mod ias_tokens;
 pub(crate) mod ownership;

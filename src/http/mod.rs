@@ -6,6 +6,7 @@
 mod actions;
 mod auth;
 mod body;
+mod call_ids;
 mod card_document;
 mod card_endpoint;
 mod error_response;

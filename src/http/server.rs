@@ -30,9 +30,11 @@ impl Bound {
     }
 }
 
-/// Bind `server.host:server.port` (port 0: any free one).
-pub fn bind(settings: &ServerSettings) -> Result<Bound, BindError> {
-    let address = settings.address();
+/// Bind `server.host:server.port` (port 0: any free one); without a
+/// `server.host`, every address when `reachable` (others must reach the
+/// instance), else loopback only.
+pub fn bind(settings: &ServerSettings, reachable: bool) -> Result<Bound, BindError> {
+    let address = settings.address(reachable);
     let failed = |source| BindError {
         address: address.clone(),
         source,
@@ -65,12 +67,18 @@ pub fn serve(
 ) -> Result<Serving, BindError> {
     let state = web::Data::new(state);
     let workers = settings.workers();
-    let server =
-        HttpServer::new(move || App::new().app_data(state.clone()).configure(super::routes))
-            .shutdown_timeout(settings.shutdown_timeout_secs)
-            .client_request_timeout(settings.head_timeout())
-            .workers(workers)
-            .max_connections(settings.connections_per_worker(workers));
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .wrap(actix_web::middleware::from_fn(
+                super::local_origin::only_local,
+            ))
+            .configure(super::routes)
+    })
+    .shutdown_timeout(settings.shutdown_timeout_secs)
+    .client_request_timeout(settings.head_timeout())
+    .workers(workers)
+    .max_connections(settings.connections_per_worker(workers));
     let Bound {
         listener, address, ..
     } = bound;

@@ -13,12 +13,9 @@
 //! address); it reads nothing a caller stored.
 
 use super::error_response::error_response;
-use super::state::AppState;
-use actix_web::body::{EitherBody, MessageBody};
-use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::HttpResponse;
+use actix_web::dev::ServiceRequest;
 use actix_web::http::{Method, StatusCode, header};
-use actix_web::middleware::Next;
-use actix_web::{HttpResponse, web};
 use reqwest::Url;
 
 /// Where requests may come from while authentication is off.
@@ -75,7 +72,7 @@ impl LocalOrigins {
     }
 
     /// The answer to a request that may not be served, if it may not.
-    fn refusal(&self, request: &ServiceRequest) -> Option<HttpResponse> {
+    pub(super) fn refusal(&self, request: &ServiceRequest) -> Option<HttpResponse> {
         if request.method() == Method::GET && request.path() == "/health" {
             return None;
         }
@@ -118,22 +115,6 @@ fn refused(status: StatusCode, reason: &str) -> HttpResponse {
         .head_mut()
         .set_connection_type(actix_web::http::ConnectionType::Close);
     response
-}
-
-/// The middleware: requests from elsewhere are answered here, before any
-/// handler; with authentication on (no [`LocalOrigins`]) it lets all pass.
-pub async fn only_local(
-    request: ServiceRequest,
-    next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
-    let refusal = request
-        .app_data::<web::Data<AppState>>()
-        .and_then(|state| state.local_origins.as_ref())
-        .and_then(|origins| origins.refusal(&request));
-    match refusal {
-        Some(answer) => Ok(request.into_response(answer).map_into_right_body()),
-        None => Ok(next.call(request).await?.map_into_left_body()),
-    }
 }
 
 #[cfg(test)]

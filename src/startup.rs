@@ -401,9 +401,13 @@ impl Application {
                  AGENT__AUTH__CLIENT_ID and AGENT__AUTH__DOMAINS before exposing this service."
             );
         }
-        let bound = crate::http::bind(&settings.server)?;
+        let reachable = validator.is_some() || cloud_foundry.on_cloud_foundry();
+        let bound = crate::http::bind(&settings.server, reachable)?;
         let public_url =
             (settings.server.public_url.clone()).unwrap_or_else(|| bound.default_public_url());
+        let local_origins = validator
+            .is_none()
+            .then(|| crate::http::LocalOrigins::new(&public_url));
         let card = CardDocument::for_agent(
             &settings.card,
             &public_url,
@@ -439,6 +443,7 @@ impl Application {
             metrics_endpoint: settings.telemetry.metrics_endpoint,
             store: stores.health.clone(),
             orders,
+            local_origins,
         };
         let port = bound.local.port();
         let server = crate::http::serve(bound, state, server)?;

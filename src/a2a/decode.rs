@@ -114,14 +114,16 @@ impl de::Error for DecodeError {
 
     fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
         DecodeError(format!(
-            "unknown value \"{variant}\", expected one of {}",
+            "unknown value \"{}\", expected one of {}",
+            super::clip::clip(variant),
             quoted(expected)
         ))
     }
 
     fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
         DecodeError(format!(
-            "unknown member `{field}`, expected one of {}",
+            "unknown member `{}`, expected one of {}",
+            super::clip::clip(field),
             quoted(expected)
         ))
     }

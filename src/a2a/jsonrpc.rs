@@ -1,6 +1,7 @@
 //! The JSON-RPC 2.0 envelope as A2A uses it: request classification in the
 //! order the conformance kit expects, error codes, and response bodies.
 
+use super::decode::MAX_ID_BYTES;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -46,7 +47,10 @@ impl RpcError {
     }
 
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        Self::new(
+            METHOD_NOT_FOUND,
+            format!("Method not found: {}", super::clip::clip(method)),
+        )
     }
 
     pub fn invalid_params(detail: impl Into<String>) -> Self {
@@ -97,7 +101,10 @@ pub struct EnvelopeError {
 
 /// Classify a request body in the order of `a2a-0.3.md` §8.2: parse error,
 /// not an object, bad id, bad `jsonrpc`, bad `method`. Method and params are
-/// checked by the caller, also for a request without an id.
+/// checked by the caller, also for a request without an id. A string id is
+/// at most [`MAX_ID_BYTES`] long, as every id a client chooses: a longer
+/// one is a bad id, answered with `id: null` (it is echoed in the answer
+/// and named on the request's span and log line).
 pub fn parse_request(body: &[u8]) -> Result<RpcRequest, EnvelopeError> {
     let value: Value = serde_json::from_slice(body).map_err(|_| EnvelopeError {
         id: Value::Null,
@@ -117,6 +124,15 @@ pub fn parse_request(body: &[u8]) -> Result<RpcRequest, EnvelopeError> {
     let id = match object.remove("id") {
         // A notification: the usual checks apply, the answer has `id: null`.
         None | Some(Value::Null) => Value::Null,
+        Some(Value::String(id)) if id.len() > MAX_ID_BYTES => {
+            return Err(EnvelopeError {
+                id: Value::Null,
+                error: RpcError::invalid_request(format!(
+                    "`id` is {} bytes, more than the {MAX_ID_BYTES} an id may have",
+                    id.len()
+                )),
+            });
+        }
         Some(id @ Value::String(_)) => id,
         Some(Value::Number(number)) if number.is_i64() || number.is_u64() => Value::Number(number),
         Some(_) => {
@@ -272,6 +288,27 @@ mod tests {
         let error = parse_request(br#"{"jsonrpc":"2.0","id":{"a":1},"method":"x"}"#).unwrap_err();
         assert_eq!(error.id, Value::Null);
         assert_eq!(error.error.code, INVALID_REQUEST);
+    }
+
+    #[test]
+    fn an_id_longer_than_an_id_may_be_is_invalid_request_with_null_id() {
+        let longest = "i".repeat(MAX_ID_BYTES);
+        let body = format!(r#"{{"jsonrpc":"2.0","id":"{longest}","method":"x"}}"#);
+        assert_eq!(parse_request(body.as_bytes()).unwrap().id, json!(longest));
+        let body = format!(r#"{{"jsonrpc":"2.0","id":"{longest}i","method":"x"}}"#);
+        let error = parse_request(body.as_bytes()).unwrap_err();
+        assert_eq!((error.id, error.error.code), (Value::Null, INVALID_REQUEST));
+        assert!(
+            error.error.message.contains("257 bytes"),
+            "{}",
+            error.error.message
+        );
+    }
+
+    #[test]
+    fn an_unknown_method_is_echoed_cut() {
+        let error = RpcError::method_not_found(&"m".repeat(1 << 20));
+        assert!(error.message.len() < 200, "{}", error.message.len());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! Nothing here depends on the rest of the crate.
 
 pub mod agent_card;
+pub mod clip;
 pub mod decode;
 pub mod jsonrpc;
 pub mod types;

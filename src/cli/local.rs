@@ -19,7 +19,7 @@ pub struct LocalAgent {
 /// comes from the environment, shared with a local `serve`.
 pub fn settings() -> Settings {
     let mut settings = Settings::default();
-    settings.server.host = "127.0.0.1".into();
+    settings.server.host = Some("127.0.0.1".into());
     settings.server.port = 0;
     settings.server.public_url = None;
     settings.server.workers = Some(1);

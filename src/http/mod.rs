@@ -6,12 +6,14 @@
 mod actions;
 mod auth;
 mod body;
+mod call_ids;
 mod card_document;
 mod card_endpoint;
 mod error_response;
 mod headers;
 mod health;
 mod index;
+mod local_origin;
 mod metrics_endpoint;
 mod request_log;
 mod routes;
@@ -22,6 +24,7 @@ mod state;
 
 pub use body::BodyLimits;
 pub use card_document::{CardDocument, CardSettings, extended_card};
+pub use local_origin::LocalOrigins;
 pub use routes::routes;
 pub use server::{BindError, Serving, bind, serve};
 pub use settings::ServerSettings;

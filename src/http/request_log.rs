@@ -7,7 +7,7 @@
 //! SAP JSON layer turns `log.type = "request"` into `"type": "request"`.
 //! With text logs it is a short line with the call's facts.
 
-use super::headers::header_text;
+use super::headers::{header_text, logged};
 use actix_web::body::{BodySize, MessageBody};
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
@@ -74,8 +74,8 @@ pub fn log(request: &HttpRequest, response: &HttpResponse, facts: &CallFacts, st
         remote_ip = request
             .peer_addr()
             .map_or_else(|| "-".to_string(), |peer| peer.ip().to_string()),
-        x_forwarded_for = header_text(request.headers(), "x-forwarded-for").unwrap_or("-"),
-        request_id = header_text(request.headers(), "x-vcap-request-id").unwrap_or("-"),
+        x_forwarded_for = &*logged(header_text(request.headers(), "x-forwarded-for").unwrap_or("-")),
+        request_id = &*logged(header_text(request.headers(), "x-vcap-request-id").unwrap_or("-")),
         rpc.method = facts.rpc_method.as_deref().unwrap_or("-"),
         rpc.id = facts.rpc_id.as_deref().unwrap_or("-"),
         a2a.task.id = facts.task.task_id.as_deref().unwrap_or("-"),
@@ -84,7 +84,7 @@ pub fn log(request: &HttpRequest, response: &HttpResponse, facts: &CallFacts, st
         rpc.error_code = facts.error_code,
         user.id = facts.user_id.as_deref().unwrap_or("-"),
         client.id = facts.client_id.as_deref().unwrap_or("-"),
-            auth.tenant_rule = facts.tenant_rule,
+        auth.tenant_rule = facts.tenant_rule,
         "jsonrpc request"
     );
 }

@@ -1,6 +1,7 @@
 use super::AppState;
+use super::call_ids::CallIds;
 use super::error_response::error_response;
-use super::headers::header_text;
+use super::headers::{header_text, logged};
 use super::request_log::{self, CallFacts};
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -130,12 +131,7 @@ pub async fn json_rpc(
     state: web::Data<AppState>,
 ) -> HttpResponse {
     use tracing::Instrument;
-    let header = |name: &str| {
-        header_text(request.headers(), name)
-            .unwrap_or("")
-            .to_string()
-    };
-    let correlation = header("x-correlationid");
+    let ids = CallIds::of(request.headers());
     let span = tracing::info_span!(
         "jsonrpc",
         otel.name = "jsonrpc",
@@ -166,12 +162,11 @@ pub async fn json_rpc(
     if !span.is_disabled() {
         record_http_server(&span, &request);
     }
-    if !correlation.is_empty() {
+    if let Some(correlation) = &ids.correlation_id {
         span.record("correlation_id", correlation.as_str());
         span.record("sap.correlation_id", correlation.as_str());
     }
-    let conversation = header("conversationid");
-    if !conversation.is_empty() {
+    if let Some(conversation) = &ids.conversation_id {
         span.record("sap.conversation_id", conversation.as_str());
     }
     crate::telemetry::propagation::adopt_remote_parent(
@@ -181,7 +176,7 @@ pub async fn json_rpc(
     let started = std::time::Instant::now();
     let mut facts = CallFacts::default();
     let mut payload = payload;
-    let response = json_rpc_in_span(&request, &mut payload, state, &mut facts)
+    let response = json_rpc_in_span(&request, &mut payload, state, ids, &mut facts)
         .instrument(span.clone())
         .await;
     // An answer before the body's end (401, 408, 413, 503, …) closes.
@@ -215,19 +210,20 @@ pub async fn json_rpc(
 }
 
 /// OpenTelemetry's HTTP server attributes of `request` (the scheme, host
-/// and client as the gorouter forwards them).
+/// and client as the gorouter forwards them; what the caller chose, cut to
+/// a bound).
 fn record_http_server(span: &tracing::Span, request: &HttpRequest) {
     span.record("http.request.method", request.method().as_str());
-    span.record("url.path", request.path());
+    span.record("url.path", &*logged(request.path()));
     let connection = request.connection_info();
-    span.record("url.scheme", connection.scheme());
+    span.record("url.scheme", &*logged(connection.scheme()));
     let (address, port) = host_and_port(connection.host());
-    span.record("server.address", address);
+    span.record("server.address", &*logged(address));
     if let Some(port) = port {
         span.record("server.port", i64::from(port));
     }
     if let Some(client) = connection.realip_remote_addr() {
-        span.record("client.address", client);
+        span.record("client.address", &*logged(client));
     }
     let version = match request.version() {
         actix_web::http::Version::HTTP_10 => "1.0",
@@ -237,7 +233,7 @@ fn record_http_server(span: &tracing::Span, request: &HttpRequest) {
     };
     span.record("network.protocol.version", version);
     if let Some(agent) = header_text(request.headers(), header::USER_AGENT) {
-        span.record("user_agent.original", agent);
+        span.record("user_agent.original", &*logged(agent));
     }
 }
 
@@ -279,6 +275,7 @@ async fn json_rpc_in_span(
     request: &HttpRequest,
     payload: &mut web::Payload,
     state: web::Data<AppState>,
+    ids: CallIds,
     facts: &mut CallFacts,
 ) -> HttpResponse {
     // Who calls comes first: no body is read for an unauthenticated caller.
@@ -322,8 +319,8 @@ async fn json_rpc_in_span(
         facts.user_id = caller.user_id.clone();
     }
     let call = crate::tasks::CallContext {
-        conversation_id: header("conversationid"),
-        correlation_id: header("x-correlationid"),
+        conversation_id: ids.conversation_id,
+        correlation_id: ids.correlation_id,
         bearer_token: token,
         caller,
         rules: Default::default(),

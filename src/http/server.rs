@@ -1,9 +1,13 @@
 //! Binding the listener and running the actix server on it: workers,
 //! connection limit, request timeout, graceful shutdown (actix handles
-//! SIGTERM within `server.shutdown_timeout_secs`).
+//! SIGTERM within `server.shutdown_timeout_secs`), and the one middleware
+//! (local origins only while authentication is off).
 
 use super::ServerSettings;
 use super::state::AppState;
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
 use actix_web::{App, HttpServer, web};
 use std::net::{SocketAddr, TcpListener};
 
@@ -30,9 +34,11 @@ impl Bound {
     }
 }
 
-/// Bind `server.host:server.port` (port 0: any free one).
-pub fn bind(settings: &ServerSettings) -> Result<Bound, BindError> {
-    let address = settings.address();
+/// Bind `server.host:server.port` (port 0: any free one); without a
+/// `server.host`, every address when `reachable` (others must reach the
+/// instance), else loopback only.
+pub fn bind(settings: &ServerSettings, reachable: bool) -> Result<Bound, BindError> {
+    let address = settings.address(reachable);
     let failed = |source| BindError {
         address: address.clone(),
         source,
@@ -65,12 +71,16 @@ pub fn serve(
 ) -> Result<Serving, BindError> {
     let state = web::Data::new(state);
     let workers = settings.workers();
-    let server =
-        HttpServer::new(move || App::new().app_data(state.clone()).configure(super::routes))
-            .shutdown_timeout(settings.shutdown_timeout_secs)
-            .client_request_timeout(settings.head_timeout())
-            .workers(workers)
-            .max_connections(settings.connections_per_worker(workers));
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .wrap(actix_web::middleware::from_fn(only_local))
+            .configure(super::routes)
+    })
+    .shutdown_timeout(settings.shutdown_timeout_secs)
+    .client_request_timeout(settings.head_timeout())
+    .workers(workers)
+    .max_connections(settings.connections_per_worker(workers));
     let Bound {
         listener, address, ..
     } = bound;
@@ -80,6 +90,23 @@ pub fn serve(
             .map_err(|source| BindError { address, source })?
             .run(),
     ))
+}
+
+/// Requests from elsewhere while authentication is off are answered here,
+/// before any handler ([`super::LocalOrigins`]); with authentication on
+/// all pass.
+async fn only_local(
+    request: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let refusal = request
+        .app_data::<web::Data<AppState>>()
+        .and_then(|state| state.local_origins.as_ref())
+        .and_then(|origins| origins.refusal(&request));
+    match refusal {
+        Some(answer) => Ok(request.into_response(answer).map_into_right_body()),
+        None => Ok(next.call(request).await?.map_into_left_body()),
+    }
 }
 
 fn default_public_url(bound: SocketAddr) -> String {

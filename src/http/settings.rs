@@ -12,7 +12,8 @@ const ACTIX_CLOCK_STEP: Duration = Duration::from_millis(500);
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ServerSettings {
-    pub host: String,
+    /// The listen address; unset: see [`ServerSettings::host`].
+    pub host: Option<String>,
     pub port: u16,
     /// The JSON-RPC endpoint as callers see it (agent card `url`).
     pub public_url: Option<String>,
@@ -40,7 +41,7 @@ pub struct ServerSettings {
 impl Default for ServerSettings {
     fn default() -> Self {
         ServerSettings {
-            host: "0.0.0.0".into(),
+            host: None,
             port: 8080,
             public_url: None,
             workers: None,
@@ -55,9 +56,22 @@ impl Default for ServerSettings {
 }
 
 impl ServerSettings {
+    /// The address to listen on: `server.host`, else every address
+    /// (`0.0.0.0`) when others must reach the instance (`reachable`: on
+    /// Cloud Foundry, or with authentication on), else loopback only
+    /// (`127.0.0.1`): with authentication off the caller names their own
+    /// roles, so only this machine may call unless told otherwise.
+    pub fn host(&self, reachable: bool) -> &str {
+        match &self.host {
+            Some(host) => host,
+            None if reachable => "0.0.0.0",
+            None => "127.0.0.1",
+        }
+    }
+
     /// `host:port` to bind.
-    pub fn address(&self) -> String {
-        format!("{}:{}", self.host, self.port)
+    pub fn address(&self, reachable: bool) -> String {
+        format!("{}:{}", self.host(reachable), self.port)
     }
 
     /// Headers within this after the connection opened, the body within

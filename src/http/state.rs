@@ -33,4 +33,7 @@ pub struct AppState {
     pub orders: Option<Arc<dyn crate::backend::OrderSource>>,
     /// What `GET /health` says of the task store and the ledger.
     pub store: crate::tasks::StoreHealth,
+    /// With authentication off: the only hosts and origins served
+    /// (`None` with authentication on).
+    pub local_origins: Option<super::LocalOrigins>,
 }

@@ -61,6 +61,8 @@ pub enum WebhookRefused {
     ThisMachine,
     #[error("address {0} is private, loopback or link-local")]
     PrivateAddress(IpAddr),
+    #[error("address {0} is an IPv6 form of an IPv4 address (NAT64, 6to4, Teredo, …)")]
+    CarriesIpv4(IpAddr),
 }
 
 /// A webhook (or action hook) URL as logs, spans and error texts name it:
@@ -97,7 +99,10 @@ pub fn host_matches(pattern: &str, host: &str) -> bool {
 
 /// Addresses a webhook must never reach (unless allowed for tests):
 /// loopback, private, link-local (incl. the 169.254.169.254 metadata
-/// service), unspecified, CGNAT, unique-local and multicast.
+/// service), unspecified, CGNAT, unique-local, site-local and multicast;
+/// an IPv4-mapped address as its IPv4 address; and every IPv6 form that
+/// carries an IPv4 address a translator or tunnel may take it to
+/// ([`embeds_ipv4`]).
 pub fn forbidden_address(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
@@ -118,11 +123,32 @@ pub fn forbidden_address(ip: IpAddr) -> bool {
                 || v6.is_multicast()
                 || (first & 0xfe00) == 0xfc00
                 || (first & 0xffc0) == 0xfe80
+                || (first & 0xffc0) == 0xfec0
+                || embeds_ipv4(v6)
                 || v6
                     .to_ipv4_mapped()
                     .is_some_and(|v4| forbidden_address(IpAddr::V4(v4)))
         }
     }
+}
+
+/// IPv6 ranges whose addresses stand for an IPv4 address: NAT64
+/// (`64:ff9b::/96`, and `64:ff9b:1::/48` where the IPv4 address may sit at
+/// any of RFC 6052's offsets), 6to4 (`2002::/16`), Teredo (`2001::/32`),
+/// IPv4-compatible (`::/96` but `::` and `::1`) and IPv4-translated (`::ffff:0:0:0/96`). A
+/// network that routes them reaches the IPv4 address inside, private or
+/// not, and no webhook (Joule's or any other) is only reachable so: all of
+/// them are refused rather than judged by the address they carry.
+fn embeds_ipv4(v6: std::net::Ipv6Addr) -> bool {
+    let s = v6.segments();
+    let nat64 = s[..6] == [0x64, 0xff9b, 0, 0, 0, 0];
+    let nat64_local = s[..3] == [0x64, 0xff9b, 1];
+    let six_to_four = s[0] == 0x2002;
+    let teredo = s[..2] == [0x2001, 0];
+    // `::` and `::1` are the unspecified and loopback addresses.
+    let compatible = s[..6] == [0; 6] && !v6.is_loopback() && !v6.is_unspecified();
+    let translated = s[..6] == [0, 0, 0, 0, 0xffff, 0];
+    nat64 || nat64_local || six_to_four || teredo || compatible || translated
 }
 
 /// A name for this machine (RFC 6761: `localhost` and the names under it),
@@ -171,10 +197,14 @@ impl GuardSettings {
                 Host::Ipv4(ip) => Some(IpAddr::V4(ip)),
                 Host::Ipv6(ip) => Some(IpAddr::V6(ip)),
             };
-            if let Some(ip) = literal
-                && forbidden_address(ip)
-            {
-                return Err(WebhookRefused::PrivateAddress(ip));
+            match literal {
+                Some(IpAddr::V6(ip)) if embeds_ipv4(ip) => {
+                    return Err(WebhookRefused::CarriesIpv4(IpAddr::V6(ip)));
+                }
+                Some(ip) if forbidden_address(ip) => {
+                    return Err(WebhookRefused::PrivateAddress(ip));
+                }
+                _ => {}
             }
         }
         Ok(Webhook { url, host: name })
@@ -190,7 +220,10 @@ impl GuardSettings {
 
 /// A host name resolved to an address webhooks must not reach.
 #[derive(Debug, thiserror::Error)]
-#[error("host `{host}` resolves to {address}, a private, loopback or link-local address")]
+#[error(
+    "host `{host}` resolves to {address}, a private, loopback or link-local address or an IPv6 \
+     form of an IPv4 address"
+)]
 pub struct ForbiddenResolution {
     pub host: String,
     pub address: IpAddr,
@@ -526,6 +559,52 @@ mod tests {
         for ip in ["8.8.8.8", "2a00:1450::1"] {
             assert!(!forbidden_address(ip.parse().unwrap()), "{ip}");
         }
+    }
+
+    /// Every IPv6 form that carries an IPv4 address is refused, whether
+    /// the address inside is private (the metadata service) or public.
+    #[test]
+    fn ipv6_forms_of_ipv4_addresses_are_refused() {
+        for (form, ips) in [
+            ("NAT64", ["64:ff9b::a9fe:a9fe", "64:ff9b::808:808"]),
+            (
+                "NAT64 local use",
+                ["64:ff9b:1::a9fe:a9fe", "64:ff9b:1:a9fe:a9fe::"],
+            ),
+            ("6to4", ["2002:a9fe:a9fe::", "2002:808:808::1"]),
+            (
+                "Teredo",
+                ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "2001::1"],
+            ),
+            ("IPv4-compatible", ["::a9fe:a9fe", "::808:808"]),
+            (
+                "IPv4-translated",
+                ["::ffff:0:a9fe:a9fe", "::ffff:0:808:808"],
+            ),
+            ("site-local", ["fec0::1", "feff:ffff::1"]),
+        ] {
+            for ip in ips {
+                assert!(forbidden_address(ip.parse().unwrap()), "{form}: {ip}");
+            }
+        }
+        // Neighbours of those ranges are public addresses.
+        for ip in [
+            "64:ff9c::1",
+            "64:ff9b:2::1",
+            "2003::1",
+            "2001:1::1",
+            "ff::1",
+            "::1:0:0:1",
+        ] {
+            assert!(!forbidden_address(ip.parse().unwrap()), "{ip}");
+        }
+        // As literals in a webhook URL, on the allowlist or not.
+        let ip: std::net::Ipv6Addr = "64:ff9b::a9fe:a9fe".parse().unwrap();
+        let mut guard = guard();
+        guard.allowed_hosts.push(ip.to_string());
+        let error = guard.check("https://[64:ff9b::a9fe:a9fe]/cb").unwrap_err();
+        assert_eq!(error, WebhookRefused::CarriesIpv4(IpAddr::V6(ip)));
+        assert!(error.to_string().contains("IPv6 form of an IPv4 address"));
     }
 
     #[tokio::test]

@@ -44,10 +44,11 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
             ) {
                 Ok(route) => answer(context, request, route).await,
                 // A version the service does not speak, or a method not
-                // in the version's table.
+                // in the version's table (named on the log line cut, as
+                // the error echoes it).
                 Err(refused) => RpcReply::refused(
                     request.id,
-                    Some(request.method),
+                    Some(crate::a2a::clip::clip(&request.method)),
                     &refused.to_rpc_error(),
                     false,
                 ),

@@ -9,6 +9,7 @@
 //! detail stays in `error.message`. The 0.3 wire keeps its free-form `data`
 //! and never sees −32008 or −32009.
 
+use crate::a2a::clip::clip;
 use crate::a2a::jsonrpc::RpcError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -177,7 +178,7 @@ impl A2aError {
     pub fn method_not_found(method: &str) -> A2aError {
         A2aError::new(
             ErrorCode::MethodNotFound,
-            format!("Method not found: {method}"),
+            format!("Method not found: {}", clip(method)),
         )
         .with_metadata("method", clip(method))
     }
@@ -354,15 +355,6 @@ impl From<A2aError> for RpcError {
 
 fn is_any(entry: &Value) -> bool {
     entry.get("@type").is_some_and(Value::is_string)
-}
-
-/// Caller-supplied text echoed in an error, cut to a readable length.
-fn clip(text: &str) -> String {
-    const LIMIT: usize = 128;
-    match text.char_indices().nth(LIMIT) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 
 use super::filing::{self, NotFiled};
 pub use super::pending::{PendingApproval, PendingOrder, PendingState};
-use super::reply_parse::{BatchDecision, Decision, batch_decision};
+use super::reply_parse::{BatchDecision, Decision, message_batch_decision};
 use super::{ApprovalStatus, Approvals};
 use crate::agent::batch::BatchReport;
 use crate::agent::execution::approved;
@@ -88,7 +88,7 @@ impl Approvals {
     pub async fn answer_batch(&self, mut pending: Vec<PendingOrder>, turn: &Turn) -> Reply {
         let caller = &turn.caller;
         let language = super::wording::answering(turn);
-        let wanted: Vec<(usize, Decision)> = match batch_decision(&turn.text) {
+        let wanted: Vec<(usize, Decision)> = match message_batch_decision(&turn.text, &turn.data) {
             BatchDecision::Unclear => {
                 return self.ask_batch_again(language, "batch-answer-unclear", Vec::new(), pending);
             }

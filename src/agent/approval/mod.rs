@@ -24,6 +24,7 @@ mod wording;
 pub use approvals::Approvals;
 pub use note::{ApprovalNote, ApprovalStatus};
 pub use pending::{PendingApproval, PendingOrder, PendingState};
+use reply_parse::message_decision;
 pub use reply_parse::{Decision, decision};
 pub use wording::{question, summary};
 
@@ -237,13 +238,14 @@ impl Approvals {
     }
 
     /// The user answered the approval question of `pending`.
-    #[tracing::instrument(name = "approval", skip_all, fields(otel.name = "approval", approval.action = pending.action.as_str(), approval.decision = tracing::field::debug(decision(&turn.text)), sap.sales_order = pending.sales_order.as_str()))]
+    #[tracing::instrument(name = "approval", skip_all, fields(otel.name = "approval", approval.action = pending.action.as_str(), approval.decision = tracing::field::debug(message_decision(&turn.text, &turn.data)), sap.sales_order = pending.sales_order.as_str()))]
     pub async fn answer(&self, pending: Proposal, turn: &Turn) -> Reply {
         let caller = &turn.caller;
         let language = answering(turn);
+        let decided = message_decision(&turn.text, &turn.data);
         if self.executions.needs_delivery_date()
             && approved::needs_date(&pending)
-            && decision(&turn.text) != Decision::Reject
+            && decided != Decision::Reject
         {
             return match approved::with_date(pending.clone(), &turn.text, turn.language.language) {
                 Ok(dated) => Reply {
@@ -264,7 +266,7 @@ impl Approvals {
                 },
             };
         }
-        match decision(&turn.text) {
+        match decided {
             Decision::Reject => Reply {
                 approval: Some(self.note(ApprovalStatus::Declined, &pending, caller)),
                 ..Reply::new(

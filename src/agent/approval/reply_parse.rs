@@ -9,7 +9,9 @@
 //! Words are compared exactly (lower case, accents folded), never
 //! corrected for typos.
 
+use crate::agent::input::DataFields;
 use crate::agent::language::lexicon::{WordClass, answer_key, lexicon};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// How the user answered a single approval question.
@@ -64,6 +66,33 @@ pub fn decision(text: &str) -> Decision {
     } else {
         Decision::Unclear
     }
+}
+
+/// Whether a message's data parts name a sales order (`{"salesOrder":
+/// "4740"}`). An answer that does is unclear whatever its text says, as
+/// the text "approve 4740" is: the question named its orders, and an
+/// answer naming one more than the words of an answer can is asked again
+/// rather than read as the answer to what was asked.
+fn data_names_an_order(data: &[Map<String, Value>]) -> bool {
+    DataFields::read(data).sales_order.is_some()
+}
+
+/// The answer to a single approval question from a message's text and
+/// data parts.
+pub fn message_decision(text: &str, data: &[Map<String, Value>]) -> Decision {
+    if data_names_an_order(data) {
+        return Decision::Unclear;
+    }
+    decision(text)
+}
+
+/// The answer to a batch's approval question from a message's text and
+/// data parts.
+pub fn message_batch_decision(text: &str, data: &[Map<String, Value>]) -> BatchDecision {
+    if data_names_an_order(data) {
+        return BatchDecision::Unclear;
+    }
+    batch_decision(text)
 }
 
 /// The answer to a batch's approval question.
@@ -227,6 +256,27 @@ fn orders_before_verb(pieces: &[Piece<'_>]) -> Option<Named> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_data_part_naming_an_order_makes_any_answer_unclear() {
+        let data = |value: serde_json::Value| match value {
+            serde_json::Value::Object(object) => vec![object],
+            _ => panic!("an object"),
+        };
+        let naming = data(serde_json::json!({"salesOrder": "4740"}));
+        assert_eq!(message_decision("approve", &naming), Decision::Unclear);
+        assert_eq!(message_decision("reject", &naming), Decision::Unclear);
+        assert_eq!(
+            message_batch_decision("approve all", &naming),
+            BatchDecision::Unclear
+        );
+        let note = data(serde_json::json!({"note": "as discussed"}));
+        assert_eq!(message_decision("approve", &note), Decision::Approve);
+        assert_eq!(
+            message_batch_decision("approve all", &note),
+            BatchDecision::All(Decision::Approve)
+        );
+    }
 
     #[test]
     fn punctuation_alone_is_not_a_word() {

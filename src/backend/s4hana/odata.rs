@@ -21,9 +21,22 @@ pub fn encode(value: &str) -> String {
     out
 }
 
-/// A string literal (`'O''Neil'`), encoded for a URL path or query.
+/// A key literal (`'O''Neil'`) for a URL path (`A_SalesOrder('4711')`):
+/// only unreserved characters and the quotes stay as they are; `/` (which
+/// would start another path segment), `?`, `#`, `%`, `(`, `)`, `,` and the
+/// rest are percent-encoded, so a value never leaves its key predicate.
 pub fn literal(value: &str) -> String {
-    encode(&format!("'{}'", value.replace('\'', "''")))
+    let quoted = format!("'{}'", value.replace('\'', "''"));
+    let mut out = String::with_capacity(quoted.len());
+    for byte in quoted.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'\'' => {
+                out.push(byte as char)
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
 }
 
 /// `?$filter=…&$select=…`: options with encoded values.
@@ -138,6 +151,20 @@ mod tests {
             "?$filter=Customer%20eq%20'O''Neil'%20and%20IsCleared%20eq%20false&$top=1"
         );
         assert_eq!(literal("47&11"), "'47%2611'");
+    }
+
+    /// A key literal stays inside its predicate and its path segment.
+    #[test]
+    fn key_literals_are_encoded_for_a_path_segment() {
+        assert_eq!(literal("4711"), "'4711'");
+        assert_eq!(literal("O'Neil"), "'O''Neil'");
+        assert_eq!(literal("A/../B"), "'A%2F..%2FB'");
+        assert_eq!(
+            literal("1')/to_Item?$top=1#"),
+            "'1''%29%2Fto_Item%3F%24top%3D1%23'"
+        );
+        assert_eq!(literal("a,b(c):*%"), "'a%2Cb%28c%29%3A%2A%25'");
+        assert_eq!(literal("x y"), "'x%20y'");
     }
 
     #[test]

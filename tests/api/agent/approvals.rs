@@ -333,3 +333,49 @@ async fn task_statuses_and_ledger_rows_carry_one_timestamp_format() {
 crate::on_each_source!(
     triage_of_the_blocked_orders_files_only_what_the_role_may_and_the_user_approved,
 );
+
+/// The text "approve 4740" to the question about 4725 is asked again; so
+/// is "approve" with a data part naming an order (`{"salesOrder":
+/// "4740"}`): the answer names something else than what was asked, and
+/// nothing is filed until a plain "approve".
+#[tokio::test]
+async fn an_approval_whose_data_part_names_an_order_is_asked_again() {
+    let app = TestApp::spawn().await;
+    let clerk = app.as_role("ar_clerk");
+    let dispute = clerk.send_text(DISPUTE_4725).await;
+    assert_eq!(state(&dispute), "input-required", "{dispute}");
+    let follow_up = |text: &str, data: Option<Value>| {
+        let mut message = crate::helpers::user_message(text);
+        if let Some(data) = data {
+            message["parts"]
+                .as_array_mut()
+                .expect("parts")
+                .push(json!({"kind": "data", "data": data}));
+        }
+        message["taskId"] = dispute["id"].clone();
+        message["contextId"] = dispute["contextId"].clone();
+        message
+    };
+    for message in [
+        follow_up("approve 4740", None),
+        follow_up("approve", Some(json!({"salesOrder": "4740"}))),
+        follow_up("approve", Some(json!({"SalesOrder": 4725}))),
+    ] {
+        let asked = clerk.send(message.clone()).await;
+        assert_eq!(state(&asked), "input-required", "{message}: {asked}");
+        assert!(
+            status_text(&asked).starts_with("Please answer with approve or reject."),
+            "{message}: {asked}"
+        );
+        assert_eq!(approval(&asked)["status"], "pending");
+        assert!(app.actions().await.is_empty(), "{message}: nothing filed");
+    }
+    // A data part without an order number does not change the answer.
+    let filed = clerk
+        .send(follow_up("approve", Some(json!({"note": "as discussed"}))))
+        .await;
+    assert_eq!(approval(&filed)["status"], "filed", "{filed}");
+    let actions = app.actions().await;
+    assert_eq!(actions.len(), 1, "{actions:?}");
+    assert_eq!(actions[0]["salesOrder"], "4725");
+}

@@ -297,6 +297,18 @@ async fn the_bound_duplicates_and_unknown_orders() {
     let stray = clerk.reply(&asked, "approve 4711").await;
     assert_eq!(state(&stray), "input-required", "{stray}");
     assert!(status_text(&stray).starts_with("Nothing of order 4711 is offered"));
+    // "approve" with a data part naming an order is no answer for all.
+    let mut named = user_message("approve");
+    named["parts"]
+        .as_array_mut()
+        .expect("parts")
+        .push(json!({"kind": "data", "data": {"salesOrder": "4740"}}));
+    named["taskId"] = asked["id"].clone();
+    named["contextId"] = asked["contextId"].clone();
+    let unclear = clerk.send(named).await;
+    assert_eq!(state(&unclear), "input-required", "{unclear}");
+    assert!(status_text(&unclear).starts_with("Please answer with approve all"));
+    assert!(app.actions().await.is_empty());
     let rejected = clerk.reply(&asked, "reject").await;
     assert_eq!(state(&rejected), "completed", "{rejected}");
     assert_eq!(approval_of(&rejected, "4725")["status"], "declined");

@@ -71,7 +71,7 @@ impl TestApp {
 
     pub fn builder() -> TestAppBuilder {
         let mut settings = Settings::default();
-        settings.server.host = "127.0.0.1".into();
+        settings.server.host = Some("127.0.0.1".into());
         settings.server.port = 0;
         settings.server.workers = Some(2);
         let builder = TestAppBuilder {

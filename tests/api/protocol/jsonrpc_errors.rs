@@ -453,6 +453,53 @@ async fn a_refused_webhook_url_is_named_by_its_field_path_either_way() {
     assert!(set_reason.contains("https"), "{set_reason}");
 }
 
+/// The request's own `id` is bounded like every id a client chooses: one
+/// over 256 bytes is a bad id (-32600 with `id: null`, HTTP 200 as for any
+/// other bad id), in 0.3 and in 1.0's shape; at 256 bytes it is echoed.
+#[tokio::test]
+async fn a_request_id_longer_than_256_bytes_is_a_bad_id() {
+    let app = TestApp::spawn().await;
+    let v1 = app.with_headers(&[("a2a-version", "1.0")]);
+    let message = user_message("why is order 4711 blocked by credit");
+    for id in ["i".repeat(257), "i".repeat(1_000_000)] {
+        for (caller, method) in [(&app, "message/send"), (&v1, "SendMessage")] {
+            let request = json!({"jsonrpc": "2.0", "id": id, "method": method,
+                                 "params": {"message": message}});
+            let response = caller
+                .client
+                .post(format!("{}/", caller.address))
+                .header("Content-Type", "application/json")
+                .body(request.to_string())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status().as_u16(), 200, "{method}");
+            let bytes = response.bytes().await.unwrap();
+            assert!(bytes.len() < 1024, "{method}: {} bytes", bytes.len());
+            let body: Value = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(body["error"]["code"], -32600, "{method}: {body}");
+            assert_eq!(body["id"], Value::Null, "{method}: {body}");
+            if method == "SendMessage" {
+                assert_eq!(
+                    body["error"]["data"][0]["reason"], "INVALID_REQUEST",
+                    "{body}"
+                );
+            } else {
+                assert_schema("JSONRPCErrorResponse", &body);
+            }
+        }
+    }
+    let id = "i".repeat(256);
+    let request = json!({"jsonrpc": "2.0", "id": id, "method": "message/send",
+                         "params": {"message": message}});
+    let (status, body) = app
+        .post_raw(request.to_string(), Some("application/json"))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["id"], id.as_str());
+    assert_eq!(body["result"]["kind"], "task", "{body}");
+}
+
 /// Ids: an id longer than the limit is refused by its
 /// field, and the answer does not repeat it.
 #[tokio::test]

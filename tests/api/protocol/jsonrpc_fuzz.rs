@@ -335,6 +335,8 @@ fn expected(body: &[u8]) -> Expected {
     };
     let id = match object.get("id") {
         None | Some(Value::Null) => Value::Null,
+        // An id is at most 256 bytes, as every id a client chooses.
+        Some(Value::String(text)) if text.len() > 256 => return fail(-32600, Value::Null),
         Some(id @ Value::String(_)) => id.clone(),
         Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Value::Number(n.clone()),
         Some(_) => return fail(-32600, Value::Null),

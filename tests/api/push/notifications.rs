@@ -213,6 +213,46 @@ async fn the_guard_refuses_unsafe_webhooks_with_a_reason() {
     );
 }
 
+/// IPv6 forms that carry an IPv4 address (here the metadata service's and
+/// a public one) are refused even on the allowlist, as is site-local.
+#[tokio::test]
+async fn ipv6_forms_of_ipv4_addresses_are_refused_as_webhooks() {
+    let literals: Vec<std::net::Ipv6Addr> = [
+        "64:ff9b::a9fe:a9fe",
+        "64:ff9b:1::a9fe:a9fe",
+        "2002:a9fe:a9fe::1",
+        "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+        "::a9fe:a9fe",
+        "::ffff:0:808:808",
+        "fec0::1",
+    ]
+    .iter()
+    .map(|ip| ip.parse().expect("an IPv6 address"))
+    .collect();
+    let allowed: Vec<String> = literals.iter().map(ToString::to_string).collect();
+    let app = TestApp::builder()
+        .settings(move |settings| settings.push.allowed_hosts = allowed)
+        .spawn()
+        .await;
+    let task = app.send_text("why is it blocked by credit").await;
+    for ip in &literals {
+        let url = format!("https://[{ip}]/hook");
+        let error = app
+            .rpc_error(
+                "tasks/pushNotificationConfig/set",
+                json!({ "taskId": task["id"], "pushNotificationConfig": { "url": url } }),
+            )
+            .await;
+        assert_eq!(error["code"], -32602, "{url}: {error}");
+        let message = error["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("an IPv6 form of an IPv4 address")
+                || message.contains("is private, loopback or link-local"),
+            "{url}: {error}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn failed_deliveries_retry_and_stop_at_the_bound() {
     let receiver = Receiver::start().await;

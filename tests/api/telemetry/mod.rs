@@ -3,6 +3,7 @@
 //! on-call engineer starts from.
 
 mod actions_telemetry;
+mod bounded_logs;
 mod oncall;
 mod oncall_actions;
 mod otlp_grpc;

@@ -99,7 +99,8 @@ pub fn host_matches(pattern: &str, host: &str) -> bool {
 
 /// Addresses a webhook must never reach (unless allowed for tests):
 /// loopback, private, link-local (incl. the 169.254.169.254 metadata
-/// service), unspecified, CGNAT, unique-local, site-local and multicast;
+/// service), unspecified, CGNAT, IETF-assigned, benchmarking, reserved,
+/// unique-local, site-local and multicast;
 /// an IPv4-mapped address as its IPv4 address; and every IPv6 form that
 /// carries an IPv4 address a translator or tunnel may take it to
 /// ([`embeds_ipv4`]).
@@ -115,6 +116,12 @@ pub fn forbidden_address(ip: IpAddr) -> bool {
                 || v4.is_multicast()
                 || (a == 100 && (64..128).contains(&b))
                 || a == 0
+                // IETF protocol assignments (192.0.0.0/24), benchmarking
+                // (198.18.0.0/15) and reserved (240.0.0.0/4): no webhook
+                // lives there, and a network may route them inside.
+                || (a == 192 && b == 0 && v4.octets()[2] == 0)
+                || (a == 198 && (b & 0xfe) == 18)
+                || a >= 240
         }
         IpAddr::V6(v6) => {
             let first = v6.segments()[0];
@@ -553,10 +560,21 @@ mod tests {
             "fd00::1",
             "fe80::1",
             "::ffff:127.0.0.1",
+            "192.0.0.170",
+            "198.18.0.1",
+            "198.19.255.254",
+            "240.0.0.1",
+            "255.255.255.254",
         ] {
             assert!(forbidden_address(ip.parse().unwrap()), "{ip}");
         }
-        for ip in ["8.8.8.8", "2a00:1450::1"] {
+        for ip in [
+            "8.8.8.8",
+            "2a00:1450::1",
+            "192.0.2.1",
+            "198.20.0.1",
+            "223.255.255.1",
+        ] {
             assert!(!forbidden_address(ip.parse().unwrap()), "{ip}");
         }
     }

@@ -1,5 +1,5 @@
 //! Binding the listener and running the actix server on it: workers,
-//! connection limit, request timeout, graceful shutdown (actix handles
+//! connection limit, request timeout, closed clients, graceful shutdown (actix handles
 //! SIGTERM within `server.shutdown_timeout_secs`).
 
 use super::ServerSettings;
@@ -69,6 +69,10 @@ pub fn serve(
         HttpServer::new(move || App::new().app_data(state.clone()).configure(super::routes))
             .shutdown_timeout(settings.shutdown_timeout_secs)
             .client_request_timeout(settings.head_timeout())
+            // A client that closes its connection ends its response at
+            // once, an event stream too (its slot is free again): HTTP/1.1
+            // clients do not half-close and wait for an answer.
+            .h1_allow_half_closed(false)
             .workers(workers)
             .max_connections(settings.connections_per_worker(workers));
     let Bound {

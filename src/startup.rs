@@ -440,6 +440,7 @@ impl Application {
                 server.body_bytes_in_flight,
             ),
             sse_keep_alive: server.sse_keep_alive(),
+            streams: crate::rpc::StreamSlots::new(server.stream_limits()),
             metrics_endpoint: settings.telemetry.metrics_endpoint,
             store: stores.health.clone(),
             orders,

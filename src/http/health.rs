@@ -23,6 +23,9 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
         }
         body["backend"] = json!(info);
     }
+    // Streams take at most half the connections: the rest answer this.
+    let (open, most) = state.streams.open();
+    body["streams"] = json!({ "open": open, "max": most });
     // Shown, never failing the check: a restart would lose a SQLite file.
     body["store"] = json!(state.store);
     if state.engine.store_out_of_space() {

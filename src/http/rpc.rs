@@ -340,6 +340,7 @@ async fn json_rpc_in_span(
             ),
             query: version_query.as_deref(),
         },
+        streams: &state.streams,
     };
     let mut reply = crate::rpc::handle(&context, &body).await;
     facts.rpc_method = reply.method.clone();
@@ -350,6 +351,12 @@ async fn json_rpc_in_span(
     facts.error_message = reply.error_message.take();
     if let Some(stream) = reply.stream {
         return server_sent_events(stream, state.sse_keep_alive);
+    }
+    if reply.error_code == Some(crate::rpc::LIMIT_REACHED) {
+        return HttpResponse::TooManyRequests()
+            .insert_header((header::RETRY_AFTER, crate::rpc::RETRY_AFTER_SECS))
+            .content_type("application/json")
+            .body(reply.body);
     }
     HttpResponse::Ok()
         .content_type("application/json")

@@ -1,7 +1,7 @@
 //! Binding the listener and running the actix server on it: workers,
-//! connection limit, request timeout, graceful shutdown (actix handles
-//! SIGTERM within `server.shutdown_timeout_secs`), and the one middleware
-//! (local origins only while authentication is off).
+//! connection limit, request timeout, closed clients, graceful shutdown
+//! (actix handles SIGTERM within `server.shutdown_timeout_secs`), and the
+//! one middleware (local origins only while authentication is off).
 
 use super::ServerSettings;
 use super::state::AppState;
@@ -79,6 +79,10 @@ pub fn serve(
     })
     .shutdown_timeout(settings.shutdown_timeout_secs)
     .client_request_timeout(settings.head_timeout())
+    // A client that closes its connection ends its response at once, an
+    // event stream too (its slot is free again): HTTP/1.1 clients do not
+    // half-close and wait for an answer.
+    .h1_allow_half_closed(false)
     .workers(workers)
     .max_connections(settings.connections_per_worker(workers));
     let Bound {

@@ -1,5 +1,5 @@
 //! The server settings (`server.*`): where to listen, the public URL,
-//! workers, shutdown, request limits, SSE keep-alive. Kept in the HTTP room
+//! workers, shutdown, request limits, open streams, SSE keep-alive. Kept in the HTTP room
 //! with the conversions the server uses; `config.rs` only layers them.
 
 use serde::{Deserialize, Serialize};
@@ -34,6 +34,15 @@ pub struct ServerSettings {
     /// Open connections at most (split over the workers); more wait to be
     /// accepted.
     pub max_connections: usize,
+    /// Open event streams at most, within half of `max_connections`: the
+    /// other half stays for short calls and `GET /health`.
+    pub max_streams: usize,
+    /// Open event streams one caller (a person, or a technical client by
+    /// its client id) may hold; not counted with authentication off.
+    pub streams_per_caller: usize,
+    /// Open event streams on one task (subscriptions, and streamed messages
+    /// that continue it).
+    pub streams_per_task: usize,
     /// A `: keep-alive` comment on quiet SSE streams this often.
     pub sse_keep_alive_ms: u64,
 }
@@ -50,6 +59,9 @@ impl Default for ServerSettings {
             request_timeout_ms: 10_000,
             body_bytes_in_flight: 16 * 1024 * 1024,
             max_connections: 512,
+            max_streams: 256,
+            streams_per_caller: 8,
+            streams_per_task: 4,
             sse_keep_alive_ms: 15_000,
         }
     }
@@ -100,6 +112,16 @@ impl ServerSettings {
         self.workers
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
             .clamp(1, 512)
+    }
+
+    /// The bounds on open event streams: the settings, the total within
+    /// half of `max_connections`, each at least 1.
+    pub fn stream_limits(&self) -> crate::rpc::StreamLimits {
+        crate::rpc::StreamLimits {
+            open: self.max_streams.min(self.max_connections / 2).max(1),
+            per_caller: self.streams_per_caller.max(1),
+            per_task: self.streams_per_task.max(1),
+        }
     }
 
     /// actix counts connections per worker: `max_connections` split over

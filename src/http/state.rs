@@ -26,6 +26,8 @@ pub struct AppState {
     /// Size, time and memory bounds of request bodies.
     pub body_limits: BodyLimits,
     pub sse_keep_alive: Duration,
+    /// The open event streams, bounded (`server.max_streams`, …).
+    pub streams: crate::rpc::StreamSlots,
     /// `GET /metrics` answers (else 404).
     pub metrics_endpoint: bool,
     /// The order source, for what `GET /health` says of it (`None`: an

@@ -18,6 +18,8 @@ pub struct RpcContext<'a> {
     /// The `A2A-Version` header and query parameter, as sent (negotiation
     /// in `a2a::v1::version`).
     pub a2a_version: VersionParameter<'a>,
+    /// The open event streams, bounded.
+    pub streams: &'a super::StreamSlots,
 }
 
 /// The `A2A-Version` service parameter as a request carried it.

@@ -34,6 +34,8 @@ pub struct EventStream {
     task_sent: bool,
     ready: VecDeque<Vec<u8>>,
     done: bool,
+    /// Its place among the open streams, given back when it is dropped.
+    _slot: Option<super::stream_slots::StreamSlot>,
 }
 
 impl EventStream {
@@ -47,6 +49,7 @@ impl EventStream {
             task_sent: false,
             ready: VecDeque::new(),
             done: false,
+            _slot: None,
         }
     }
 
@@ -62,6 +65,7 @@ impl EventStream {
             ends: StreamEnd::Pause,
             task_sent: true,
             done: true,
+            _slot: None,
         }
     }
 
@@ -70,6 +74,14 @@ impl EventStream {
         EventStream {
             encoding: Encoding::V1_0,
             ..EventStream::new(id, stream)
+        }
+    }
+
+    /// The stream, counted in `slot` until it is dropped.
+    pub(super) fn holding(self, slot: super::stream_slots::StreamSlot) -> Self {
+        EventStream {
+            _slot: Some(slot),
+            ..self
         }
     }
 

@@ -4,16 +4,18 @@
 //! answer, or the refusal in the version's error shape. Knows no HTTP:
 //! `http/` hands the body in and frames what comes back.
 
-use super::call::{Call, Outcome};
+use super::call::{Action, Call, Outcome};
 use super::context::RpcContext;
 use super::errors::{self, CallError};
 use super::reply::{Encoded, RpcReply, TaskIds};
 use super::run::run;
+use super::stream_slots::{StreamLimitReached, StreamSlot};
 use super::{v1, v03};
 use crate::a2a::RpcRequest;
 use crate::a2a::jsonrpc::{self, RpcError};
 use crate::a2a::v1::version::{WireVersion, requested_version};
 use crate::a2a::v1::{A2aError, Route, negotiate};
+use crate::tasks::OwnerScope;
 use serde_json::Value;
 
 /// A body that is no JSON-RPC request has no method to route by, but its
@@ -80,29 +82,65 @@ pub async fn handle(context: &RpcContext<'_>, body: &[u8]) -> RpcReply {
 /// A request in the version `route` names: decoded, run, encoded.
 async fn answer(context: &RpcContext<'_>, request: RpcRequest, route: Route) -> RpcReply {
     let RpcRequest { id, method, params } = request;
-    let ran = match decode(route, &method, params, !id.is_null()) {
-        Ok(call) => run(context, call)
-            .await
-            .map_err(|error| refusal(route, &error)),
-        Err(error) => Err(error),
+    let call = match decode(route, &method, params, !id.is_null()) {
+        Ok(call) => call,
+        Err(error) => return refused(route, id, method, &error),
     };
+    let slot = match stream_slot(context, &call) {
+        Ok(slot) => slot,
+        // Past a bound: a plain error in either version (answered with 429).
+        Err(limit) => return RpcReply::refused(id, Some(method), &limit.rpc_error(), false),
+    };
+    let ran = run(context, call)
+        .await
+        .map_err(|error| refusal(route, &error));
     let encoded = ran.and_then(|outcome| {
         let (task_state, task) = (outcome.task_state(), outcome.task_ids());
         encode(route, &id, outcome).map(|encoded| (encoded, task_state, task))
     });
     match encoded {
         Ok((encoded, task_state, task)) => {
+            let encoded = match (encoded, slot) {
+                (Encoded::Stream(stream), Some(slot)) => {
+                    Encoded::Stream(Box::new(stream.holding(slot)))
+                }
+                (encoded, _) => encoded,
+            };
             RpcReply::answered(id, method, encoded, task_state, task)
         }
-        Err(error) => {
-            // 1.0: a call that cannot start its stream (bad params, unknown
-            // or finished task) answers one plain JSON-RPC error, as
-            // a2a-python does; the 1.0 clients read either, and the
-            // conformance suite counts an event stream as success.
-            let as_stream = route == Route::V0_3 && v03::streams_errors(&method);
-            RpcReply::refused(id, Some(method), &error, as_stream)
-        }
+        Err(error) => refused(route, id, method, &error),
     }
+}
+
+/// A place among the open streams for a call that opens one (`None` for
+/// any other call): counted for its caller (with authentication off, the
+/// one local caller counts against the instance bound only) and for the
+/// task it follows or continues.
+fn stream_slot(
+    context: &RpcContext<'_>,
+    call: &Call,
+) -> Result<Option<StreamSlot>, StreamLimitReached> {
+    let task = match &call.action {
+        Action::Stream(params) => params.message.task_id.as_deref(),
+        Action::Subscribe { task_id } => Some(task_id.as_str()),
+        _ => return Ok(None),
+    };
+    let caller = match &context.call.scope {
+        OwnerScope::Owner(owner) => Some(owner.as_str()),
+        OwnerScope::Everyone => None,
+    };
+    context.streams.take(caller, task).map(Some)
+}
+
+/// A call refused: in the version's error shape, as a stream event where
+/// 0.3 streams its errors.
+/// 1.0: a call that cannot start its stream (bad params, unknown or
+/// finished task) answers one plain JSON-RPC error, as a2a-python does;
+/// the 1.0 clients read either, and the conformance suite counts an event
+/// stream as success.
+fn refused(route: Route, id: Value, method: String, error: &RpcError) -> RpcReply {
+    let as_stream = route == Route::V0_3 && v03::streams_errors(&method);
+    RpcReply::refused(id, Some(method), error, as_stream)
 }
 
 fn decode(

@@ -4,7 +4,7 @@
 //! decodes it into the one call type (`call`), `run` carries the call out
 //! on the task engine (`tasks/`), and the codec writes the outcome: a
 //! result, or a task's events as a stream of JSON-RPC responses
-//! (`event_stream`). Why a call is refused is mapped to each version's
+//! (`event_stream`), as many at once as `stream_slots` admits. Why a call is refused is mapped to each version's
 //! error in one place (`errors`). It knows no HTTP: `http/` reads the body,
 //! calls [`handle`] and frames the reply (a body, or SSE for an
 //! [`EventStream`]).
@@ -17,6 +17,7 @@ mod handle;
 mod legacy;
 mod reply;
 mod run;
+mod stream_slots;
 mod v03;
 mod v1;
 
@@ -24,3 +25,4 @@ pub use context::{RpcContext, VersionParameter};
 pub use event_stream::EventStream;
 pub use handle::handle;
 pub use reply::TaskIds;
+pub use stream_slots::{LIMIT_REACHED, RETRY_AFTER_SECS, StreamLimits, StreamSlots};

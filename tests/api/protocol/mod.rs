@@ -12,5 +12,6 @@ mod interop;
 mod jsonrpc_errors;
 mod jsonrpc_fuzz;
 mod slow_bodies;
+mod stream_bounds;
 pub(crate) mod streaming;
 mod transport;

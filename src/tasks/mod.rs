@@ -38,7 +38,7 @@ pub use health::StoreHealth;
 pub use listing::{OwnerScope, PageCursor, TaskPage, TaskQuery};
 pub use maintenance::Maintenance;
 pub use memory::InMemoryTaskStore;
-pub use observer::{HeaderField, PushConfigError, TaskObserver};
+pub use observer::{ConfigField, PushConfigError, TaskObserver};
 pub use reply::{
     ResultPath, STILL_WORKING, STILL_WORKING_ASK_AGAIN, STILL_WORKING_READ_LATER, working_note,
 };

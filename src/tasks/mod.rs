@@ -14,6 +14,7 @@ mod contract;
 mod engine;
 mod error;
 mod events;
+mod finished;
 mod follow_up;
 mod health;
 mod language;

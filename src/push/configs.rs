@@ -3,21 +3,32 @@
 //! engine (which checks the task first); and the engine's view of the push
 //! room ([`PushObserver`]), which also hears every task change.
 
+use super::config_size::{configs_bytes, sizes_fit};
 use super::service::{PushService, TaskPush, lock};
 use crate::a2a::{PushNotificationConfig, Task, TaskPushNotificationConfig};
-use crate::tasks::{CallContext, HeaderField, PushConfigError, PushConfigSet, TaskObserver};
+use crate::tasks::{CallContext, ConfigField, PushConfigError, PushConfigSet, TaskObserver};
 use async_trait::async_trait;
 use std::sync::Arc;
 
 impl PushService {
-    /// `tasks/pushNotificationConfig/set` (the engine checked the task).
+    /// `tasks/pushNotificationConfig/set` (the engine checked the task);
+    /// the task's configs together take at most `room` bytes.
     pub(super) async fn set(
         &self,
         task_id: &str,
         config: PushNotificationConfig,
+        room: usize,
         call: &CallContext,
     ) -> Result<TaskPushNotificationConfig, PushConfigError> {
         let config = self.judged(config)?.named_after(task_id);
+        let kept = self.store.push_configs(task_id).await?;
+        let others = kept.iter().filter(|kept| kept.id != config.id);
+        if configs_bytes(others.chain([&config])) > room {
+            return Err(PushConfigError::TaskFull {
+                task: task_id.to_string(),
+                room,
+            });
+        }
         let most = self.settings.configs_per_task();
         if self.store.set_push_config(task_id, &config, most).await? == PushConfigSet::Full {
             return Err(PushConfigError::TooMany {
@@ -40,13 +51,15 @@ impl PushService {
     }
 
     /// The config with its URL as the guard parsed and judged it: what is
-    /// stored is what deliveries go to. The values it puts into headers
-    /// (token, authentication scheme and credentials) are judged too: one
-    /// that no header can carry would make every delivery fail.
+    /// stored is what deliveries go to. Every value is first held to its
+    /// size bound ([`sizes_fit`]); the values it puts into headers (token,
+    /// authentication scheme and credentials) are judged too: one that no
+    /// header can carry would make every delivery fail.
     pub(super) fn judged(
         &self,
         config: PushNotificationConfig,
     ) -> Result<PushNotificationConfig, PushConfigError> {
+        sizes_fit(&config)?;
         let webhook = self
             .guard
             .check(&config.url)
@@ -118,14 +131,14 @@ fn header_values_fit(config: &PushNotificationConfig) -> Result<(), PushConfigEr
     let fits = |value: &str| !value.chars().any(char::is_control);
     let refused = |field| Err(PushConfigError::BadHeaderValue { field });
     if config.token.as_deref().is_some_and(|token| !fits(token)) {
-        return refused(HeaderField::Token);
+        return refused(ConfigField::Token);
     }
     if let Some(auth) = &config.authentication {
         if let Some(index) = auth.schemes.iter().position(|scheme| !fits(scheme)) {
-            return refused(HeaderField::Scheme(index));
+            return refused(ConfigField::Scheme(index));
         }
         if auth.credentials.as_deref().is_some_and(|c| !fits(c)) {
-            return refused(HeaderField::Credentials);
+            return refused(ConfigField::Credentials);
         }
     }
     Ok(())
@@ -147,9 +160,10 @@ impl TaskObserver for PushObserver {
         &self,
         task_id: &str,
         config: PushNotificationConfig,
+        room: usize,
         call: &CallContext,
     ) -> Result<TaskPushNotificationConfig, PushConfigError> {
-        self.0.set(task_id, config, call).await
+        self.0.set(task_id, config, room, call).await
     }
 
     async fn config(

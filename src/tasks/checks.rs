@@ -8,7 +8,7 @@ use super::call::CallContext;
 use super::error::EngineError;
 use super::settings::TaskSettings;
 use super::store::TaskStore;
-use crate::a2a::{Message, Part, Role, Task};
+use crate::a2a::{Message, Part, PushNotificationConfig, Role, Task};
 
 /// `historyLength`: negative is an error; absent keeps everything.
 pub(super) fn history_limit(value: Option<i64>, field: &str) -> Result<Option<u64>, EngineError> {
@@ -91,14 +91,16 @@ pub(super) fn check_message(
 }
 
 /// Whether `task` has room for `message` and the answer to it: at most
-/// `tasks.max_task_messages` messages and `tasks.max_task_bytes` bytes.
-/// A full task is not continued (nothing in it is lost); the caller
-/// starts a new conversation.
+/// `tasks.max_task_messages` messages and `tasks.max_task_bytes` bytes,
+/// its push configs (`configs`) counted. A full task is not continued
+/// (nothing in it is lost); the caller starts a new conversation. The
+/// bytes left for the task's push configs when it has room.
 pub(super) fn check_room(
     task: &Task,
     message: &Message,
+    configs: &[PushNotificationConfig],
     settings: &TaskSettings,
-) -> Result<(), EngineError> {
+) -> Result<usize, EngineError> {
     let id = &task.id;
     // The history as it will be: the status message archived, the
     // follow-up added.
@@ -112,14 +114,21 @@ pub(super) fn check_room(
         )));
     }
     let bytes = json_bytes(task).saturating_add(json_bytes(message));
-    if bytes > settings.max_task_bytes {
+    if bytes.saturating_add(json_bytes(&configs)) > settings.max_task_bytes {
         return Err(EngineError::InvalidParams(format!(
-            "task {id} would hold more than the {} bytes one task may have \
-             (tasks.max_task_bytes): start a new conversation (send the message without taskId)",
+            "task {id} would hold more than the {} bytes one task may have, its push \
+             notification configs counted (tasks.max_task_bytes): start a new conversation \
+             (send the message without taskId)",
             settings.max_task_bytes
         )));
     }
-    Ok(())
+    Ok(settings.max_task_bytes - bytes)
+}
+
+/// The bytes `tasks.max_task_bytes` leaves beside `task` for its push
+/// configs.
+pub(super) fn config_room(task: &Task, settings: &TaskSettings) -> usize {
+    settings.max_task_bytes.saturating_sub(json_bytes(task))
 }
 
 /// Whether the caller may open one more task: fewer than its bound of

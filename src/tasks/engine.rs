@@ -336,8 +336,14 @@ impl TaskEngine {
         push: Option<PushNotificationConfig>,
         call: &CallContext,
     ) -> Result<Started, EngineError> {
-        checks::check_room(&stored.task, &message, &self.inner.settings)?;
-        self.register_push(&stored.task.id, push, call).await?;
+        // The configs count in the task's bytes; read only with push on.
+        let configs = match &self.inner.observer {
+            Some(_) => self.inner.store.push_configs(&stored.task.id).await?,
+            None => Vec::new(),
+        };
+        let room = checks::check_room(&stored.task, &message, &configs, &self.inner.settings)?;
+        self.register_push(&stored.task.id, push, room, call)
+            .await?;
         let earlier = stored
             .task
             .history
@@ -698,19 +704,35 @@ impl TaskEngine {
         Ok(observer)
     }
 
-    /// `tasks/pushNotificationConfig/set`.
+    /// `tasks/pushNotificationConfig/set`: the config is judged first (bad
+    /// params are −32602 whatever the task's state), then refused (−32004)
+    /// on a finished task, for which nothing more is delivered; the task's
+    /// configs count in its bytes.
     pub async fn set_push_config(
         &self,
         params: TaskPushNotificationConfig,
         call: &CallContext,
     ) -> Result<TaskPushNotificationConfig, EngineError> {
-        let observer = self.observer_for(&params.task_id, call).await?;
+        let observer = self.observer()?;
+        let stored = self.owned_task(&params.task_id, call).await?;
+        let place = PushConfigPlace::set(call.rules.v1_field_names);
         observer
-            .set_config(&params.task_id, params.push_notification_config, call)
+            .check(&params.push_notification_config)
+            .map_err(|error| push_config_error(error, place))?;
+        let state = stored.task.status.state;
+        if state.is_terminal() {
+            return Err(EngineError::Unsupported(format!(
+                "task {} is {}: nothing more is sent for a finished task, so it takes no \
+                 push notification config",
+                params.task_id,
+                state.as_str()
+            )));
+        }
+        let room = checks::config_room(&stored.task, &self.inner.settings);
+        observer
+            .set_config(&params.task_id, params.push_notification_config, room, call)
             .await
-            .map_err(|error| {
-                push_config_error(error, PushConfigPlace::set(call.rules.v1_field_names))
-            })
+            .map_err(|error| push_config_error(error, place))
     }
 
     /// `tasks/pushNotificationConfig/get`.
@@ -790,11 +812,12 @@ impl TaskEngine {
         &self,
         task_id: &str,
         push: Option<PushNotificationConfig>,
+        room: usize,
         call: &CallContext,
     ) -> Result<(), EngineError> {
         if let (Some(config), Some(observer)) = (push, &self.inner.observer) {
             observer
-                .set_config(task_id, config, call)
+                .set_config(task_id, config, room, call)
                 .await
                 .map_err(|error| {
                     push_config_error(error, PushConfigPlace::send(call.rules.v1_field_names))

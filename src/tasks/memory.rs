@@ -1,8 +1,10 @@
 //! The in-memory task store. Bounded: terminal tasks go after a retention
-//! time or beyond a count cap, so memory stays flat under sustained load;
-//! open tasks stay, and past a hard cap a new task is refused: one caller's
-//! load never drops another caller's open task.
+//! time or beyond a count cap per caller and the instance's (the flooding
+//! caller's own oldest first, [`super::finished`]), so memory stays flat
+//! under sustained load; open tasks stay, and past a hard cap a new task is
+//! refused: one caller's load never drops another caller's task.
 
+use super::finished::FinishedTasks;
 use super::listing::{PageCursor, TaskPage, TaskQuery};
 use super::settings::MemoryStoreLimits;
 use super::store::{
@@ -10,7 +12,7 @@ use super::store::{
 };
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
 use async_trait::async_trait;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -35,8 +37,9 @@ struct Entry {
 #[derive(Default)]
 struct Tasks {
     by_id: HashMap<String, Entry>,
-    /// Finished tasks in the order they finished (a task finishes once).
-    finished: VecDeque<(Instant, String)>,
+    /// Finished tasks in the order they finished and per owner (a task
+    /// finishes once).
+    finished: FinishedTasks,
     /// Open tasks, oldest first.
     open_by_age: BTreeMap<u64, String>,
     /// How many open tasks each owner has (`None`: authentication off).
@@ -95,15 +98,19 @@ impl InMemoryTaskStore {
             .is_some_and(|finished| now.duration_since(finished) > self.limits.retention)
     }
 
-    fn evict(&self, tasks: &mut Tasks, now: Instant) {
-        while let Some((finished_at, _)) = tasks.finished.front() {
-            let too_old = now.duration_since(*finished_at) > self.limits.retention;
-            if !too_old && tasks.finished.len() <= self.limits.max_terminal {
-                break;
-            }
-            if let Some((_, id)) = tasks.finished.pop_front() {
-                tasks.by_id.remove(&id);
-            }
+    /// `id` of `owner` finished `now`: it is counted, and what that or the
+    /// retention purges goes.
+    fn finish(&self, tasks: &mut Tasks, id: String, owner: Option<String>, now: Instant) {
+        let purged = tasks.finished.add(now, id, owner, &self.limits);
+        let expired = tasks.finished.expire(now, &self.limits);
+        for id in purged.into_iter().chain(expired) {
+            tasks.by_id.remove(&id);
+        }
+    }
+
+    fn expire(&self, tasks: &mut Tasks, now: Instant) {
+        for id in tasks.finished.expire(now, &self.limits) {
+            tasks.by_id.remove(&id);
         }
     }
 }
@@ -154,9 +161,7 @@ impl TaskStore for InMemoryTaskStore {
         let sequence = tasks.next_sequence;
         tasks.next_sequence += 1;
         let owner = owner.map(str::to_string);
-        if terminal {
-            tasks.finished.push_back((now, task.id.clone()));
-        } else {
+        if !terminal {
             tasks.open_by_age.insert(sequence, task.id.clone());
             tasks.count_open(&owner, true);
         }
@@ -169,13 +174,17 @@ impl TaskStore for InMemoryTaskStore {
                 sequence,
                 finished_at: terminal.then_some(now),
                 push_configs: push_configs.to_vec(),
-                owner,
+                owner: owner.clone(),
                 changed_ms: crate::db::now_ms(),
                 context_id: task.context_id.clone(),
                 state: task.status.state,
             },
         );
-        self.evict(&mut tasks, now);
+        if terminal {
+            self.finish(&mut tasks, task.id.clone(), owner, now);
+        } else {
+            self.expire(&mut tasks, now);
+        }
         Ok(Written {
             version: 1,
             push_configs: push_configs.to_vec(),
@@ -212,9 +221,10 @@ impl TaskStore for InMemoryTaskStore {
             let owner = entry.owner.clone();
             tasks.open_by_age.remove(&sequence);
             tasks.count_open(&owner, false);
-            tasks.finished.push_back((now, id));
+            self.finish(&mut tasks, id, owner, now);
+        } else {
+            self.expire(&mut tasks, now);
         }
-        self.evict(&mut tasks, now);
         Ok(Written {
             version: expected_version + 1,
             push_configs,

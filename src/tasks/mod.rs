@@ -14,6 +14,7 @@ mod contract;
 mod engine;
 mod error;
 mod events;
+mod finished;
 mod follow_up;
 mod health;
 mod language;
@@ -38,7 +39,7 @@ pub use health::StoreHealth;
 pub use listing::{OwnerScope, PageCursor, TaskPage, TaskQuery};
 pub use maintenance::Maintenance;
 pub use memory::InMemoryTaskStore;
-pub use observer::{HeaderField, PushConfigError, TaskObserver};
+pub use observer::{ConfigField, PushConfigError, TaskObserver};
 pub use reply::{
     ResultPath, STILL_WORKING, STILL_WORKING_ASK_AGAIN, STILL_WORKING_READ_LATER, working_note,
 };

@@ -20,7 +20,17 @@ pub enum PushConfigError {
     /// authentication scheme, the credentials) holds a control character
     /// (CR, LF, …) that no header can carry.
     #[error("contains a control character (such as CR or LF), which an HTTP header cannot carry")]
-    BadHeaderValue { field: HeaderField },
+    BadHeaderValue { field: ConfigField },
+    /// A value of the config is longer than one may be; nothing was stored.
+    #[error("is {len} bytes, more than the {most} bytes it may have")]
+    TooLong {
+        field: ConfigField,
+        len: usize,
+        most: usize,
+    },
+    /// More authentication schemes than a config may name.
+    #[error("names {count} schemes, more than the {most} a config may name")]
+    TooManySchemes { count: usize, most: usize },
     #[error("push notification config {config} not found for task {task}")]
     NotFound { task: String, config: String },
     /// A config with a new id for a task that has as many as it may
@@ -29,13 +39,24 @@ pub enum PushConfigError {
         "task {task} already has {most} push notification configs, the most one task may have (push.max_configs_per_task): delete one first, or set the id of an existing config to replace it"
     )]
     TooMany { task: String, most: usize },
+    /// The task's push configs, this one included, would take more bytes
+    /// than `tasks.max_task_bytes` leaves beside the task (`room`).
+    #[error(
+        "task {task}'s push notification configs would hold more than the {room} bytes that the bytes one task may have (tasks.max_task_bytes) leave beside the task: delete a config first, or set a smaller one"
+    )]
+    TaskFull { task: String, room: usize },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
-/// A field of a push config whose value becomes a header value.
+/// A field of a push config the caller is told about: one whose value
+/// becomes a header value, or one that is too long.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeaderField {
+pub enum ConfigField {
+    /// `url`.
+    Url,
+    /// `id`.
+    Id,
     /// `token` (`X-A2A-Notification-Token`).
     Token,
     /// `authentication.schemes[i]` (0.3); `authentication.scheme` in 1.0,
@@ -45,14 +66,16 @@ pub enum HeaderField {
     Credentials,
 }
 
-impl HeaderField {
+impl ConfigField {
     /// The field below the config, as the caller's version spells it.
     pub fn name(self, v1: bool) -> String {
         match self {
-            HeaderField::Token => "token".into(),
-            HeaderField::Scheme(_) if v1 => "authentication.scheme".into(),
-            HeaderField::Scheme(index) => format!("authentication.schemes[{index}]"),
-            HeaderField::Credentials => "authentication.credentials".into(),
+            ConfigField::Url => "url".into(),
+            ConfigField::Id => "id".into(),
+            ConfigField::Token => "token".into(),
+            ConfigField::Scheme(_) if v1 => "authentication.scheme".into(),
+            ConfigField::Scheme(index) => format!("authentication.schemes[{index}]"),
+            ConfigField::Credentials => "authentication.credentials".into(),
         }
     }
 }
@@ -70,11 +93,14 @@ pub trait TaskObserver: Send + Sync {
     /// as stored, `call` the request that caused the change. Must not block.
     fn changed(&self, task: &Task, configs: &[PushNotificationConfig], call: &CallContext);
 
-    /// `tasks/pushNotificationConfig/set` for a task the caller may see.
+    /// `tasks/pushNotificationConfig/set` for a task the caller may see,
+    /// that is not finished; `room`: the bytes its configs may hold
+    /// together (what `tasks.max_task_bytes` leaves beside the task).
     async fn set_config(
         &self,
         task_id: &str,
         config: PushNotificationConfig,
+        room: usize,
         call: &CallContext,
     ) -> Result<TaskPushNotificationConfig, PushConfigError>;
 

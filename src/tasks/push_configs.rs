@@ -18,9 +18,14 @@ pub(super) fn push_config_error(error: PushConfigError, place: PushConfigPlace) 
             reason: reason.to_string(),
         },
         // Named as the caller sent it; the value (a secret) is not repeated.
-        error @ PushConfigError::BadHeaderValue { field } => EngineError::InvalidParams(format!(
+        error @ (PushConfigError::BadHeaderValue { field }
+        | PushConfigError::TooLong { field, .. }) => EngineError::InvalidParams(format!(
             "{}: {error}",
             place.field(&field.name(place.is_v1()))
+        )),
+        error @ PushConfigError::TooManySchemes { .. } => EngineError::InvalidParams(format!(
+            "{}: {error}",
+            place.field("authentication.schemes")
         )),
         PushConfigError::NotFound { task, config } => {
             EngineError::PushConfigNotFound { task, config }
@@ -28,7 +33,7 @@ pub(super) fn push_config_error(error: PushConfigError, place: PushConfigPlace) 
         // The caller's params ask for more than a task may hold: −32602
         // (the request is what cannot be taken; nothing failed inside),
         // naming the config and the bound, and saying what to do instead.
-        error @ PushConfigError::TooMany { .. } => {
+        error @ (PushConfigError::TooMany { .. } | PushConfigError::TaskFull { .. }) => {
             EngineError::InvalidParams(format!("{}: {error}", place.path()))
         }
         PushConfigError::Store(error) => EngineError::Store(error),

@@ -13,8 +13,13 @@ pub struct TaskSettings {
     pub strict_task_ids: bool,
     /// Seconds a finished task stays readable (in-memory store).
     pub retention_secs: u64,
-    /// Finished tasks kept at most (in-memory store).
+    /// Finished tasks kept at most (in-memory store), all callers together
+    /// (past it, the oldest of the caller holding the most goes); with
+    /// authentication off, also the one local caller's.
     pub max_finished: usize,
+    /// Finished tasks one caller (a user, or a technical client) keeps at
+    /// most (in-memory store); past it the caller's own oldest goes.
+    pub max_finished_per_caller: usize,
     /// Open tasks kept at most (in-memory store); past it a new task is
     /// refused, no open task is dropped.
     pub max_open: usize,
@@ -45,6 +50,7 @@ impl Default for TaskSettings {
             strict_task_ids: false,
             retention_secs: 3600,
             max_finished: 2_000,
+            max_finished_per_caller: 200,
             max_open: 10_000,
             budget_ms: 55_000,
             max_message_bytes: 16 * 1024,
@@ -82,6 +88,7 @@ impl TaskSettings {
         MemoryStoreLimits {
             retention: Duration::from_secs(self.retention_secs),
             max_terminal: self.max_finished,
+            max_terminal_per_owner: self.max_finished_per_caller,
             max_open: self.max_open,
         }
     }
@@ -93,8 +100,12 @@ impl TaskSettings {
 pub struct MemoryStoreLimits {
     /// How long a finished task can still be read.
     pub retention: Duration,
-    /// At most this many finished tasks are kept (oldest go first).
+    /// At most this many finished tasks are kept, all owners together (the
+    /// largest holder's oldest go first); also the cap without an owner.
     pub max_terminal: usize,
+    /// At most this many finished tasks of one owner are kept (its oldest
+    /// go first).
+    pub max_terminal_per_owner: usize,
     /// Hard cap on open tasks; past it a new open task is refused.
     pub max_open: usize,
 }
@@ -117,6 +128,7 @@ mod tests {
         let limits = settings.memory_limits();
         assert_eq!(limits.retention, Duration::from_secs(3600));
         assert_eq!(limits.max_terminal, 2_000);
+        assert_eq!(limits.max_terminal_per_owner, 200);
         assert_eq!(limits.max_open, 10_000);
     }
 }

@@ -94,7 +94,8 @@ async fn with_a_webhook_blocking_defaults_to_false_but_an_explicit_true_waits() 
 #[tokio::test]
 async fn config_methods_set_get_list_delete() {
     let receiver = Receiver::start().await;
-    let app = push_app(0).spawn().await;
+    // The turn works for a while: configs are for tasks not yet finished.
+    let app = push_app(10_000).spawn().await;
     let task = app
         .rpc(
             "message/send",

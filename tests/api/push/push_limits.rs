@@ -402,3 +402,235 @@ async fn logs_name_a_webhook_by_scheme_host_and_path_never_its_query_or_user_inf
         );
     }
 }
+
+/// Each value of a config is bounded (URL 2 KiB, token and credentials
+/// 4 KiB, id 256 bytes, four schemes): past it −32602 naming the field and
+/// the bound, on every way in, and nothing stored.
+#[tokio::test]
+async fn oversize_config_values_are_32602_naming_the_field_and_the_bound() {
+    let app = app_with_bound(10).spawn().await;
+    let task = waiting_task(&app).await;
+    let id = &task["id"];
+    let hook = "http://127.0.0.1:9/hook";
+    let long_url = format!("{hook}?q={}", "u".repeat(2048));
+    let cases = [
+        (json!({ "url": long_url }), "url", "2048"),
+        (
+            json!({ "url": hook, "token": "t".repeat(4097) }),
+            "token",
+            "4096",
+        ),
+        (
+            json!({ "url": hook, "authentication": { "schemes": ["Bearer"], "credentials": "c".repeat(4097) } }),
+            "authentication.credentials",
+            "4096",
+        ),
+        (
+            json!({ "url": hook, "authentication": { "schemes": ["Bearer", "Basic", "a", "b", "c"] } }),
+            "authentication.schemes",
+            "4",
+        ),
+    ];
+    for (config, field, bound) in cases {
+        let error = app
+            .rpc_error(
+                "tasks/pushNotificationConfig/set",
+                json!({ "taskId": id, "pushNotificationConfig": config }),
+            )
+            .await;
+        assert_eq!(error["code"], -32602, "{error}");
+        let text = error["message"].as_str().unwrap_or_default();
+        assert!(
+            text.starts_with(&format!("params.pushNotificationConfig.{field}: ")),
+            "{field}: {text}"
+        );
+        assert!(text.contains(bound), "names the bound: {text}");
+        assert!(text.len() < 400, "the value is not repeated: {text}");
+    }
+    // At the bound: taken.
+    let at_bound = json!({ "url": hook, "token": "t".repeat(4096) });
+    let body = app
+        .rpc(
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": id, "pushNotificationConfig": at_bound }),
+        )
+        .await;
+    assert!(body.get("result").is_some(), "{body}");
+    // Inline, continuing the task.
+    let mut follow_up = user_message("that one");
+    follow_up["taskId"] = id.clone();
+    let error = app
+        .rpc_error(
+            "message/send",
+            json!({ "message": follow_up, "configuration": { "pushNotificationConfig": {
+                "id": "inline", "url": hook, "token": "t".repeat(5000) } } }),
+        )
+        .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    let text = error["message"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("params.configuration.pushNotificationConfig.token: ")
+            && text.contains("4096"),
+        "{text}"
+    );
+    assert_eq!(listed(&app, id).await.len(), 1, "only the one at the bound");
+}
+
+#[tokio::test]
+async fn over_1_0_oversize_values_are_named_as_1_0_spells_them() {
+    let app = app_with_bound(10).spawn().await;
+    let task = v1_send(&app, v1_message("wait")).await;
+    let id = task["id"].as_str().unwrap_or_default();
+    let hook = "http://127.0.0.1:9/hook";
+    let cases = [
+        (
+            json!({"taskId": id, "url": hook, "id": "i".repeat(257)}),
+            "params.id",
+            "256",
+        ),
+        (
+            json!({"taskId": id, "url": hook, "token": "t".repeat(4097)}),
+            "params.token",
+            "4096",
+        ),
+        (
+            json!({"taskId": id, "url": hook, "authentication": {"scheme": "Bearer", "credentials": "c".repeat(4097)}}),
+            "params.authentication.credentials",
+            "4096",
+        ),
+    ];
+    for (params, field, bound) in cases {
+        let error = v1_error(&app, "CreateTaskPushNotificationConfig", params).await;
+        assert_eq!(error["code"], -32602, "{error}");
+        let text = error["message"].as_str().unwrap_or_default();
+        assert!(
+            text.starts_with(&format!("{field}: ")) && text.contains(bound),
+            "{field}: {text}"
+        );
+    }
+    let listed = v1_ok(
+        &app,
+        "ListTaskPushNotificationConfigs",
+        json!({"taskId": id}),
+    )
+    .await;
+    assert_eq!(
+        listed["configs"].as_array().map(Vec::len),
+        Some(0),
+        "{listed}"
+    );
+}
+
+/// A finished task gets no more notifications: a config set on it is
+/// refused with −32004 (UnsupportedOperation, as a message to or a
+/// subscription on a finished task), over 0.3 and 1.0.
+#[tokio::test]
+async fn a_config_on_a_finished_task_is_32004() {
+    let app = TestApp::builder()
+        .loopback_webhooks(&["127.0.0.1"])
+        .spawn()
+        .await;
+    let hook = "http://127.0.0.1:9/hook";
+    let done = app.send_text("why is order 4711 blocked by credit").await;
+    assert_eq!(state(&done), "completed", "{done}");
+    let error = app
+        .rpc_error(
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": done["id"], "pushNotificationConfig": { "url": hook } }),
+        )
+        .await;
+    assert_eq!(error["code"], -32004, "{error}");
+    let text = error["message"].as_str().unwrap_or_default();
+    assert!(text.contains("completed"), "{text}");
+    assert!(listed(&app, &done["id"]).await.is_empty(), "nothing stored");
+    // Bad params are still -32602 on a finished task.
+    let error = app
+        .rpc_error(
+            "tasks/pushNotificationConfig/set",
+            json!({ "taskId": done["id"], "pushNotificationConfig": { "url": hook, "token": "t".repeat(4097) } }),
+        )
+        .await;
+    assert_eq!(error["code"], -32602, "{error}");
+
+    let done = v1_send(&app, v1_message("why is order 4711 blocked by credit")).await;
+    assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
+    let error = v1_error(
+        &app,
+        "CreateTaskPushNotificationConfig",
+        json!({"taskId": done["id"], "url": hook}),
+    )
+    .await;
+    assert_eq!(error["code"], -32004, "{error}");
+}
+
+/// A task's configs count in its bytes (`tasks.max_task_bytes`): a config
+/// past them is refused naming the bound, so listing one task's configs is
+/// bounded too; and a follow-up that fits beside the task but not beside
+/// its configs is refused.
+#[tokio::test]
+async fn a_tasks_configs_count_in_its_bytes() {
+    let app = app_with_bound(10)
+        .settings(|settings| settings.tasks.max_task_bytes = 16 * 1024)
+        .spawn()
+        .await;
+    let task = waiting_task(&app).await;
+    let id = &task["id"];
+    let hook = "http://127.0.0.1:9/hook";
+    let mut answers = Vec::new();
+    for n in 0..6 {
+        let config = json!({ "id": format!("c{n}"), "url": hook, "token": "t".repeat(4000) });
+        answers.push(
+            app.rpc(
+                "tasks/pushNotificationConfig/set",
+                json!({ "taskId": id, "pushNotificationConfig": config }),
+            )
+            .await,
+        );
+    }
+    let stored = answers
+        .iter()
+        .take_while(|a| a.get("result").is_some())
+        .count();
+    assert_eq!(stored, 3, "three 4 kB configs beside the task: {answers:?}");
+    let refused = &answers[stored]["error"];
+    assert_eq!(refused["code"], -32602, "{refused}");
+    let text = refused["message"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("params.pushNotificationConfig: ")
+            && text.contains("tasks.max_task_bytes"),
+        "{text}"
+    );
+    assert!(
+        answers[stored..]
+            .iter()
+            .all(|a| a["error"]["code"] == -32602),
+        "{answers:?}"
+    );
+    let all = listed(&app, id).await;
+    assert_eq!(all.len(), 3);
+    assert!(json!(all).to_string().len() < 16 * 1024);
+
+    // 4 kB more fits beside the task alone, not beside its configs.
+    let mut follow_up = user_message(&format!("that one {}", "x".repeat(4000)));
+    follow_up["taskId"] = id.clone();
+    let error = app
+        .rpc_error("message/send", json!({ "message": follow_up }))
+        .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("push notification configs counted")),
+        "{error}"
+    );
+    // Deleting a config makes room.
+    app.rpc(
+        "tasks/pushNotificationConfig/delete",
+        json!({ "id": id, "pushNotificationConfigId": "c0" }),
+    )
+    .await;
+    let body = app
+        .rpc("message/send", json!({ "message": follow_up }))
+        .await;
+    assert!(body.get("result").is_some(), "{body}");
+}

@@ -273,3 +273,38 @@ async fn health_shows_the_store_and_whether_it_is_durable() {
         "{health}"
     );
 }
+
+/// Memory store: one caller's finished tasks never push out another's.
+/// Past the instance's cap (`tasks.max_finished`) the caller holding the
+/// most loses its own oldest; past a caller's own cap
+/// (`tasks.max_finished_per_caller`) its own oldest goes.
+#[tokio::test]
+async fn one_callers_finished_tasks_never_evict_anothers() {
+    let keys = KeyServer::start().await;
+    let (alice, bob) = (user("alice", &["viewer"]), user("bob", &["viewer"]));
+    let ask = || json!({"message": user_message("why is order 4711 blocked by credit")});
+    // (instance cap, per-caller cap)
+    for (instance, per_caller) in [(4, 200), (2_000, 3)] {
+        let app = TestApp::builder()
+            .auth(&keys)
+            .store(Store::Memory)
+            .settings(move |settings| {
+                settings.tasks.max_finished = instance;
+                settings.tasks.max_finished_per_caller = per_caller;
+            })
+            .spawn()
+            .await;
+        let hers = ok(&app, &alice, false, "message/send", ask()).await;
+        assert_eq!(hers["status"]["state"], "completed", "{hers}");
+        let mut his = Vec::new();
+        for _ in 0..6 {
+            his.push(ok(&app, &bob, false, "message/send", ask()).await["id"].clone());
+        }
+        let kept = ok(&app, &alice, false, "tasks/get", json!({"id": hers["id"]})).await;
+        assert_eq!(kept["id"], hers["id"], "({instance}, {per_caller})");
+        let (_, gone) = raw(&app, &bob, false, "tasks/get", json!({"id": his[0]})).await;
+        assert!(gone.contains("-32001"), "his oldest went: {gone}");
+        let newest = ok(&app, &bob, false, "tasks/get", json!({"id": his[5]})).await;
+        assert_eq!(newest["id"], his[5]);
+    }
+}

@@ -63,7 +63,7 @@ pub fn none(order: &SalesOrder) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::router::RoutingBasis;
+    use crate::agent::routing::{EvalCase, RoutingBasis};
     use crate::agent::specialists::{self, Skill};
     use crate::agent::text::find_sales_order;
     use crate::backend::{EmbeddedOrders, OrderSource};
@@ -74,15 +74,7 @@ mod tests {
     /// specialist the case expects, in every language.
     #[tokio::test]
     async fn a_question_naming_no_kind_goes_to_its_orders_own_block() {
-        #[derive(serde::Deserialize)]
-        struct Case {
-            text: String,
-            expected: Option<String>,
-            language: String,
-            basis: Option<RoutingBasis>,
-        }
-        let cases: Vec<Case> =
-            serde_json::from_str(include_str!("../../data/routing_eval.json")).unwrap();
+        let cases = EvalCase::shipped();
         let all = specialists::all();
         let skills: Vec<&Skill> = all.iter().map(|s| s.skill()).collect();
         let router = Router::new(&skills);

@@ -256,6 +256,7 @@ impl Router {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::routing::EvalCase;
     use crate::agent::specialists;
     use std::collections::BTreeMap;
 
@@ -290,15 +291,7 @@ mod tests {
     /// to `expected`).
     #[test]
     fn the_evaluation_set_meets_each_languages_target() {
-        #[derive(serde::Deserialize)]
-        struct Case {
-            text: String,
-            expected: Option<String>,
-            language: String,
-            basis: Option<RoutingBasis>,
-        }
-        let cases: Vec<Case> =
-            serde_json::from_str(include_str!("../../data/routing_eval.json")).unwrap();
+        let cases = EvalCase::shipped();
         let router = router();
         let mut tally: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
         let mut misses = Vec::new();

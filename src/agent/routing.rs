@@ -63,3 +63,23 @@ impl std::fmt::Display for RoutingBasis {
         f.write_str(self.as_str())
     }
 }
+
+/// A case of the shipped routing evaluation (`data/routing_eval.json`), as
+/// the router's and `own_block`'s tests read it.
+#[cfg(test)]
+#[derive(Debug, Deserialize)]
+pub struct EvalCase {
+    pub text: String,
+    pub expected: Option<String>,
+    pub language: String,
+    pub basis: Option<RoutingBasis>,
+}
+
+#[cfg(test)]
+impl EvalCase {
+    /// Every case of the shipped set, in its order.
+    pub fn shipped() -> Vec<EvalCase> {
+        serde_json::from_str(include_str!("../../data/routing_eval.json"))
+            .expect("data/routing_eval.json parses")
+    }
+}

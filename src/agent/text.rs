@@ -6,10 +6,18 @@ use super::language::lexicon::{WordClass, lexicon};
 
 /// Lower-case words and numbers, split at anything that is not a letter or digit.
 pub fn tokens(text: &str) -> Vec<String> {
+    word_spans(text)
+        .map(|(_, token)| token.to_lowercase())
+        .collect()
+}
+
+/// The words and numbers of `text` as typed, with the byte where each
+/// starts: [`tokens`] before lower-casing, for a reader that must quote
+/// or look around a word.
+pub fn word_spans(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|token| !token.is_empty())
-        .map(str::to_lowercase)
-        .collect()
+        .map(move |token| (token.as_ptr() as usize - text.as_ptr() as usize, token))
 }
 
 /// Longer than any word of any vocabulary (German compounds included), in

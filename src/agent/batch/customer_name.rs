@@ -14,7 +14,7 @@
 //! answer to quote.
 
 use crate::agent::language::lexicon::{WordClass, lexicon};
-use crate::agent::text::LONGEST_WORD;
+use crate::agent::text::{LONGEST_WORD, is_number, word_spans};
 use crate::backend::MAX_NAME_PART;
 
 /// The longest name taken from a text, in characters: no customer's name
@@ -33,35 +33,21 @@ struct Word<'a> {
 
 /// The words of `text` as `text::tokens` splits them, with their places.
 fn words(text: &str) -> Vec<Word<'_>> {
-    let mut found = Vec::new();
-    let mut start = None;
-    for (at, c) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-    {
-        match (c.is_alphanumeric(), start) {
-            (true, None) => start = Some(at),
-            (false, Some(from)) => {
-                let typed = &text[from..at];
-                found.push(Word {
-                    start: from,
-                    end: at,
-                    typed,
-                    lower: typed.to_lowercase(),
-                });
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    found
+    word_spans(text)
+        .map(|(start, typed)| Word {
+            start,
+            end: start + typed.len(),
+            typed,
+            lower: typed.to_lowercase(),
+        })
+        .collect()
 }
 
 /// Whether a word could be (part of) a name: no number, not too long, and
 /// no language knows it.
 fn unknown(word: &Word<'_>) -> bool {
     let lexicon = lexicon();
-    !word.lower.chars().all(|c| c.is_ascii_digit())
+    !is_number(&word.lower)
         && word.lower.len() <= LONGEST_WORD
         && !lexicon.analyse(&word.lower).known
         && lexicon.month_named(&word.lower).is_none()

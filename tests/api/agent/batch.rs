@@ -13,15 +13,20 @@ use std::time::Duration;
 
 const ALL_BLOCKED: &str = "show me all blocked orders";
 
-/// The per-order results of the task's latest `orders` artifact.
-fn orders(task: &Value) -> Vec<Value> {
+/// The per-order results of the task's latest `orders` artifact, if a
+/// batch was answered.
+pub(super) fn latest_orders(task: &Value) -> Option<Vec<Value>> {
     task["artifacts"]
         .as_array()
         .into_iter()
         .flatten()
         .rfind(|artifact| artifact["name"] == "orders")
         .and_then(|artifact| artifact["parts"][0]["data"]["orders"].as_array().cloned())
-        .unwrap_or_else(|| panic!("an orders artifact: {task}"))
+}
+
+/// The per-order results of the task's latest `orders` artifact.
+fn orders(task: &Value) -> Vec<Value> {
+    latest_orders(task).unwrap_or_else(|| panic!("an orders artifact: {task}"))
 }
 
 /// The latest `orders` (or `approvals`) artifact's data.

@@ -16,12 +16,7 @@ use serde_json::{Value, json};
 /// The order numbers of the task's latest `orders` artifact (none: no
 /// batch was answered).
 fn triaged(task: &Value) -> Vec<String> {
-    task["artifacts"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .rfind(|artifact| artifact["name"] == "orders")
-        .and_then(|artifact| artifact["parts"][0]["data"]["orders"].as_array().cloned())
+    super::batch::latest_orders(task)
         .unwrap_or_default()
         .iter()
         .map(|item| item["order"].as_str().unwrap_or("?").to_string())

@@ -138,8 +138,14 @@ impl TestAppBuilder {
     }
 
     /// Authentication on: IAS tokens of the test tenant, keys from `keys`.
+    /// The request-rate quotas are raised out of the way (a test makes
+    /// hundreds of calls a second as one user); tests of the quotas set
+    /// their own after this.
     pub fn auth(self, keys: &KeyServer) -> TestAppBuilder {
         self.settings(|settings| {
+            let quota = &mut settings.server.quota;
+            (quota.caller_per_sec, quota.caller_burst) = (100_000, 100_000);
+            (quota.tenant_per_sec, quota.tenant_burst) = (100_000, 100_000);
             settings.auth.client_id = Some(CLIENT_ID.into());
             settings.auth.domains = vec![DOMAIN.into(), "accounts.cloud.test".into()];
             settings.auth.app_tid = Some(APP_TID.into());

@@ -189,8 +189,9 @@ impl Quotas {
         }
     }
 
-    /// Keys in the caller and tenant tables (for tests and `/health`).
-    pub fn keys(&self) -> (usize, usize) {
+    /// Keys in the caller and tenant tables.
+    #[cfg(test)]
+    fn keys(&self) -> (usize, usize) {
         let tables = self.tables.lock().unwrap_or_else(PoisonError::into_inner);
         (tables.callers.len(), tables.tenants.len())
     }

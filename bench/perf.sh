@@ -47,7 +47,10 @@ TOKEN=$(echo "$TOKENS" | head -1)
 python3 -m http.server "$KEYS_PORT" --bind 127.0.0.1 --directory "$TMP/keys" >/dev/null 2>&1 &
 PIDS+=($!)
 AUTH=(AGENT__AUTH__CLIENT_ID=bench-client AGENT__AUTH__DOMAINS=accounts.test
-  AGENT__AUTH__APP_TID=bench-tenant AGENT__AUTH__TEST_KEY_SERVER="http://127.0.0.1:$KEYS_PORT")
+  AGENT__AUTH__APP_TID=bench-tenant AGENT__AUTH__TEST_KEY_SERVER="http://127.0.0.1:$KEYS_PORT"
+  # One user at full speed: its request-rate quotas raised, still checked.
+  AGENT__SERVER__QUOTA__CALLER_PER_SEC=10000000 AGENT__SERVER__QUOTA__CALLER_BURST=10000000
+  AGENT__SERVER__QUOTA__TENANT_PER_SEC=10000000 AGENT__SERVER__QUOTA__TENANT_BURST=10000000)
 
 NAMES=(ceiling memory sqlite postgres memory+token)
 ./target/release/examples/bench_ceiling $PORT_BASE 2>/dev/null &

@@ -29,7 +29,8 @@ PIDS+=($!); SERVICE_PID=$!
 ./target/release/examples/bench_baseline "$BASELINE_PORT" 2>/dev/null &
 PIDS+=($!); BASELINE_PID=$!
 # The authenticated service: a static key server (discovery + JWKS) on
-# loopback through the documented test hook, and a signed user token.
+# loopback through the documented test hook, and a signed user token; one
+# user at full speed, so its request-rate quotas are raised (still checked).
 KEYS_DIR=$(mktemp -d)
 TOKEN=$(./target/release/examples/bench_token "$KEYS_DIR" "http://127.0.0.1:$KEYS_PORT")
 python3 -m http.server "$KEYS_PORT" --bind 127.0.0.1 --directory "$KEYS_DIR" >/dev/null 2>&1 &
@@ -37,6 +38,8 @@ PIDS+=($!)
 RUST_LOG=${RUST_LOG:-info} PORT=$AUTH_PORT AGENT__SERVER__HOST=127.0.0.1 AGENT__STORE__BACKEND=memory \
   AGENT__AUTH__CLIENT_ID=bench-client AGENT__AUTH__DOMAINS=accounts.test \
   AGENT__AUTH__APP_TID=bench-tenant AGENT__AUTH__TEST_KEY_SERVER="http://127.0.0.1:$KEYS_PORT" \
+  AGENT__SERVER__QUOTA__CALLER_PER_SEC=10000000 AGENT__SERVER__QUOTA__CALLER_BURST=10000000 \
+  AGENT__SERVER__QUOTA__TENANT_PER_SEC=10000000 AGENT__SERVER__QUOTA__TENANT_BURST=10000000 \
   ./target/release/order-exception-agent 2>/dev/null &
 PIDS+=($!); AUTH_PID=$!
 wait_for_port "$SERVICE_PORT"; wait_for_port "$BASELINE_PORT"; wait_for_port "$AUTH_PORT"; wait_for_port "$KEYS_PORT"

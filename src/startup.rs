@@ -441,6 +441,7 @@ impl Application {
             ),
             sse_keep_alive: server.sse_keep_alive(),
             streams: crate::rpc::StreamSlots::new(server.stream_limits()),
+            quotas: server.quota.quotas(),
             metrics_endpoint: settings.telemetry.metrics_endpoint,
             store: stores.health.clone(),
             orders,

@@ -1,6 +1,6 @@
 //! HTTP with actix-web: the well-known card, the JSON-RPC endpoint (and what
-//! `GET /` says of it), health, the action ledger, `/metrics`; the shared
-//! `AppState`, the server's settings, binding and serving. The only module
+//! `GET /` says of it), health, the action ledger, `/metrics`; the request-rate
+//! quotas; the shared `AppState`, the server's settings, binding and serving. The only module
 //! that knows actix.
 
 mod actions;
@@ -15,6 +15,7 @@ mod health;
 mod index;
 mod local_origin;
 mod metrics_endpoint;
+mod quota;
 mod request_log;
 mod routes;
 mod rpc;
@@ -25,6 +26,7 @@ mod state;
 pub use body::BodyLimits;
 pub use card_document::{CardDocument, CardSettings, extended_card};
 pub use local_origin::LocalOrigins;
+pub use quota::{QuotaSettings, Quotas};
 pub use routes::routes;
 pub use server::{BindError, Serving, bind, serve};
 pub use settings::ServerSettings;

@@ -2,6 +2,7 @@ use super::AppState;
 use super::call_ids::CallIds;
 use super::error_response::error_response;
 use super::headers::{header_text, logged};
+use super::quota::{QuotaRefused, Requester};
 use super::request_log::{self, CallFacts};
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -110,6 +111,50 @@ fn owner_scope(
         None if authentication_on => OwnerScope::Owner(String::new()),
         None => OwnerScope::Everyone,
     }
+}
+
+/// Whose bucket a request takes from: the owner its tasks get (a person's
+/// user id, an application's client id) and the token's tenant; with
+/// authentication off, the instance's.
+fn requester<'a>(
+    principal: Option<&'a crate::auth::Principal>,
+    scope: &'a crate::tasks::OwnerScope,
+) -> Requester<'a> {
+    match (principal, scope.owner()) {
+        (Some(principal), Some(caller)) => Requester::Caller {
+            caller,
+            tenant: principal.tenant.as_deref(),
+        },
+        _ => Requester::Local,
+    }
+}
+
+/// The answer past a quota, before the body is read: -32029 (`id: null`,
+/// no request was read) with 429, or 503 when the table of rates is full;
+/// `Retry-After` the error's wait. Counted by limit, and once on the
+/// request line and span like any call.
+fn quota_refused(refused: &QuotaRefused, facts: &mut CallFacts) -> HttpResponse {
+    crate::telemetry::metrics::limit_refused(refused.label());
+    let error = refused.rpc_error();
+    tracing::Span::current().record("rpc.jsonrpc.error_code", error.code);
+    facts.error_code = Some(error.code);
+    let body = crate::a2a::jsonrpc::error_bytes(&serde_json::Value::Null, &error);
+    facts.error_message = Some(error.message);
+    let status = if refused.is_capacity() {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        StatusCode::TOO_MANY_REQUESTS
+    };
+    limit_reached(status, refused.retry_after_secs(), body)
+}
+
+/// A refusal past a limit: `status`, `Retry-After: seconds`, the JSON-RPC
+/// error `body`.
+fn limit_reached(status: StatusCode, seconds: u64, body: Vec<u8>) -> HttpResponse {
+    HttpResponse::build(status)
+        .insert_header((header::RETRY_AFTER, seconds))
+        .content_type("application/json")
+        .body(body)
 }
 
 /// The `A2A-Version` query parameter (name case-insensitive), if any.
@@ -289,6 +334,14 @@ async fn json_rpc_in_span(
         facts.client_id = principal.client_id.clone();
         facts.tenant_rule = principal.tenant_rule.map(|rule| rule.as_str());
     }
+    let scope = owner_scope(principal.as_deref(), state.auth.is_some());
+    // Then how often it calls: a refused request reads no body.
+    if let Err(refused) = state.quotas.admit(
+        requester(principal.as_deref(), &scope),
+        std::time::Instant::now(),
+    ) {
+        return quota_refused(&refused, facts);
+    }
     if let Some(content_type) = request.headers().get(header::CONTENT_TYPE) {
         let content_type = content_type.to_str().unwrap_or("");
         if !is_json(content_type) {
@@ -324,7 +377,7 @@ async fn json_rpc_in_span(
         bearer_token: token,
         caller,
         rules: Default::default(),
-        scope: owner_scope(principal.as_deref(), state.auth.is_some()),
+        scope,
         accept_language: header("accept-language"),
     };
     let version_query = a2a_version_query(request.query_string());
@@ -352,11 +405,8 @@ async fn json_rpc_in_span(
     if let Some(stream) = reply.stream {
         return server_sent_events(stream, state.sse_keep_alive);
     }
-    if reply.error_code == Some(crate::rpc::LIMIT_REACHED) {
-        return HttpResponse::TooManyRequests()
-            .insert_header((header::RETRY_AFTER, crate::rpc::RETRY_AFTER_SECS))
-            .content_type("application/json")
-            .body(reply.body);
+    if let Some(seconds) = reply.retry_after_secs {
+        return limit_reached(StatusCode::TOO_MANY_REQUESTS, seconds, reply.body);
     }
     HttpResponse::Ok()
         .content_type("application/json")

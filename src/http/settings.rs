@@ -1,5 +1,6 @@
 //! The server settings (`server.*`): where to listen, the public URL,
-//! workers, shutdown, request limits, open streams, SSE keep-alive. Kept in the HTTP room
+//! workers, shutdown, request limits, open streams, SSE keep-alive, request-rate
+//! quotas (`server.quota.*`, whose type lives in `quota/`). Kept in the HTTP room
 //! with the conversions the server uses; `config.rs` only layers them.
 
 use serde::{Deserialize, Serialize};
@@ -45,6 +46,8 @@ pub struct ServerSettings {
     pub streams_per_task: usize,
     /// A `: keep-alive` comment on quiet SSE streams this often.
     pub sse_keep_alive_ms: u64,
+    /// Requests a second per caller, per tenant, per instance.
+    pub quota: super::QuotaSettings,
 }
 
 impl Default for ServerSettings {
@@ -63,6 +66,7 @@ impl Default for ServerSettings {
             streams_per_caller: 8,
             streams_per_task: 4,
             sse_keep_alive_ms: 15_000,
+            quota: super::QuotaSettings::default(),
         }
     }
 }

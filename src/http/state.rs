@@ -28,6 +28,9 @@ pub struct AppState {
     pub sse_keep_alive: Duration,
     /// The open event streams, bounded (`server.max_streams`, …).
     pub streams: crate::rpc::StreamSlots,
+    /// Requests a second per caller and tenant, or for the instance
+    /// (`server.quota.*`).
+    pub quotas: super::Quotas,
     /// `GET /metrics` answers (else 404).
     pub metrics_endpoint: bool,
     /// The order source, for what `GET /health` says of it (`None`: an

@@ -89,7 +89,10 @@ async fn answer(context: &RpcContext<'_>, request: RpcRequest, route: Route) -> 
     let slot = match stream_slot(context, &call) {
         Ok(slot) => slot,
         // Past a bound: a plain error in either version (answered with 429).
-        Err(limit) => return RpcReply::refused(id, Some(method), &limit.rpc_error(), false),
+        Err(limit) => {
+            crate::telemetry::metrics::limit_refused(limit.label());
+            return RpcReply::refused(id, Some(method), &limit.rpc_error(), false);
+        }
     };
     let ran = run(context, call)
         .await

@@ -25,4 +25,4 @@ pub use context::{RpcContext, VersionParameter};
 pub use event_stream::EventStream;
 pub use handle::handle;
 pub use reply::TaskIds;
-pub use stream_slots::{LIMIT_REACHED, RETRY_AFTER_SECS, StreamLimits, StreamSlots};
+pub use stream_slots::{LIMIT_REACHED, StreamLimits, StreamSlots};

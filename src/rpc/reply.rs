@@ -2,6 +2,7 @@
 //! the request line and span say about the call (method, id, task, error).
 
 use super::event_stream::EventStream;
+use super::stream_slots::LIMIT_REACHED;
 use crate::a2a::jsonrpc::error_bytes;
 use crate::a2a::{Message, RpcError, Task};
 use serde_json::Value;
@@ -17,6 +18,9 @@ pub struct RpcReply {
     pub error_code: Option<i64>,
     /// The error's message, for the request span's status.
     pub error_message: Option<String>,
+    /// A refusal past a limit (-32029): the seconds its error says to
+    /// wait, for `Retry-After` (answered with 429).
+    pub retry_after_secs: Option<u64>,
     /// The task and context the call was about (from the answer, else
     /// from the request), so the request line and span name them.
     pub task: TaskIds,
@@ -61,6 +65,7 @@ impl RpcReply {
             task_state,
             error_code: None,
             error_message: None,
+            retry_after_secs: None,
             task,
         }
     }
@@ -86,6 +91,9 @@ impl RpcReply {
             task_state: None,
             error_code: Some(error.code),
             error_message: Some(error.message.clone()),
+            retry_after_secs: (error.code == LIMIT_REACHED)
+                .then(|| error.data.as_ref()?.get("retryAfterSeconds")?.as_u64())
+                .flatten(),
             task: TaskIds::default(),
         }
     }

@@ -148,6 +148,15 @@ impl Drop for StreamSlot {
 }
 
 impl StreamLimitReached {
+    /// The bound's label on `a2a.limit.refusals`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            StreamLimitReached::Instance(_) => "streams",
+            StreamLimitReached::Caller(_) => "streams_per_caller",
+            StreamLimitReached::Task { .. } => "streams_per_task",
+        }
+    }
+
     /// The JSON-RPC error: the code, the bound in words, and in `data` the
     /// setting that sets it and the wait (as `Retry-After` says).
     pub fn rpc_error(&self) -> RpcError {

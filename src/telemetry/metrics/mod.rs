@@ -29,8 +29,8 @@ use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::metrics::reader::MetricReader;
 use series::{
     ACTION_EXECUTIONS, ACTION_NAMES, ACTION_OUTCOMES, BUDGET_EXPIRIES, DROP_REASONS, ERROR_CODES,
-    LEASE_EXPIRIES, LEDGER_ROWS, LEDGER_STATES, METHODS, ODATA_SERVICES, OPEN_TASKS,
-    PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES, PUSH_FORMATS, PUSH_OUTCOMES,
+    LEASE_EXPIRIES, LEDGER_ROWS, LEDGER_STATES, LIMIT_REFUSALS, LIMITS, METHODS, ODATA_SERVICES,
+    OPEN_TASKS, PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES, PUSH_FORMATS, PUSH_OUTCOMES,
     REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES, SPANS_DROPPED, SPECIALISTS,
     STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES, TASKS, TURNS_RUNNING,
     WAIT_EXPIRIES,
@@ -100,6 +100,13 @@ pub fn push_delivery(format: &str, result: &str, reason: &str) {
 /// `unavailable`).
 pub fn token_rejected(reason: &str) {
     REJECTIONS.add(position(&REJECTION_REASONS, reason), 1);
+}
+
+/// A request refused at `limit`: a rate quota (`caller`, `tenant`,
+/// `instance`, `max_keys`) or a bound on open streams (`streams`,
+/// `streams_per_caller`, `streams_per_task`).
+pub fn limit_refused(limit: &str) {
+    LIMIT_REFUSALS.add(position(&LIMITS, limit), 1);
 }
 
 /// A blocking `message/send` answered `working` because its budget ran out.
@@ -216,6 +223,7 @@ mod tests {
         push_delivery("a2a", "refused", "refused_by_guard");
         push_attempt("joule", false);
         token_rejected("forbidden");
+        limit_refused("tenant");
         spans_dropped("export_failed", 3);
         let text = render();
         let has = |series: &str| {
@@ -265,6 +273,8 @@ mod tests {
             "a2a_push_attempts_total{result=\"failed\",format=\"joule\"}"
         ));
         assert!(has("a2a_token_rejections_total{reason=\"forbidden\"}"));
+        assert!(has("a2a_limit_refusals_total{limit=\"tenant\"}"));
+        assert!(text.contains("a2a_limit_refusals_total{limit=\"streams_per_task\"} "));
         assert!(text.contains("# TYPE a2a_budget_expiries_total counter"));
         assert!(text.contains("\na2a_budget_expiries_total "));
         assert!(has(

@@ -7,11 +7,11 @@
 use super::counts::Counts;
 use super::series::{
     ACTION_EXECUTIONS, ACTION_NAMES, ACTION_OUTCOMES, BUDGET_EXPIRIES, ClientCall, DROP_REASONS,
-    ERROR_CODES, LEASE_EXPIRIES, LEDGER_ROWS, LEDGER_STATES, METHODS, ODATA_SERVICES, OPEN_TASKS,
-    OTHER, PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES, PUSH_FORMATS, PUSH_OUTCOMES,
-    REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES, SPANS_DROPPED, SPECIALISTS,
-    STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES, TASKS, TURN_END_STATES,
-    TURNS_RUNNING, WAIT_EXPIRIES,
+    ERROR_CODES, LEASE_EXPIRIES, LEDGER_ROWS, LEDGER_STATES, LIMIT_REFUSALS, LIMITS, METHODS,
+    ODATA_SERVICES, OPEN_TASKS, OTHER, PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES,
+    PUSH_FORMATS, PUSH_OUTCOMES, REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES,
+    SPANS_DROPPED, SPECIALISTS, STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES,
+    TASKS, TURN_END_STATES, TURNS_RUNNING, WAIT_EXPIRIES,
 };
 use opentelemetry::metrics::{AsyncInstrument, BoundHistogram, Histogram, Meter, MeterProvider};
 use opentelemetry::{KeyValue, Value};
@@ -321,6 +321,12 @@ fn observe(meter: &Meter) {
         "Requests refused by authentication, by reason",
     )
     .with_callback(|observer| all_by_label(observer, &REJECTIONS, "reason", &REJECTION_REASONS))
+    .build();
+    counter(
+        "a2a.limit.refusals",
+        "Requests refused past a rate quota or a bound on open streams, by limit",
+    )
+    .with_callback(|observer| all_by_label(observer, &LIMIT_REFUSALS, "limit", &LIMITS))
     .build();
     counter(
         "a2a.budget.expiries",

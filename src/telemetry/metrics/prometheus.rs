@@ -29,7 +29,7 @@ struct Family {
 }
 
 /// In the order `/metrics` prints them.
-const FAMILIES: [Family; 18] = [
+const FAMILIES: [Family; 19] = [
     Family {
         otel: "a2a.requests",
         name: "a2a_requests_total",
@@ -78,6 +78,13 @@ const FAMILIES: [Family; 18] = [
         help: "Requests refused by authentication, by reason.",
         kind: Kind::Counter,
         labels: &[("reason", "reason")],
+    },
+    Family {
+        otel: "a2a.limit.refusals",
+        name: "a2a_limit_refusals_total",
+        help: "Requests refused past a rate quota or a bound on open streams, by limit.",
+        kind: Kind::Counter,
+        labels: &[("limit", "limit")],
     },
     Family {
         otel: "a2a.budget.expiries",

@@ -91,6 +91,19 @@ pub(super) const REJECTION_REASONS: [&str; 14] = [
     "unavailable",
     OTHER,
 ];
+/// The limits a request can be refused at with -32029 (and 503 for a
+/// full table of rates): the rate quotas (`http/quota`) and the bounds on
+/// open event streams (`rpc/stream_slots`).
+pub(super) const LIMITS: [&str; 8] = [
+    "caller",
+    "tenant",
+    "instance",
+    "max_keys",
+    "streams",
+    "streams_per_caller",
+    "streams_per_task",
+    OTHER,
+];
 pub(super) const DROP_REASONS: [&str; 3] = ["queue_full", "export_failed", OTHER];
 
 /// The actions the agent may carry out (`agent::Action::as_str`).
@@ -173,6 +186,7 @@ pub(super) static PUSH_DELIVERIES: [Counts<{ PUSH_OUTCOMES.len() }>; PUSH_FORMAT
 pub(super) static PUSH_ATTEMPTS: [Counts<{ PUSH_ATTEMPT_RESULTS.len() }>; PUSH_FORMATS.len()] =
     [const { Counts::new() }; PUSH_FORMATS.len()];
 pub(super) static REJECTIONS: Counts<{ REJECTION_REASONS.len() }> = Counts::new();
+pub(super) static LIMIT_REFUSALS: Counts<{ LIMITS.len() }> = Counts::new();
 pub(super) static BUDGET_EXPIRIES: Counts<1> = Counts::new();
 pub(super) static SPANS_DROPPED: Counts<{ DROP_REASONS.len() }> = Counts::new();
 pub(super) static S4_RETRIES: Counts<ODATA_SERVICE_SLOTS> = Counts::new();

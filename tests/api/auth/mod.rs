@@ -1,7 +1,9 @@
 //! Authentication on: IAS token validation against a loopback key server,
-//! A2A 1.0 with users, and every task and push config its creator's own.
+//! A2A 1.0 with users, every task and push config its creator's own, and
+//! the request rates of callers and tenants.
 
 mod a2a_v1_auth;
 mod forged_tokens;
 mod ias_tokens;
 pub(crate) mod ownership;
+mod request_rates;

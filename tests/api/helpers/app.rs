@@ -137,9 +137,11 @@ impl TestAppBuilder {
         self.settings(|settings| settings.tasks.budget_ms = budget_ms)
     }
 
-    /// Authentication on: IAS tokens of the test tenant, keys from `keys`.
+    /// Authentication on: IAS tokens of the test tenant, keys from `keys`,
+    /// the request-rate quotas out of the way ([`unthrottled`]).
     pub fn auth(self, keys: &KeyServer) -> TestAppBuilder {
         self.settings(|settings| {
+            unthrottled(settings);
             settings.auth.client_id = Some(CLIENT_ID.into());
             settings.auth.domains = vec![DOMAIN.into(), "accounts.cloud.test".into()];
             settings.auth.app_tid = Some(APP_TID.into());
@@ -190,6 +192,15 @@ impl TestAppBuilder {
             ..TestApp::at(port)
         }
     }
+}
+
+/// The request-rate quotas of callers and tenants raised out of the way:
+/// a test makes hundreds of calls a second as one user. Tests of the
+/// quotas set their own after this.
+pub fn unthrottled(settings: &mut Settings) {
+    let quota = &mut settings.server.quota;
+    (quota.caller_per_sec, quota.caller_burst) = (100_000, 100_000);
+    (quota.tenant_per_sec, quota.tenant_burst) = (100_000, 100_000);
 }
 
 /// A fresh schema on the test PostgreSQL server (`TEST_DATABASE_URL`), or

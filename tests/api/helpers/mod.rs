@@ -27,7 +27,7 @@ mod wait;
 pub mod webhook;
 
 pub use agent::ScriptedAgent;
-pub use app::{Store, TestApp, TestAppBuilder, http_client, postgres_url};
+pub use app::{Store, TestApp, TestAppBuilder, http_client, postgres_url, unthrottled};
 pub use dates::{DeliveryDay, delivery_day, delivery_day_in};
 pub use schema::assert_schema;
 pub use task::{approval, routed_to, state, status_text, user_message};

@@ -73,6 +73,7 @@ fn s4_settings(s: &mut order_exception_agent::Settings, keys: &str, destinations
     s.auth.app_tid = Some(key_server::APP_TID.into());
     s.auth.url = Some(key_server::ISSUER.into());
     s.auth.test_key_server = Some(keys.to_string());
+    crate::helpers::unthrottled(s);
     s.backend.source = SourceKind::S4hana;
     let s4s = &mut s.backend.s4hana;
     s4s.allow_loopback_http = true;

@@ -36,6 +36,7 @@ fn settings(
     settings.auth.app_tid = Some(key_server::APP_TID.into());
     settings.auth.url = Some(key_server::ISSUER.into());
     settings.auth.test_key_server = Some(keys.url.clone());
+    crate::helpers::unthrottled(settings);
     settings.backend.source = SourceKind::S4hana;
     let s4 = &mut settings.backend.s4hana;
     s4.allow_loopback_http = true;

@@ -70,6 +70,7 @@ fn caller(
         let person = principal.kind == crate::auth::TokenKind::User;
         return Ok(crate::agent::Caller {
             user_id: person.then(|| principal.user_id.clone()),
+            approver_key: super::owner::person_key(Some(principal)),
             roles: principal.roles.clone(),
             user_token: token.filter(|_| person).cloned(),
         });
@@ -87,29 +88,10 @@ fn caller(
         .map_err(|error| format!("X-Agent-Role: {error}"))?;
     Ok(crate::agent::Caller {
         user_id: Some(LOCAL_USER.to_string()),
+        approver_key: None,
         roles,
         user_token: None,
     })
-}
-
-/// Whose tasks the caller may see and touch: a person's own, an
-/// application's own (by its client id: `azp`, XSUAA `cid`, else the
-/// token's subject); everyone's with authentication off (one local caller).
-fn owner_scope(
-    principal: Option<&crate::auth::Principal>,
-    authentication_on: bool,
-) -> crate::tasks::OwnerScope {
-    use crate::tasks::OwnerScope;
-    match principal {
-        Some(principal) if principal.kind == crate::auth::TokenKind::User => {
-            OwnerScope::user(&principal.user_id)
-        }
-        Some(principal) => {
-            OwnerScope::client(principal.client_id.as_deref().unwrap_or(&principal.user_id))
-        }
-        None if authentication_on => OwnerScope::Owner(String::new()),
-        None => OwnerScope::Everyone,
-    }
 }
 
 /// The `A2A-Version` query parameter (name case-insensitive), if any.
@@ -324,7 +306,7 @@ async fn json_rpc_in_span(
         bearer_token: token,
         caller,
         rules: Default::default(),
-        scope: owner_scope(principal.as_deref(), state.auth.is_some()),
+        scope: super::owner::owner_scope(principal.as_deref(), state.auth.is_some()),
         accept_language: header("accept-language"),
     };
     let version_query = a2a_version_query(request.query_string());

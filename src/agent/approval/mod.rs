@@ -417,6 +417,7 @@ mod tests {
             text: text.into(),
             caller: Caller {
                 user_id: Some("u1".into()),
+                approver_key: Some("ias:t:user:u1".into()),
                 roles: roles.iter().copied().collect::<BTreeSet<_>>(),
                 user_token: None,
             },

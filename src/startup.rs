@@ -534,3 +534,44 @@ mod tests {
         assert!(error.to_string().contains("`conformance` cargo feature"));
     }
 }
+
+#[cfg(test)]
+mod legacy_owner_tests {
+    use super::*;
+
+    /// Old owner keys in a SQLite file: left as they are while IAS and
+    /// XSUAA are both bound (either's caller), adopted for IAS's tenant
+    /// once IAS alone is.
+    #[tokio::test]
+    async fn old_owner_keys_are_adopted_only_with_one_identity_service_bound() {
+        let dir = crate::db::test_support::TempDir::new();
+        let mut settings = Settings::default();
+        settings.store.backend = Some(crate::db::StoreBackend::Sqlite);
+        settings.store.data_dir = dir.0.clone();
+        settings.auth.client_id = Some("agent-client".into());
+        settings.auth.domains = vec!["accounts.test".into()];
+        settings.auth.app_tid = Some("t-1".into());
+        settings.auth.xsuaa.client_id = Some("sb-agent!t7".into());
+        settings.auth.xsuaa.xsappname = Some("agent!t7".into());
+        settings.auth.xsuaa.uaa_domain = Some("authentication.test".into());
+        let database = crate::db::test_support::sqlite_file(&dir).await;
+        sqlx::query(
+            "INSERT INTO tasks (id, context_id, state, terminal, body, version, updated_ms, owner) \
+             VALUES ('old', 'ctx', 'completed', 1, '{}', 1, 1764504000000, 'user:alice')",
+        )
+        .execute(&database.pool)
+        .await
+        .expect("an old task");
+        let owner = || async {
+            sqlx::query_scalar::<_, String>("SELECT owner FROM tasks WHERE id = 'old'")
+                .fetch_one(&database.pool)
+                .await
+                .expect("the task")
+        };
+        drop(open_stores(&settings).await.expect("opens"));
+        assert_eq!(owner().await, "user:alice", "both bound: left alone");
+        settings.auth.xsuaa = Default::default();
+        drop(open_stores(&settings).await.expect("opens"));
+        assert_eq!(owner().await, "ias:t-1:user:alice");
+    }
+}

@@ -145,6 +145,7 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
             health,
         });
     };
+    adopt_legacy_owners(settings, &database).await;
     // Leases name the process that holds them; a restarted instance is a
     // new holder, so its predecessor's turns expire and end `failed`.
     let instance = format!(
@@ -166,6 +167,49 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
         ledger: Arc::new(SqlLedger::new(database)),
         health,
     })
+}
+
+/// Owner keys stored before they named their issuer and tenant
+/// (`user:<id>`, `client:<id>`: tasks, and ledger rows' approvers) are
+/// rewritten to the form of the one identity service bound (IAS, for the
+/// binding's own tenant): that service issued every token the old keys
+/// came from. With XSUAA bound beside IAS an old key may be either's
+/// caller, and giving it to the wrong one would hand a person someone
+/// else's tasks and approvals; those keys are left as they are (nobody's:
+/// their tasks go with the retention, their ledger rows stay for ledger
+/// readers) and counted in the log. With authentication off every caller
+/// reaches every task, so nothing is rewritten. A failure is logged and
+/// the start goes on: the next start tries again.
+async fn adopt_legacy_owners(settings: &Settings, database: &Database) {
+    let auth = match crate::auth::resolve(&settings.auth, &settings.cloud_foundry) {
+        Ok(crate::auth::ResolvedAuth::Required(identity)) => identity,
+        // Off, or settings the validator refuses a moment later.
+        Ok(crate::auth::ResolvedAuth::Off) | Err(_) => return,
+    };
+    if auth.xsuaa.is_some() {
+        match database.count_legacy_owners().await {
+            Ok(left) if left == crate::db::LegacyOwners::default() => {}
+            Ok(left) => tracing::warn!(
+                tasks = left.tasks,
+                ledger_rows = left.ledger_rows,
+                "owner keys of the form before issuers and tenants were named are left unread: \
+                 with IAS and XSUAA both bound they could be either's caller (docs/stores.md)"
+            ),
+            Err(error) => tracing::error!(%error, "counting owner keys of the old form failed"),
+        }
+        return;
+    }
+    let realm = crate::tasks::IdentityRealm::new("ias", auth.app_tid.as_deref().unwrap_or(""));
+    match database.adopt_legacy_owners(realm.key_prefix()).await {
+        Ok(done) if done == crate::db::LegacyOwners::default() => {}
+        Ok(done) => tracing::info!(
+            tasks = done.tasks,
+            ledger_rows = done.ledger_rows,
+            prefix = realm.key_prefix(),
+            "owner keys of the old form rewritten to the IAS binding's issuer and tenant"
+        ),
+        Err(error) => tracing::error!(%error, "rewriting owner keys of the old form failed"),
+    }
 }
 
 pub struct Application {
@@ -489,5 +533,46 @@ mod tests {
         );
         assert_eq!(error.exit_code(), EXIT_BAD_SETTINGS);
         assert!(error.to_string().contains("`conformance` cargo feature"));
+    }
+}
+
+#[cfg(test)]
+mod legacy_owner_tests {
+    use super::*;
+
+    /// Old owner keys in a SQLite file: left as they are while IAS and
+    /// XSUAA are both bound (either's caller), adopted for IAS's tenant
+    /// once IAS alone is.
+    #[tokio::test]
+    async fn old_owner_keys_are_adopted_only_with_one_identity_service_bound() {
+        let dir = crate::db::test_support::TempDir::new();
+        let mut settings = Settings::default();
+        settings.store.backend = Some(crate::db::StoreBackend::Sqlite);
+        settings.store.data_dir = dir.0.clone();
+        settings.auth.client_id = Some("agent-client".into());
+        settings.auth.domains = vec!["accounts.test".into()];
+        settings.auth.app_tid = Some("t-1".into());
+        settings.auth.xsuaa.client_id = Some("sb-agent!t7".into());
+        settings.auth.xsuaa.xsappname = Some("agent!t7".into());
+        settings.auth.xsuaa.uaa_domain = Some("authentication.test".into());
+        let database = crate::db::test_support::sqlite_file(&dir).await;
+        sqlx::query(
+            "INSERT INTO tasks (id, context_id, state, terminal, body, version, updated_ms, owner) \
+             VALUES ('old', 'ctx', 'completed', 1, '{}', 1, 1764504000000, 'user:alice')",
+        )
+        .execute(&database.pool)
+        .await
+        .expect("an old task");
+        let owner = || async {
+            sqlx::query_scalar::<_, String>("SELECT owner FROM tasks WHERE id = 'old'")
+                .fetch_one(&database.pool)
+                .await
+                .expect("the task")
+        };
+        drop(open_stores(&settings).await.expect("opens"));
+        assert_eq!(owner().await, "user:alice", "both bound: left alone");
+        settings.auth.xsuaa = Default::default();
+        drop(open_stores(&settings).await.expect("opens"));
+        assert_eq!(owner().await, "ias:t-1:user:alice");
     }
 }

@@ -16,6 +16,10 @@ use std::sync::{Arc, Mutex};
 pub struct Caller {
     /// The person's user id; `None` for a technical client.
     pub user_id: Option<String>,
+    /// The person's key: issuer, tenant and user id, as their tasks are
+    /// owned (the ledger files and lists their rows under it); `None` for
+    /// a technical client, or the local caller with authentication off.
+    pub approver_key: Option<String>,
     pub roles: BTreeSet<BusinessRole>,
     /// The person's own token, for reads as that person (principal
     /// propagation to S/4HANA); `None` for a technical client.

@@ -17,6 +17,8 @@ pub mod tenant;
 pub mod validator;
 
 pub use bearer::BearerToken;
-pub use principal::{Principal, TokenKind};
-pub use settings::{AuthConfigError, AuthMode, AuthSettings, IdentityConfig};
+pub use principal::{Principal, TokenIssuer, TokenKind};
+pub use settings::{
+    AuthConfigError, AuthMode, AuthSettings, IdentityConfig, ResolvedAuth, resolve,
+};
 pub use validator::{AuthError, TokenValidator, ValidatorSetupError};

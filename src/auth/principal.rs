@@ -30,7 +30,9 @@ pub struct Principal {
     pub display_name: Option<String>,
     /// The calling application (`azp`, XSUAA `cid`).
     pub client_id: Option<String>,
-    /// `app_tid` (XSUAA `zid`).
+    /// `app_tid` (XSUAA `zid`); for an IAS token of the binding's own
+    /// issuer without one, the binding's `app_tid`. With the issuer, where
+    /// the user and client ids are unique (owner keys, `http/owner.rs`).
     pub tenant: Option<String>,
     pub kind: TokenKind,
     pub issuer: TokenIssuer,

@@ -423,6 +423,11 @@ impl TokenValidator {
         let mut principal = self.ias_principal(&verified)?;
         principal.issuer_host = host_of(&issuer).to_string();
         principal.tenant_rule = Some(tenant_rule);
+        if tenant_rule == TenantRule::OwnIssuerWithoutAppTid {
+            // The binding's own tenant, named or not: its callers are keyed
+            // alike with and without `app_tid` in their tokens.
+            principal.tenant.clone_from(&self.config.app_tid);
+        }
         Ok(principal)
     }
 

@@ -40,6 +40,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ledger rows keep the approval's trace and correlation id",
         include_str!("migrations/0010_ledger_trace.sql"),
     ),
+    (
+        11,
+        "ledger rows keyed by their approver's issuer and tenant",
+        include_str!("migrations/0011_ledger_approver_key.sql"),
+    ),
 ];
 
 /// The migrations built into the binary, as sqlx's migrator takes them.

@@ -4,13 +4,16 @@
 //! (`database`), the `postgresql-db` binding read as a URL
 //! (`binding`), SQLite's tuning and checkpoints (`sqlite`), the PostgreSQL
 //! pool (`postgres`), the schema migrations (`migrations`), connections
-//! replaced unseen (`reconnect`) and the settings (`settings`). Only
-//! `tasks/` and `agent/ledger` run queries on it; the SQL there is written
+//! replaced unseen (`reconnect`), owner keys of an older form brought to
+//! the current one (`legacy_owners`) and the settings (`settings`). Besides
+//! this room's schema changes, only `tasks/` and `agent/ledger` run queries
+//! on it; the SQL there is written
 //! once for both databases (`$n` parameters, `ON CONFLICT`, `RETURNING` work
 //! in both).
 
 mod binding;
 mod database;
+mod legacy_owners;
 mod migrations;
 mod postgres;
 mod reconnect;
@@ -18,6 +21,7 @@ mod settings;
 mod sqlite;
 
 pub use database::{Database, DbError, Dialect};
+pub use legacy_owners::LegacyOwners;
 pub use postgres::isolated_postgres_schema;
 pub use reconnect::{connection_lost, once_more};
 pub use settings::{StoreBackend, StoreSettings};

@@ -15,6 +15,7 @@ mod health;
 mod index;
 mod local_origin;
 mod metrics_endpoint;
+mod owner;
 mod quota;
 mod request_log;
 mod routes;

@@ -71,6 +71,7 @@ fn caller(
         let person = principal.kind == crate::auth::TokenKind::User;
         return Ok(crate::agent::Caller {
             user_id: person.then(|| principal.user_id.clone()),
+            approver_key: super::owner::person_key(Some(principal)),
             roles: principal.roles.clone(),
             user_token: token.filter(|_| person).cloned(),
         });
@@ -88,29 +89,10 @@ fn caller(
         .map_err(|error| format!("X-Agent-Role: {error}"))?;
     Ok(crate::agent::Caller {
         user_id: Some(LOCAL_USER.to_string()),
+        approver_key: None,
         roles,
         user_token: None,
     })
-}
-
-/// Whose tasks the caller may see and touch: a person's own, an
-/// application's own (by its client id: `azp`, XSUAA `cid`, else the
-/// token's subject); everyone's with authentication off (one local caller).
-fn owner_scope(
-    principal: Option<&crate::auth::Principal>,
-    authentication_on: bool,
-) -> crate::tasks::OwnerScope {
-    use crate::tasks::OwnerScope;
-    match principal {
-        Some(principal) if principal.kind == crate::auth::TokenKind::User => {
-            OwnerScope::user(&principal.user_id)
-        }
-        Some(principal) => {
-            OwnerScope::client(principal.client_id.as_deref().unwrap_or(&principal.user_id))
-        }
-        None if authentication_on => OwnerScope::Owner(String::new()),
-        None => OwnerScope::Everyone,
-    }
 }
 
 /// Whose bucket a request takes from: the owner its tasks get (a person's
@@ -334,7 +316,7 @@ async fn json_rpc_in_span(
         facts.client_id = principal.client_id.clone();
         facts.tenant_rule = principal.tenant_rule.map(|rule| rule.as_str());
     }
-    let scope = owner_scope(principal.as_deref(), state.auth.is_some());
+    let scope = super::owner::owner_scope(principal.as_deref(), state.auth.is_some());
     // Then how often it calls: a refused request reads no body.
     if let Err(refused) = state.quotas.admit(
         requester(principal.as_deref(), &scope),

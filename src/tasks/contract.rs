@@ -282,15 +282,41 @@ fn owned(id: &str, context: &str, state: TaskState) -> Task {
 /// hold other tasks (every query names this test's context or owners).
 pub(crate) async fn lists_like_a_task_store(store: &dyn TaskStore) {
     use super::listing::{OwnerScope, TaskQuery};
+    use super::owner_realm::IdentityRealm;
     let pause = || tokio::time::sleep(Duration::from_millis(5));
+    let ias = IdentityRealm::new("ias", "t-1");
+    let xsuaa = IdentityRealm::new("xsuaa", "t-1");
+    let key = |scope: OwnerScope| scope.owner().map(str::to_string);
     for (id, owner, state) in [
-        ("list-a", Some("user:alice"), TaskState::InputRequired),
-        ("list-b", Some("user:bob"), TaskState::Completed),
-        ("list-c", Some("user:alice"), TaskState::Working),
-        ("list-d", Some("client:reporting"), TaskState::Working),
+        (
+            "list-a",
+            key(OwnerScope::user(&ias, "alice")),
+            TaskState::InputRequired,
+        ),
+        (
+            "list-b",
+            key(OwnerScope::user(&ias, "bob")),
+            TaskState::Completed,
+        ),
+        (
+            "list-c",
+            key(OwnerScope::user(&ias, "alice")),
+            TaskState::Working,
+        ),
+        (
+            "list-d",
+            key(OwnerScope::client(&ias, "reporting")),
+            TaskState::Working,
+        ),
+        // The same user id from another issuer: another person.
+        (
+            "list-e",
+            key(OwnerScope::user(&xsuaa, "alice")),
+            TaskState::Working,
+        ),
     ] {
         store
-            .create(&owned(id, "list-ctx", state), &[], owner)
+            .create(&owned(id, "list-ctx", state), &[], owner.as_deref())
             .await
             .unwrap();
         // Distinct change times, so the order below is the time order.
@@ -315,28 +341,37 @@ pub(crate) async fn lists_like_a_task_store(store: &dyn TaskStore) {
         page.tasks.iter().map(|task| task.id.clone()).collect()
     };
     let all = store.list(&in_context(OwnerScope::Everyone)).await.unwrap();
-    assert_eq!(ids(&all), ["list-a", "list-d", "list-c", "list-b"]);
-    assert_eq!(all.total, 4);
+    assert_eq!(
+        ids(&all),
+        ["list-a", "list-e", "list-d", "list-c", "list-b"]
+    );
+    assert_eq!(all.total, 5);
     assert_eq!(all.next, None);
     assert_eq!(all.tasks[0].status.state, TaskState::Completed);
 
-    let alice = OwnerScope::user("alice");
+    let alice = OwnerScope::user(&ias, "alice");
     let mine = store.list(&in_context(alice.clone())).await.unwrap();
     assert_eq!(ids(&mine), ["list-a", "list-c"]);
+    let other_alice = store
+        .list(&in_context(OwnerScope::user(&xsuaa, "alice")))
+        .await;
+    assert_eq!(ids(&other_alice.unwrap()), ["list-e"]);
     let technical = store
-        .list(&in_context(OwnerScope::client("reporting")))
+        .list(&in_context(OwnerScope::client(&ias, "reporting")))
         .await;
     assert_eq!(ids(&technical.unwrap()), ["list-d"]);
-    let other_client = store.list(&in_context(OwnerScope::client("other"))).await;
+    let other_client = store
+        .list(&in_context(OwnerScope::client(&ias, "other")))
+        .await;
     assert_eq!(other_client.unwrap().total, 0, "clients do not share tasks");
 
     // A task is read with its owner; a context is held by whoever has a
     // task in it.
     let read = store.get("list-d").await.unwrap().unwrap();
-    assert_eq!(read.owner.as_deref(), Some("client:reporting"));
+    assert_eq!(read.owner.as_deref(), Some("ias:t-1:client:reporting"));
     assert!(
         store
-            .context_held_by_another("list-ctx", "user:alice")
+            .context_held_by_another("list-ctx", "ias:t-1:user:alice")
             .await
             .unwrap()
     );

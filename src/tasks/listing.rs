@@ -5,6 +5,7 @@
 //! order are written here once: the memory store applies them
 //! (`memory.rs`), the SQL store's query follows them (`sql/listing.rs`).
 
+use super::owner_realm::IdentityRealm;
 use crate::a2a::{Task, TaskState};
 use base64::Engine as _;
 
@@ -16,21 +17,22 @@ pub enum OwnerScope {
     /// own work (a later result, an operator on the instance).
     #[default]
     Everyone,
-    /// Only tasks this owner created; the key names the kind of caller
-    /// ([`OwnerScope::user`], [`OwnerScope::client`]).
+    /// Only tasks this owner created; the key names the caller's realm
+    /// (issuer and tenant) and kind ([`OwnerScope::user`],
+    /// [`OwnerScope::client`], `owner_realm.rs`).
     Owner(String),
 }
 
 impl OwnerScope {
-    /// A person, by the token's user id.
-    pub fn user(user_id: &str) -> OwnerScope {
-        OwnerScope::Owner(format!("user:{user_id}"))
+    /// A person, by the token's user id in its realm.
+    pub fn user(realm: &IdentityRealm, user_id: &str) -> OwnerScope {
+        OwnerScope::Owner(realm.key("user", user_id))
     }
 
-    /// An application calling with its own token, by its client id: two
-    /// technical clients do not share their tasks.
-    pub fn client(client_id: &str) -> OwnerScope {
-        OwnerScope::Owner(format!("client:{client_id}"))
+    /// An application calling with its own token, by its client id in its
+    /// realm: two technical clients do not share their tasks.
+    pub fn client(realm: &IdentityRealm, client_id: &str) -> OwnerScope {
+        OwnerScope::Owner(realm.key("client", client_id))
     }
 
     /// Whether a task created by `owner` is in scope.
@@ -155,16 +157,84 @@ mod tests {
     #[test]
     fn scopes_admit_their_owner_only() {
         assert!(OwnerScope::Everyone.admits(None));
-        assert!(OwnerScope::Everyone.admits(Some("user:u")));
-        let user = OwnerScope::user("u");
-        assert!(user.admits(Some("user:u")));
-        assert!(!user.admits(Some("user:v")));
+        assert!(OwnerScope::Everyone.admits(Some("ias:t:user:u")));
+        let realm = IdentityRealm::new("ias", "t");
+        let user = OwnerScope::user(&realm, "u");
+        assert!(user.admits(Some("ias:t:user:u")));
+        assert!(!user.admits(Some("ias:t:user:v")));
         assert!(!user.admits(None));
         // A client named like a user is not that user, nor the other way round.
-        assert!(!OwnerScope::client("u").admits(Some("user:u")));
-        assert!(!user.admits(OwnerScope::client("u").owner()));
-        assert!(!OwnerScope::client("a").admits(OwnerScope::client("b").owner()));
+        assert!(!OwnerScope::client(&realm, "u").admits(Some("ias:t:user:u")));
+        assert!(!user.admits(OwnerScope::client(&realm, "u").owner()));
+        assert!(!OwnerScope::client(&realm, "a").admits(OwnerScope::client(&realm, "b").owner()));
+        // The same id of another issuer or tenant is someone else.
+        assert!(!user.admits(OwnerScope::user(&IdentityRealm::new("xsuaa", "t"), "u").owner()));
+        assert!(!user.admits(OwnerScope::user(&IdentityRealm::new("ias", "t2"), "u").owner()));
         assert_eq!(OwnerScope::Everyone.owner(), None);
-        assert_eq!(user.owner(), Some("user:u"));
+        assert_eq!(user.owner(), Some("ias:t:user:u"));
+    }
+
+    fn key(scope: &OwnerScope) -> String {
+        scope.owner().expect("an owner").to_string()
+    }
+
+    #[test]
+    fn issuers_tenants_and_kinds_give_distinct_keys() {
+        let realms = [
+            IdentityRealm::new("ias", "t-1"),
+            IdentityRealm::new("ias", "t-2"),
+            IdentityRealm::new("xsuaa", "t-1"),
+            IdentityRealm::new("ias", ""),
+        ];
+        let mut keys = std::collections::BTreeSet::new();
+        for realm in &realms {
+            for id in ["alice", "bob"] {
+                assert!(keys.insert(key(&OwnerScope::user(realm, id))));
+                assert!(keys.insert(key(&OwnerScope::client(realm, id))));
+            }
+        }
+        assert_eq!(keys.len(), 16);
+        assert_eq!(
+            key(&OwnerScope::user(&realms[0], "alice")),
+            "ias:t-1:user:alice"
+        );
+    }
+
+    /// Separators in any part do not let one triple pass for another.
+    #[test]
+    fn no_part_collides_through_the_separator() {
+        let cases = [
+            (IdentityRealm::new("ias", "t"), "user:x"),
+            (IdentityRealm::new("ias", "t:user"), "x"),
+            (IdentityRealm::new("ias:t", "user"), "x"),
+            (IdentityRealm::new("ias", "t%3Auser"), "x"),
+            (IdentityRealm::new("ias", "t:user:x"), ""),
+        ];
+        let keys: std::collections::BTreeSet<_> = cases
+            .iter()
+            .map(|(realm, id)| key(&OwnerScope::user(realm, id)))
+            .collect();
+        assert_eq!(keys.len(), cases.len(), "{keys:?}");
+        // The first three `:` split a key back into its parts.
+        let tricky = key(&OwnerScope::user(&IdentityRealm::new("ias", "a:b"), "c:d"));
+        let parts: Vec<_> = tricky.splitn(4, ':').collect();
+        assert_eq!(parts, ["ias", "a%3Ab", "user", "c:d"]);
+    }
+
+    #[test]
+    fn a_legacy_key_adopted_is_the_realm_s_key() {
+        let realm = IdentityRealm::new("ias", "t-1");
+        assert_eq!(
+            realm.adopt("user:alice"),
+            key(&OwnerScope::user(&realm, "alice"))
+        );
+        assert_eq!(
+            realm.adopt("client:reporting"),
+            key(&OwnerScope::client(&realm, "reporting"))
+        );
+        for issuer in ["ias", "xsuaa"] {
+            let adopted = IdentityRealm::new(issuer, "user").adopt("user:a");
+            assert!(!adopted.starts_with("user:") && !adopted.starts_with("client:"));
+        }
     }
 }

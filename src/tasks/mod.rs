@@ -23,6 +23,7 @@ mod maintenance;
 mod measured_store;
 mod memory;
 mod observer;
+mod owner_realm;
 mod push_configs;
 mod reply;
 mod running;
@@ -40,6 +41,7 @@ pub use listing::{OwnerScope, PageCursor, TaskPage, TaskQuery};
 pub use maintenance::Maintenance;
 pub use memory::InMemoryTaskStore;
 pub use observer::{ConfigField, PushConfigError, TaskObserver};
+pub use owner_realm::IdentityRealm;
 pub use reply::{
     ResultPath, STILL_WORKING, STILL_WORKING_ASK_AGAIN, STILL_WORKING_READ_LATER, working_note,
 };

@@ -95,6 +95,7 @@ impl Approvals {
             specialist: proposal.specialist.clone(),
             summary: proposal.summary.clone(),
             approved_by: turn.caller.user_id.clone().unwrap_or_default(),
+            approver_key: turn.caller.approver_key.clone(),
             approver_role: role.as_str().to_string(),
             approved_at: crate::clock::now_rfc3339(),
             task_id: turn.task_id.clone(),

@@ -417,6 +417,7 @@ mod tests {
             text: text.into(),
             caller: Caller {
                 user_id: Some("u1".into()),
+                approver_key: Some("ias:t:user:u1".into()),
                 roles: roles.iter().copied().collect::<BTreeSet<_>>(),
                 user_token: None,
             },
@@ -444,8 +445,12 @@ mod tests {
     async fn a_new_request_waits_while_an_earlier_one_is_being_carried_out() {
         use crate::agent::ledger::{Claim, ExecutionState, Finish, contract};
         let (approvals, ledger) = approvals();
-        let earlier = contract::entry("4725", "u0");
-        ledger.file(earlier.clone()).await.expect("file");
+        // Filed as the store records it (at the time of filing).
+        let earlier = ledger
+            .file(contract::entry("4725", "u0"))
+            .await
+            .expect("file")
+            .into_entry();
         let claim = Claim {
             owner: "busy".into(),
             lease_ms: 60_000,

@@ -544,3 +544,75 @@ pub async fn rows_are_counted_by_state_and_keep_the_approvals_trace(ledger: Arc<
     assert_eq!(rows(ExecutionState::Done), Some(0));
     assert_eq!(rows(ExecutionState::Superseded), Some(0));
 }
+
+/// `page`: one approver's rows or every row, newest approval first, at
+/// most `limit` a page, the pages joining up without a gap or a repeat.
+pub async fn pages_newest_first_by_approver(ledger: Arc<dyn ActionLedger>) {
+    use super::{LedgerCursor, LedgerQuery};
+    let alice = "ias:t-1:user:alice";
+    // Five rows: alice's of 4701…4703, and the same user id of another
+    // issuer (someone else) on 4704 and 4705; distinct approval times.
+    for (order, approver) in [
+        ("4701", alice),
+        ("4704", "xsuaa:t-1:user:alice"),
+        ("4702", alice),
+        ("4705", "xsuaa:t-1:user:alice"),
+        ("4703", alice),
+    ] {
+        let mut row = entry(order, "alice");
+        row.approver_key = Some(approver.into());
+        assert!(matches!(
+            ledger.file(row).await.expect("file"),
+            Filing::Filed(_)
+        ));
+        tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+    }
+    let orders = |entries: &[LedgerEntry]| -> Vec<String> {
+        entries
+            .iter()
+            .map(|entry| entry.key.sales_order.clone())
+            .collect()
+    };
+    let query = |approver: Option<&str>, limit, after: Option<LedgerCursor>| LedgerQuery {
+        approver_key: approver.map(str::to_string),
+        limit,
+        after,
+    };
+    let all = ledger.page(&query(None, 10, None)).await.expect("page");
+    assert_eq!(
+        orders(&all.entries),
+        ["4703", "4705", "4702", "4704", "4701"]
+    );
+    assert_eq!(all.next, None);
+
+    let first = ledger
+        .page(&query(Some(alice), 2, None))
+        .await
+        .expect("page");
+    assert_eq!(orders(&first.entries), ["4703", "4702"]);
+    assert_eq!(first.entries[0].approver_key.as_deref(), Some(alice));
+    let after = first.next.expect("a next page");
+    // The token a client hands back is the cursor.
+    let after = LedgerCursor::from_token(&after.to_token()).expect("our token");
+    let second = ledger
+        .page(&query(Some(alice), 2, Some(after)))
+        .await
+        .expect("page");
+    assert_eq!(orders(&second.entries), ["4701"]);
+    assert_eq!(second.next, None);
+
+    let exact = ledger
+        .page(&query(Some(alice), 3, None))
+        .await
+        .expect("page");
+    assert_eq!(exact.entries.len(), 3);
+    assert_eq!(
+        exact.next, None,
+        "no next page when the page holds the rest"
+    );
+    let nobody = ledger
+        .page(&query(Some("ias:t-2:user:alice"), 10, None))
+        .await
+        .expect("page");
+    assert!(nobody.entries.is_empty());
+}

@@ -1,9 +1,10 @@
-//! One row of the ledger ([`LedgerEntry`]), what filing it did
-//! ([`Filing`]), and the seam every ledger implements ([`ActionLedger`]):
+//! One row of the ledger ([`LedgerEntry`]), a page of them
+//! ([`LedgerPage`]), what filing it did ([`Filing`]), and the seam every ledger implements ([`ActionLedger`]):
 //! what the stores (`memory`, `sql`) and their shared contract use, in a
 //! leaf below them rather than in `mod.rs`, which re-exports the stores.
 
 use super::key::ActionKey;
+use super::query::{LedgerCursor, LedgerQuery};
 use super::state::{Claim, ExecutionState, Finish};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,12 @@ pub struct LedgerEntry {
     /// The approver's user id and the role they approved as.
     pub approved_by: String,
     pub approver_role: String,
+    /// Whose row it is: the approver's issuer, tenant and user id, as
+    /// their tasks are owned (`ias:<tenant>:user:<id>`), so equal user ids
+    /// of two identity services or tenants do not read each other's rows
+    /// in `GET /actions`. `None` with authentication off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approver_key: Option<String>,
     /// RFC 3339, UTC, milliseconds (`crate::clock`).
     pub approved_at: String,
     pub task_id: String,
@@ -73,6 +80,13 @@ pub(crate) fn count_row(rows: &mut RowsByState, state: ExecutionState, n: u64) {
     }
 }
 
+/// One page of rows, and where the next starts (`None` on the last).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LedgerPage {
+    pub entries: Vec<LedgerEntry>,
+    pub next: Option<LedgerCursor>,
+}
+
 /// What filing did: wrote this entry, found the one filed before for the
 /// same key, or found an earlier request for the order and action that an
 /// executor is carrying out right now (nothing was written).
@@ -115,8 +129,13 @@ pub trait ActionLedger: Send + Sync {
     /// its lease is free; while one is held, nothing is filed.
     async fn file(&self, entry: LedgerEntry) -> Result<Filing, LedgerError>;
 
-    /// Every entry, oldest first.
+    /// Every entry, oldest first (the CLI `actions`, for the operator on
+    /// the instance).
     async fn list(&self) -> Result<Vec<LedgerEntry>, LedgerError>;
+
+    /// One page of the rows the query names, newest approval first
+    /// (`GET /actions`).
+    async fn page(&self, query: &LedgerQuery) -> Result<LedgerPage, LedgerError>;
 
     /// The entry of this key, if filed.
     async fn get(&self, key: &ActionKey) -> Result<Option<LedgerEntry>, LedgerError>;

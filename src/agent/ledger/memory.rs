@@ -1,6 +1,8 @@
 //! The ledger for the memory store (nothing survives a restart).
 
+use super::entry::LedgerPage;
 use super::entry::{count_row, no_rows, superseded_by};
+use super::query::{LedgerCursor, LedgerQuery, key_parts};
 use super::state::{ClaimFacts, claimable, supersedable};
 use super::{
     ActionKey, ActionLedger, Claim, ExecutionState, Filing, Finish, LedgerEntry, LedgerError,
@@ -18,6 +20,8 @@ struct Row {
     lease_until_ms: Option<i64>,
     next_attempt_ms: Option<i64>,
     updated_ms: i64,
+    /// When it was filed (the page order).
+    approved_ms: i64,
 }
 
 impl Row {
@@ -65,6 +69,7 @@ impl ActionLedger for MemoryLedger {
             return Ok(Filing::AlreadyFiled(existing.entry.clone()));
         }
         let now = now_ms();
+        entry.approved_at = rfc3339_from_unix_ms(now);
         if let Some(open) = rows.iter_mut().find(|row| row.open_for(&entry.key)) {
             if !supersedable(&open.facts(), now) {
                 return Ok(Filing::EarlierOpen(open.entry.clone()));
@@ -80,19 +85,50 @@ impl ActionLedger for MemoryLedger {
         entry.attempts = 0;
         entry.answer = None;
         entry.next_attempt_at = None;
-        entry.updated_at = rfc3339_from_unix_ms(now);
+        entry.updated_at = entry.approved_at.clone();
         rows.push(Row {
             entry: entry.clone(),
             lease_owner: None,
             lease_until_ms: None,
             next_attempt_ms: None,
             updated_ms: now,
+            approved_ms: now,
         });
         Ok(Filing::Filed(entry))
     }
 
     async fn list(&self) -> Result<Vec<LedgerEntry>, LedgerError> {
         Ok(self.rows()?.iter().map(|row| row.entry.clone()).collect())
+    }
+
+    async fn page(&self, query: &LedgerQuery) -> Result<LedgerPage, LedgerError> {
+        let rows = self.rows()?;
+        let mut matching: Vec<&Row> = rows
+            .iter()
+            .filter(|row| {
+                query
+                    .approver_key
+                    .as_ref()
+                    .is_none_or(|wanted| row.entry.approver_key.as_ref() == Some(wanted))
+                    && query
+                        .after
+                        .as_ref()
+                        .is_none_or(|after| after.precedes(row.approved_ms, &row.entry.key))
+            })
+            .collect();
+        matching.sort_by(|a, b| {
+            (b.approved_ms, key_parts(&b.entry.key)).cmp(&(a.approved_ms, key_parts(&a.entry.key)))
+        });
+        let more = matching.len() > query.limit;
+        matching.truncate(query.limit);
+        let next = matching.last().filter(|_| more).map(|row| LedgerCursor {
+            approved_ms: row.approved_ms,
+            key: row.entry.key.clone(),
+        });
+        Ok(LedgerPage {
+            entries: matching.iter().map(|row| row.entry.clone()).collect(),
+            next,
+        })
     }
 
     async fn get(&self, key: &ActionKey) -> Result<Option<LedgerEntry>, LedgerError> {
@@ -219,6 +255,12 @@ mod tests {
             MemoryLedger::default(),
         ))
         .await;
+    }
+
+    #[tokio::test]
+    async fn pages_newest_first_by_approver() {
+        super::super::contract::pages_newest_first_by_approver(Arc::new(MemoryLedger::default()))
+            .await;
     }
 
     #[tokio::test]

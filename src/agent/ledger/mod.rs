@@ -23,11 +23,13 @@ pub(crate) mod contract;
 mod entry;
 mod key;
 mod memory;
+mod query;
 mod sql;
 mod state;
 
 pub use entry::{ActionLedger, Filing, LedgerEntry, LedgerError, RowsByState};
 pub use key::ActionKey;
 pub use memory::MemoryLedger;
+pub use query::{DEFAULT_PAGE_ROWS, LedgerCursor, LedgerQuery, MAX_PAGE_ROWS};
 pub use sql::SqlLedger;
 pub use state::{Claim, ExecutionState, Finish};

@@ -9,7 +9,9 @@
 //! that finds exactly its own row (same approver, task and millisecond)
 //! knows the first one committed unseen and reports it filed.
 
+use super::entry::LedgerPage;
 use super::entry::{count_row, no_rows, superseded_by};
+use super::query::{LedgerCursor, LedgerQuery};
 use super::{
     ActionKey, ActionLedger, Claim, ExecutionState, Filing, Finish, LedgerEntry, LedgerError,
     RowsByState,
@@ -38,7 +40,7 @@ fn unavailable(error: sqlx::Error) -> LedgerError {
 const COLUMNS: &str = "sales_order, action, order_version, requested, specialist, summary, \
                        approved_by, approver_role, approved_ms, task_id, context_id, parameters, \
                        state, attempts, answer, next_attempt_ms, updated_ms, trace_parent, \
-                       correlation_id";
+                       correlation_id, approver_key";
 
 /// One row by its key; the key is bound as `$1`…`$4` ([`bind_key`]).
 const BY_KEY: &str = "sales_order = $1 AND action = $2 AND order_version = $3 AND requested = $4";
@@ -91,6 +93,7 @@ fn entry(row: &AnyRow) -> Result<LedgerEntry, sqlx::Error> {
         updated_at: rfc3339_from_unix_ms(row.try_get(16)?),
         trace_parent: row.try_get(17)?,
         correlation_id: row.try_get(18)?,
+        approver_key: row.try_get(19)?,
     })
 }
 
@@ -131,7 +134,7 @@ impl SqlLedger {
             return Ok(None);
         };
         let held = row
-            .try_get::<Option<i64>, _>(19)
+            .try_get::<Option<i64>, _>(20)
             .map_err(unavailable)?
             .is_some_and(|until| until >= now_ms());
         Ok(Some((entry(&row).map_err(unavailable)?, held)))
@@ -176,7 +179,7 @@ impl ActionLedger for SqlLedger {
         // action (a partial unique index), both stop it.
         let insert = format!(
             "INSERT INTO action_ledger ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, \
-             $10, $11, $12, 'recorded', 0, NULL, NULL, $13, $14, $15) ON CONFLICT DO NOTHING"
+             $10, $11, $12, 'recorded', 0, NULL, NULL, $13, $14, $15, $16) ON CONFLICT DO NOTHING"
         );
         let run_insert = || {
             bind_key(sqlx::query(&insert), &new.key)
@@ -191,6 +194,7 @@ impl ActionLedger for SqlLedger {
                 .bind(approved_ms)
                 .bind(new.trace_parent.as_deref())
                 .bind(new.correlation_id.as_deref())
+                .bind(new.approver_key.as_deref())
                 .execute(&self.db.pool)
         };
         for _ in 0..FILING_ROUNDS {
@@ -241,6 +245,71 @@ impl ActionLedger for SqlLedger {
         rows.iter()
             .map(|row| entry(row).map_err(unavailable))
             .collect()
+    }
+
+    async fn page(&self, query: &LedgerQuery) -> Result<LedgerPage, LedgerError> {
+        // One approver's rows by `action_ledger_by_approver`, every row by
+        // `action_ledger_by_time`; the limit plus one says whether a next
+        // page exists.
+        let mut conditions = Vec::new();
+        let mut parameter = 0;
+        let mut next_parameter = || {
+            parameter += 1;
+            format!("${parameter}")
+        };
+        if query.approver_key.is_some() {
+            conditions.push(format!("approver_key = {}", next_parameter()));
+        }
+        if query.after.is_some() {
+            let places: Vec<String> = (0..5).map(|_| next_parameter()).collect();
+            conditions.push(format!(
+                "(approved_ms, sales_order, action, order_version, requested) < ({})",
+                places.join(", ")
+            ));
+        }
+        let limit = next_parameter();
+        let filter = match conditions.is_empty() {
+            true => String::new(),
+            false => format!("WHERE {}", conditions.join(" AND ")),
+        };
+        let select = format!(
+            "SELECT {COLUMNS} FROM action_ledger {filter} \
+             ORDER BY approved_ms DESC, sales_order DESC, action DESC, order_version DESC, \
+             requested DESC LIMIT {limit}"
+        );
+        let rows = crate::db::once_more(|| {
+            let mut statement = sqlx::query(&select);
+            if let Some(approver) = &query.approver_key {
+                statement = statement.bind(approver);
+            }
+            if let Some(after) = &query.after {
+                statement = bind_key(statement.bind(after.approved_ms), &after.key);
+            }
+            statement
+                .bind(
+                    i64::try_from(query.limit)
+                        .unwrap_or(i64::MAX)
+                        .saturating_add(1),
+                )
+                .fetch_all(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
+        let more = rows.len() > query.limit;
+        let mut entries = Vec::with_capacity(rows.len().min(query.limit));
+        let mut next = None;
+        for row in rows.iter().take(query.limit) {
+            let entry = entry(row).map_err(unavailable)?;
+            next = Some(LedgerCursor {
+                approved_ms: row.try_get(8).map_err(unavailable)?,
+                key: entry.key.clone(),
+            });
+            entries.push(entry);
+        }
+        Ok(LedgerPage {
+            entries,
+            next: next.filter(|_| more),
+        })
     }
 
     async fn get(&self, key: &ActionKey) -> Result<Option<LedgerEntry>, LedgerError> {
@@ -434,6 +503,79 @@ mod tests {
     async fn sqlite_rows_filed_before_the_trace_was_kept_read_without_one() {
         rows_filed_before_the_trace_was_kept_read_without_one(test_support::sqlite_until(9).await)
             .await;
+    }
+
+    /// A database of the release before approver keys (migrations up to
+    /// 0010) with a row of alice's, migrated: the row's approver has the
+    /// owner form of that time (`user:alice`), which no person's page
+    /// finds until the start-up adopts it for the one bound identity
+    /// service's realm; then alice of that realm finds it.
+    async fn old_rows_are_their_approver_s_once_adopted(db: Database) {
+        sqlx::query(
+            "INSERT INTO action_ledger (sales_order, action, order_version, requested, \
+             specialist, summary, approved_by, approver_role, approved_ms, task_id, context_id, \
+             parameters, state, attempts, updated_ms) \
+             VALUES ('4725', 'open_dispute_case', 'v1', '', 'pricing', 'filed before', 'alice', \
+             'ar_clerk', 1764504000000, 'task-old', 'ctx-old', '{}', 'done', 1, 1764504000000)",
+        )
+        .execute(&db.pool)
+        .await
+        .expect("an old row");
+        db.migrate_until(i64::MAX).await.expect("migrated");
+        let ledger = ledger(db.clone());
+        let alice = || LedgerQuery {
+            approver_key: Some("ias:t-1:user:alice".into()),
+            limit: 10,
+            after: None,
+        };
+        assert!(
+            ledger
+                .page(&alice())
+                .await
+                .expect("page")
+                .entries
+                .is_empty()
+        );
+        let old = ledger
+            .get(&ActionKey::new("4725", "open_dispute_case", "v1", ""))
+            .await
+            .expect("get")
+            .expect("the old row");
+        assert_eq!(old.approver_key.as_deref(), Some("user:alice"));
+
+        let adopted = db.adopt_legacy_owners("ias:t-1:").await.expect("adopted");
+        assert_eq!((adopted.tasks, adopted.ledger_rows), (0, 1));
+        let page = ledger.page(&alice()).await.expect("page");
+        assert_eq!(page.entries.len(), 1);
+        assert_eq!(page.entries[0].approved_by, "alice");
+        let again = db.adopt_legacy_owners("ias:t-1:").await.expect("adopted");
+        assert_eq!((again.tasks, again.ledger_rows), (0, 0));
+    }
+
+    #[tokio::test]
+    async fn sqlite_old_rows_are_their_approver_s_once_adopted() {
+        old_rows_are_their_approver_s_once_adopted(test_support::sqlite_until(10).await).await;
+    }
+
+    #[tokio::test]
+    async fn postgres_old_rows_are_their_approver_s_once_adopted() {
+        let Some(db) = test_support::postgres_until("postgres_old_rows_are_their", 10).await else {
+            return;
+        };
+        old_rows_are_their_approver_s_once_adopted(db).await;
+    }
+
+    #[tokio::test]
+    async fn sqlite_pages_newest_first_by_approver() {
+        contract::pages_newest_first_by_approver(ledger(test_support::sqlite().await)).await;
+    }
+
+    #[tokio::test]
+    async fn postgres_pages_newest_first_by_approver() {
+        let Some(db) = test_support::postgres("postgres_pages_newest_first").await else {
+            return;
+        };
+        contract::pages_newest_first_by_approver(ledger(db)).await;
     }
 
     #[tokio::test]

@@ -692,4 +692,66 @@ mod tests {
         behaves_like_a_task_store(&store, Expect::shared(LEASE)).await;
         lists_like_a_task_store(&store).await;
     }
+
+    /// Task owners of the form before realms (`user:<id>`,
+    /// `client:<id>`), adopted for the one bound identity service's realm
+    /// at start, are that realm's callers' tasks; a second run changes
+    /// nothing, keys of the new form and tasks of nobody are left alone.
+    async fn old_owners_become_the_bound_realm_s(db: Database) {
+        use crate::tasks::{IdentityRealm, OwnerScope};
+        let store = store(db.clone());
+        for (id, owner) in [
+            ("old-user", Some("user:alice")),
+            ("old-client", Some("client:reporting")),
+            ("nobody", None),
+            ("new-user", Some("xsuaa:z-1:user:alice")),
+        ] {
+            store
+                .create(&task(id, TaskState::Completed), &[], owner)
+                .await
+                .unwrap();
+        }
+        let realm = IdentityRealm::new("ias", "t-1");
+        let mine = |scope: OwnerScope| TaskQuery {
+            scope,
+            ..TaskQuery::everything(10)
+        };
+        let ids = |page: TaskPage| -> Vec<String> {
+            page.tasks.into_iter().map(|task| task.id).collect()
+        };
+        let alice = mine(OwnerScope::user(&realm, "alice"));
+        assert!(ids(store.list(&alice).await.unwrap()).is_empty());
+        let counted = db.count_legacy_owners().await.unwrap();
+        assert_eq!((counted.tasks, counted.ledger_rows), (2, 0));
+
+        let adopted = db.adopt_legacy_owners(realm.key_prefix()).await.unwrap();
+        assert_eq!((adopted.tasks, adopted.ledger_rows), (2, 0));
+        assert_eq!(ids(store.list(&alice).await.unwrap()), ["old-user"]);
+        let reporting = mine(OwnerScope::client(&realm, "reporting"));
+        assert_eq!(ids(store.list(&reporting).await.unwrap()), ["old-client"]);
+        let other_alice = mine(OwnerScope::user(
+            &IdentityRealm::new("xsuaa", "z-1"),
+            "alice",
+        ));
+        assert_eq!(ids(store.list(&other_alice).await.unwrap()), ["new-user"]);
+        let nobody = store.get("nobody").await.unwrap().unwrap();
+        assert_eq!(nobody.owner, None);
+
+        let again = db.adopt_legacy_owners(realm.key_prefix()).await.unwrap();
+        assert_eq!((again.tasks, again.ledger_rows), (0, 0));
+        assert_eq!(ids(store.list(&alice).await.unwrap()), ["old-user"]);
+    }
+
+    #[tokio::test]
+    async fn sqlite_old_owners_become_the_bound_realm_s() {
+        old_owners_become_the_bound_realm_s(test_support::sqlite().await).await;
+    }
+
+    #[tokio::test]
+    async fn postgres_old_owners_become_the_bound_realm_s() {
+        let Some(db) = test_support::postgres("postgres_old_owners_become").await else {
+            return;
+        };
+        old_owners_become_the_bound_realm_s(db).await;
+    }
 }

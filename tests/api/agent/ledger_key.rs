@@ -20,7 +20,9 @@ const CREDIT_4711: &str = "why is order 4711 blocked by credit";
 const DELIVERY_4740: &str = "customer wants a later delivery date on 4740";
 
 fn rows_of(rows: &[Value], order: &str) -> Vec<Value> {
+    // `GET /actions` answers newest first; these read oldest first.
     rows.iter()
+        .rev()
         .filter(|row| row["salesOrder"] == order)
         .cloned()
         .collect()

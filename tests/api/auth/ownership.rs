@@ -422,6 +422,34 @@ async fn ledger(app: &TestApp, token: &str) -> Vec<Value> {
     body["actions"].as_array().cloned().expect("a list")
 }
 
+/// `text` asked and approved in its task by `approver`: one ledger row.
+async fn approved(app: &TestApp, approver: &str, text: &str) -> Value {
+    let mut message = user_message(text);
+    message["messageId"] = json!(uuid::Uuid::new_v4().to_string());
+    let asked = ok(
+        app,
+        approver,
+        false,
+        "message/send",
+        json!({"message": message}),
+    )
+    .await;
+    assert_eq!(state(&asked), "input-required", "{asked}");
+    let mut approve = user_message("approve");
+    approve["taskId"] = asked["id"].clone();
+    approve["contextId"] = asked["contextId"].clone();
+    let filed = ok(
+        app,
+        approver,
+        false,
+        "message/send",
+        json!({"message": approve}),
+    )
+    .await;
+    assert_eq!(state(&filed), "completed", "{filed}");
+    filed
+}
+
 #[tokio::test]
 async fn the_ledger_lists_a_user_what_they_approved_and_an_auditor_everything() {
     let keys = KeyServer::start().await;
@@ -430,34 +458,8 @@ async fn the_ledger_lists_a_user_what_they_approved_and_an_auditor_everything() 
         user("alice", &["ar_clerk"]),
         user("carl", &["credit_manager"]),
     );
-    for (approver, text) in [
-        (&alice, DISPUTE_4725),
-        (&carl, "why is order 4711 blocked by credit"),
-    ] {
-        let mut message = user_message(text);
-        message["messageId"] = json!(uuid::Uuid::new_v4().to_string());
-        let asked = ok(
-            &app,
-            approver,
-            false,
-            "message/send",
-            json!({"message": message}),
-        )
-        .await;
-        assert_eq!(state(&asked), "input-required", "{asked}");
-        let mut approve = user_message("approve");
-        approve["taskId"] = asked["id"].clone();
-        approve["contextId"] = asked["contextId"].clone();
-        let filed = ok(
-            &app,
-            approver,
-            false,
-            "message/send",
-            json!({"message": approve}),
-        )
-        .await;
-        assert_eq!(state(&filed), "completed", "{filed}");
-    }
+    approved(&app, &alice, DISPUTE_4725).await;
+    approved(&app, &carl, CREDIT_4711).await;
     let orders = |rows: &[Value]| -> Vec<String> {
         let mut orders: Vec<String> = rows
             .iter()
@@ -477,6 +479,119 @@ async fn the_ledger_lists_a_user_what_they_approved_and_an_auditor_everything() 
     );
     let auditor = user("audrey", &["auditor"]);
     assert_eq!(orders(&ledger(&app, &auditor).await), ["4711", "4725"]);
+}
+
+const CREDIT_4711: &str = "why is order 4711 blocked by credit";
+
+/// `GET /actions?<query>` as `token`: the status and the body.
+async fn ledger_page(app: &TestApp, token: &str, query: &str) -> (u16, Value) {
+    let response = app
+        .client
+        .get(format!("{}/actions?{query}", app.address))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("reaches the server");
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("JSON"))
+}
+
+#[tokio::test]
+async fn the_ledger_answers_a_page_at_a_time_newest_first() {
+    let keys = KeyServer::start().await;
+    let app = spawn(&keys).await;
+    let ada = user("ada", &["ar_clerk", "credit_manager"]);
+    approved(&app, &ada, DISPUTE_4725).await;
+    approved(&app, &ada, CREDIT_4711).await;
+    let auditor = user("audrey", &["auditor"]);
+    for reader in [&ada, &auditor] {
+        let (status, first) = ledger_page(&app, reader, "limit=1").await;
+        assert_eq!(status, 200, "{first}");
+        assert_eq!(
+            first["actions"].as_array().map(Vec::len),
+            Some(1),
+            "{first}"
+        );
+        assert_eq!(first["actions"][0]["salesOrder"], "4711", "newest first");
+        let next = first["next"].as_str().expect("a next page");
+        let (status, second) = ledger_page(&app, reader, &format!("limit=1&after={next}")).await;
+        assert_eq!(status, 200, "{second}");
+        assert_eq!(second["actions"][0]["salesOrder"], "4725", "{second}");
+        assert_eq!(second["next"], Value::Null, "the last page: {second}");
+        let (_, whole) = ledger_page(&app, reader, "").await;
+        assert_eq!(whole["actions"].as_array().map(Vec::len), Some(2));
+        assert_eq!(whole["next"], Value::Null);
+    }
+    for (query, says) in [
+        (
+            "limit=0",
+            "limit must be a whole number from 1 to 200, got `0`",
+        ),
+        (
+            "limit=201",
+            "limit must be a whole number from 1 to 200, got `201`",
+        ),
+        ("limit=many", "got `many`"),
+        ("after=not-a-token", "after must be the `next` token"),
+        ("limit=1&limit=2", "`limit` is given more than once"),
+        ("page=2", "unknown query parameter `page`"),
+    ] {
+        let (status, body) = ledger_page(&app, &ada, query).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{query}: {body}");
+    }
+}
+
+/// An XSUAA person's token, as `user_id`, with the `credit_manager` scope.
+fn xsuaa_user(user_id: &str) -> String {
+    let now = now();
+    let claims = json!({
+        "iss": "https://sub.authentication.test/oauth/token",
+        "zid": "zone-1",
+        "cid": XS_CLIENT_ID,
+        "azp": XS_CLIENT_ID,
+        "aud": [XS_CLIENT_ID, XSAPPNAME],
+        "sub": user_id,
+        "user_id": user_id,
+        "user_name": user_id,
+        "grant_type": "authorization_code",
+        "scope": [format!("{XSAPPNAME}.credit_manager"), "openid"],
+        "exp": now + 600,
+        "iat": now
+    });
+    token(claims.as_object().expect("claims"))
+}
+
+/// With IAS and XSUAA both bound, an IAS user and an XSUAA user of the
+/// same user id are two people: neither reaches, lists or sees the
+/// approvals of the other's tasks.
+#[tokio::test]
+async fn an_ias_user_and_an_xsuaa_user_of_one_id_are_two_people() {
+    let keys = KeyServer::start().await;
+    let app = TestApp::builder()
+        .auth(&keys)
+        .settings(|settings| {
+            settings.auth.xsuaa.client_id = Some(XS_CLIENT_ID.into());
+            settings.auth.xsuaa.xsappname = Some(XSAPPNAME.into());
+            settings.auth.xsuaa.uaa_domain = Some("authentication.test".into());
+        })
+        .spawn()
+        .await;
+    let (ias, xsuaa) = (user("user-7", &["credit_manager"]), xsuaa_user("user-7"));
+    let filed = approved(&app, &ias, CREDIT_4711).await;
+    assert_eq!(ledger(&app, &ias).await.len(), 1);
+
+    let listed = ok(&app, &xsuaa, true, "ListTasks", json!({})).await;
+    assert_eq!(listed["totalSize"], 0, "{listed}");
+    let (_, got) = raw(&app, &xsuaa, false, "tasks/get", json!({"id": filed["id"]})).await;
+    assert!(got.contains("-32001"), "{got}");
+    assert!(
+        ledger(&app, &xsuaa).await.is_empty(),
+        "the IAS user's approval is not the XSUAA user's"
+    );
+    let theirs = ok(&app, &ias, true, "ListTasks", json!({})).await;
+    assert_eq!(theirs["totalSize"], 1, "{theirs}");
 }
 
 /// Every string an answer carries but the ids the service made up (a random

@@ -89,7 +89,7 @@ async fn survives_a_restart(store_env: &[(&str, &str)]) {
         .iter()
         .filter_map(|row| row["salesOrder"].as_str())
         .collect();
-    assert_eq!(orders, ["4711", "4725"], "{actions:?}");
+    assert_eq!(orders, ["4725", "4711"], "newest first: {actions:?}");
     second.terminate().await;
 
     // The `actions` command reads the same ledger.

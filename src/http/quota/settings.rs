@@ -31,8 +31,8 @@ pub struct QuotaSettings {
 impl Default for QuotaSettings {
     fn default() -> Self {
         QuotaSettings {
-            caller_per_sec: 2,
-            caller_burst: 20,
+            caller_per_sec: 10,
+            caller_burst: 100,
             tenant_per_sec: 200,
             tenant_burst: 1_000,
             local_per_sec: 100_000,

@@ -31,9 +31,9 @@ use series::{
     ACTION_EXECUTIONS, ACTION_NAMES, ACTION_OUTCOMES, BUDGET_EXPIRIES, DROP_REASONS, ERROR_CODES,
     LEASE_EXPIRIES, LEDGER_ROWS, LEDGER_STATES, METHODS, ODATA_SERVICES, OPEN_TASKS,
     PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES, PUSH_FORMATS, PUSH_OUTCOMES,
-    REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES, SPANS_DROPPED, SPECIALISTS,
-    STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES, TASKS, TURNS_RUNNING,
-    WAIT_EXPIRIES,
+    REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES, SHED, SHED_LIMITS, SPANS_DROPPED,
+    SPECIALISTS, STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES, TASKS,
+    TURNS_RUNNING, WAIT_EXPIRIES,
 };
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -100,6 +100,12 @@ pub fn push_delivery(format: &str, result: &str, reason: &str) {
 /// `unavailable`).
 pub fn token_rejected(reason: &str) {
     REJECTIONS.add(position(&REJECTION_REASONS, reason), 1);
+}
+
+/// A call shed with 503 past a bound, by its setting
+/// (`server.max_calls_in_flight`, `server.body_bytes_in_flight`).
+pub fn shed(limit: &str) {
+    SHED.add(position(&SHED_LIMITS, limit), 1);
 }
 
 /// A blocking `message/send` answered `working` because its budget ran out.
@@ -216,6 +222,7 @@ mod tests {
         push_delivery("a2a", "refused", "refused_by_guard");
         push_attempt("joule", false);
         token_rejected("forbidden");
+        shed("server.max_calls_in_flight");
         spans_dropped("export_failed", 3);
         let text = render();
         let has = |series: &str| {
@@ -265,6 +272,9 @@ mod tests {
             "a2a_push_attempts_total{result=\"failed\",format=\"joule\"}"
         ));
         assert!(has("a2a_token_rejections_total{reason=\"forbidden\"}"));
+        assert!(has(
+            "a2a_requests_shed_total{limit=\"server.max_calls_in_flight\"}"
+        ));
         assert!(text.contains("# TYPE a2a_budget_expiries_total counter"));
         assert!(text.contains("\na2a_budget_expiries_total "));
         assert!(has(

@@ -9,9 +9,9 @@ use super::series::{
     ACTION_EXECUTIONS, ACTION_NAMES, ACTION_OUTCOMES, BUDGET_EXPIRIES, ClientCall, DROP_REASONS,
     ERROR_CODES, LEASE_EXPIRIES, LEDGER_ROWS, LEDGER_STATES, METHODS, ODATA_SERVICES, OPEN_TASKS,
     OTHER, PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES, PUSH_FORMATS, PUSH_OUTCOMES,
-    REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES, SPANS_DROPPED, SPECIALISTS,
-    STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES, TASKS, TURN_END_STATES,
-    TURNS_RUNNING, WAIT_EXPIRIES,
+    REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES, SHED, SHED_LIMITS, SPANS_DROPPED,
+    SPECIALISTS, STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES, TASKS,
+    TURN_END_STATES, TURNS_RUNNING, WAIT_EXPIRIES,
 };
 use opentelemetry::metrics::{AsyncInstrument, BoundHistogram, Histogram, Meter, MeterProvider};
 use opentelemetry::{KeyValue, Value};
@@ -321,6 +321,12 @@ fn observe(meter: &Meter) {
         "Requests refused by authentication, by reason",
     )
     .with_callback(|observer| all_by_label(observer, &REJECTIONS, "reason", &REJECTION_REASONS))
+    .build();
+    counter(
+        "a2a.requests.shed",
+        "Calls refused with 503 past a bound, by its setting",
+    )
+    .with_callback(|observer| all_by_label(observer, &SHED, "limit", &SHED_LIMITS))
     .build();
     counter(
         "a2a.budget.expiries",

@@ -29,7 +29,7 @@ struct Family {
 }
 
 /// In the order `/metrics` prints them.
-const FAMILIES: [Family; 18] = [
+const FAMILIES: [Family; 19] = [
     Family {
         otel: "a2a.requests",
         name: "a2a_requests_total",
@@ -78,6 +78,13 @@ const FAMILIES: [Family; 18] = [
         help: "Requests refused by authentication, by reason.",
         kind: Kind::Counter,
         labels: &[("reason", "reason")],
+    },
+    Family {
+        otel: "a2a.requests.shed",
+        name: "a2a_requests_shed_total",
+        help: "Calls refused with 503 past a bound, by its setting.",
+        kind: Kind::Counter,
+        labels: &[("limit", "limit")],
     },
     Family {
         otel: "a2a.budget.expiries",

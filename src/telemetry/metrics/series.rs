@@ -92,6 +92,13 @@ pub(super) const REJECTION_REASONS: [&str; 14] = [
     OTHER,
 ];
 pub(super) const DROP_REASONS: [&str; 3] = ["queue_full", "export_failed", OTHER];
+/// The bounds past which a call is shed (503 with `Retry-After`), by
+/// their settings.
+pub(super) const SHED_LIMITS: [&str; 3] = [
+    "server.max_calls_in_flight",
+    "server.body_bytes_in_flight",
+    OTHER,
+];
 
 /// The actions the agent may carry out (`agent::Action::as_str`).
 pub(super) const ACTION_NAMES: [&str; 5] = [
@@ -173,6 +180,7 @@ pub(super) static PUSH_DELIVERIES: [Counts<{ PUSH_OUTCOMES.len() }>; PUSH_FORMAT
 pub(super) static PUSH_ATTEMPTS: [Counts<{ PUSH_ATTEMPT_RESULTS.len() }>; PUSH_FORMATS.len()] =
     [const { Counts::new() }; PUSH_FORMATS.len()];
 pub(super) static REJECTIONS: Counts<{ REJECTION_REASONS.len() }> = Counts::new();
+pub(super) static SHED: Counts<{ SHED_LIMITS.len() }> = Counts::new();
 pub(super) static BUDGET_EXPIRIES: Counts<1> = Counts::new();
 pub(super) static SPANS_DROPPED: Counts<{ DROP_REASONS.len() }> = Counts::new();
 pub(super) static S4_RETRIES: Counts<ODATA_SERVICE_SLOTS> = Counts::new();

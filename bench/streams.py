@@ -10,7 +10,8 @@ connection, which stays open while its task waits), then BURST connections
 that send nothing. While they hold, SENDS message/send calls go out at once,
 each on a connection of its own, and /health is timed on fresh connections
 every HOLD/10 seconds until the sends are answered and HOLD has passed.
-Every send answered 200 is read back by its task id (tasks/get). Then
+Every send answered 200 is read back by its task id (tasks/get, 16 at a
+time, a shed read tried again). Then
 everything is closed and /health is asked how many streams are still open.
 Prints one RESULT line: the streams' answers (200, 429, other, none within
 3 s), the burst connections made, the /health times (ms: worst, median, all;
@@ -80,11 +81,18 @@ async def send(text):
     return status, (json.loads(body) if status == 200 else {}), ms
 
 
-async def stored(task_id):
-    """Whether tasks/get reads the task back."""
-    status, body, _ = await call(post_bytes({"jsonrpc": "2.0", "id": 3, "method": "tasks/get",
-                                             "params": {"id": task_id}}), 10)
-    return status == 200 and json.loads(body).get("result", {}).get("id") == task_id
+async def stored(task_id, readers):
+    """Whether tasks/get reads the task back: a few readers at a time, a
+    shed read (503) tried again after its Retry-After."""
+    async with readers:
+        for _ in range(10):
+            status, body, _ = await call(post_bytes({"jsonrpc": "2.0", "id": 3,
+                                                     "method": "tasks/get",
+                                                     "params": {"id": task_id}}), 10)
+            if status != 503:
+                return status == 200 and json.loads(body).get("result", {}).get("id") == task_id
+            await asyncio.sleep(1)
+    return False
 
 
 async def subscribe(task_id, held):
@@ -151,7 +159,8 @@ async def main():
     _, after = await health()
     answered = [task["result"]["id"] for status, task, _ in sent
                 if status == 200 and "id" in task.get("result", {})]
-    read_back = sum(await asyncio.gather(*(stored(task_id) for task_id in answered)))
+    readers = asyncio.Semaphore(16)
+    read_back = sum(await asyncio.gather(*(stored(task_id, readers) for task_id in answered)))
     statuses = [status for status, _, _ in sent]
     worst_send = max((ms for status, _, ms in sent if status > 0), default=-1)
     answered_times = sorted(t for t in times if t >= 0)

@@ -15,6 +15,7 @@ STREAMS=${STREAMS:-500}
 BURST=${BURST:-1000}
 SENDS=${SENDS:-1000}
 HOLD=${HOLD:-5}
+STORE=${STORE:-memory}
 PROFILE=${PROFILE:-release}
 if [ -z "${BIN:-}" ]; then
   if [ "$PROFILE" = release ]; then flags=(--release); else flags=(); fi
@@ -23,9 +24,9 @@ if [ -z "${BIN:-}" ]; then
 fi
 DATA=$(mktemp -d)
 RUST_LOG=${RUST_LOG:-error} PORT=$PORT AGENT__SERVER__HOST=127.0.0.1 AGENT__SERVER__WORKERS=2 \
-  AGENT__STORE__BACKEND=memory AGENT__STORE__DATA_DIR="$DATA" "$BIN" 2>/dev/null &
+  AGENT__STORE__BACKEND=$STORE AGENT__STORE__DATA_DIR="$DATA" "$BIN" 2>/dev/null &
 PID=$!
 trap 'kill $PID 2>/dev/null || true; rm -rf "$DATA"' EXIT
 for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
-echo "# streams: $STREAMS streams, $BURST idle connections, $SENDS sends, $BIN, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
+echo "# streams: $STREAMS streams, $BURST idle connections, $SENDS sends, $STORE store, $BIN, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
 python3 bench/streams.py "$PORT" "$PID" "$STREAMS" "$BURST" "$SENDS" "$HOLD"

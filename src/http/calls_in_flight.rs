@@ -27,6 +27,28 @@ pub struct CallsInFlight {
     most: usize,
 }
 
+/// A call past the bound: answered 503 with `Retry-After` ([`Shed::answer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the service is handling as many calls as it takes at once ({most}, \
+     server.max_calls_in_flight); retry in {RETRY_AFTER_SECS} s"
+)]
+pub struct Shed {
+    most: usize,
+}
+
+impl Shed {
+    /// 503 with `Retry-After` and the reason, in the body of every HTTP
+    /// refusal.
+    pub fn answer(self) -> HttpResponse {
+        let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, self.to_string());
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+        response
+    }
+}
+
 /// One call's place, given back when dropped.
 #[derive(Debug)]
 pub struct CallInFlight {
@@ -43,33 +65,20 @@ impl CallsInFlight {
         }
     }
 
-    /// A place for one call, or the 503 that sheds it.
-    pub fn enter(&self) -> Result<CallInFlight, HttpResponse> {
+    /// A place for one call, or the call is shed (and counted).
+    pub fn enter(&self) -> Result<CallInFlight, Shed> {
         Arc::clone(&self.places)
             .try_acquire_owned()
             .map(|place| CallInFlight { _place: place })
-            .map_err(|_| self.refusal())
+            .map_err(|_| {
+                crate::telemetry::metrics::shed("server.max_calls_in_flight");
+                Shed { most: self.most }
+            })
     }
 
     /// (calls in flight, the most), for `GET /health`.
     pub fn in_flight(&self) -> (usize, usize) {
         (self.most - self.places.available_permits(), self.most)
-    }
-
-    fn refusal(&self) -> HttpResponse {
-        crate::telemetry::metrics::shed("server.max_calls_in_flight");
-        let mut response = error_response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "the service is handling as many calls as it takes at once ({}, \
-                 server.max_calls_in_flight); retry in {RETRY_AFTER_SECS} s",
-                self.most
-            ),
-        );
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
-        response
     }
 }
 
@@ -83,9 +92,9 @@ mod tests {
         let first = calls.enter().expect("a place");
         let _second = calls.enter().expect("a place");
         assert_eq!(calls.in_flight(), (2, 2));
-        let shed = calls.enter().expect_err("no place left");
+        let shed = calls.enter().expect_err("no place left").answer();
         assert_eq!(shed.status(), StatusCode::SERVICE_UNAVAILABLE);
-        assert_eq!(shed.headers()[header::RETRY_AFTER], "1");
+        assert_eq!(shed.headers().get(header::RETRY_AFTER).unwrap(), "1");
         drop(first);
         assert_eq!(calls.in_flight(), (1, 2));
         assert!(calls.enter().is_ok());

@@ -282,7 +282,7 @@ async fn json_rpc_in_span(
     // read; the place is given back when this returns (the answer is made).
     let _in_flight = match state.calls.enter() {
         Ok(place) => place,
-        Err(shed) => return shed,
+        Err(shed) => return shed.answer(),
     };
     // Who calls comes first: no body is read for an unauthenticated caller.
     let super::auth::Credentials { principal, token } =

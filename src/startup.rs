@@ -12,7 +12,7 @@ use crate::backend::{BackendError, EmbeddedOrders, OrderSource};
 use crate::cloud_foundry::{TestsOnlyRefused, refuse_tests_only};
 use crate::config::Settings;
 use crate::db::{Database, DbError};
-use crate::http::{AppState, BindError, BodyLimits, CardDocument, Serving};
+use crate::http::{AppState, BindError, BodyLimits, CallsInFlight, CardDocument, Serving};
 use crate::push::{PushObserver, PushService, PushSetupError};
 use crate::tasks::{
     InMemoryTaskStore, Maintenance, SqlTaskStore, TaskEngine, TaskObserver, TaskStore,
@@ -478,6 +478,7 @@ impl Application {
             auth: validator,
             ledger: stores.ledger,
             ledger_readers: settings.rules.ledger_readers()?,
+            calls: CallsInFlight::new(server.calls_in_flight()),
             body_limits: BodyLimits::new(
                 server.max_body_bytes,
                 server.request_timeout(),

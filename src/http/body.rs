@@ -13,7 +13,7 @@
 //! per byte) and given back when the body is dropped. Small bodies, which
 //! is every ordinary JSON-RPC call, never wait for the budget, so a budget
 //! full of large bodies cannot shut out a normal request; what they cost
-//! together is bounded by the connection limit (`server.max_connections`).
+//! together is bounded by the calls in flight (`server.max_calls_in_flight`).
 //! An answer given before the body was read to its end closes the
 //! connection (`Connection: close`): the rest is never read. actix closes
 //! such a connection only if the handler's payload is still alive when the
@@ -94,6 +94,7 @@ impl BodyRefused {
                 ),
             ),
             BodyRefused::Busy(budget) => {
+                crate::telemetry::metrics::limit_refused("body_bytes_in_flight");
                 let mut response = error_response(
                     StatusCode::SERVICE_UNAVAILABLE,
                     format!(

@@ -26,6 +26,9 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
     // Streams take at most half the connections: the rest answer this.
     let (open, most) = state.streams.open();
     body["streams"] = json!({ "open": open, "max": most });
+    // Never counted itself: it answers when every call's place is taken.
+    let (in_flight, most) = state.calls.in_flight();
+    body["calls"] = json!({ "inFlight": in_flight, "max": most });
     // Shown, never failing the check: a restart would lose a SQLite file.
     body["store"] = json!(state.store);
     if state.engine.store_out_of_space() {

@@ -7,6 +7,7 @@ mod actions;
 mod auth;
 mod body;
 mod call_ids;
+mod calls_in_flight;
 mod card_document;
 mod card_endpoint;
 mod error_response;
@@ -25,6 +26,7 @@ mod settings;
 mod state;
 
 pub use body::BodyLimits;
+pub use calls_in_flight::CallsInFlight;
 pub use card_document::{CardDocument, CardSettings, extended_card};
 pub use local_origin::LocalOrigins;
 pub use quota::{QuotaSettings, Quotas};

@@ -305,6 +305,12 @@ async fn json_rpc_in_span(
     ids: CallIds,
     facts: &mut CallFacts,
 ) -> HttpResponse {
+    // Past the calls the instance takes at once, shed before anything is
+    // read; the place is given back when this returns (the answer is made).
+    let _in_flight = match state.calls.enter() {
+        Ok(place) => place,
+        Err(shed) => return shed.answer(),
+    };
     // Who calls comes first: no body is read for an unauthenticated caller.
     let super::auth::Credentials { principal, token } =
         match super::auth::authenticate(request, &state).await {

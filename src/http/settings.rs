@@ -1,6 +1,7 @@
 //! The server settings (`server.*`): where to listen, the public URL,
-//! workers, shutdown, request limits, open streams, SSE keep-alive, request-rate
-//! quotas (`server.quota.*`, whose type lives in `quota/`). Kept in the HTTP room
+//! workers, shutdown, request limits, connections, calls in flight, open
+//! streams, SSE keep-alive, request-rate quotas (`server.quota.*`, whose
+//! type lives in `quota/`). Kept in the HTTP room
 //! with the conversions the server uses; `config.rs` only layers them.
 
 use serde::{Deserialize, Serialize};
@@ -24,10 +25,13 @@ pub struct ServerSettings {
     pub shutdown_timeout_secs: u64,
     /// A larger request body gets 413.
     pub max_body_bytes: usize,
-    /// A request's headers must arrive within this after the connection
-    /// opened, and its body within this after the headers; else 408 and the
-    /// connection is closed.
+    /// A request's body must arrive within this after its headers; else
+    /// 408 and the connection is closed.
     pub request_timeout_ms: u64,
+    /// A new connection's first request head must arrive within this after
+    /// it opened; else 408 and the connection is closed. Short, because a
+    /// connection that sends nothing holds a connection slot.
+    pub head_timeout_ms: u64,
     /// Bytes all request bodies being read or handled may hold at once
     /// (beyond the first 16 KiB of each, which always fit); a body that
     /// needs more gets 503 with `Retry-After`.
@@ -35,6 +39,11 @@ pub struct ServerSettings {
     /// Open connections at most (split over the workers); more wait to be
     /// accepted.
     pub max_connections: usize,
+    /// JSON-RPC calls being handled at once at most (from before the body
+    /// is read until the answer is produced; an event stream counts until
+    /// its first answer, then against `max_streams`); past it 503 with
+    /// `Retry-After`.
+    pub max_calls_in_flight: usize,
     /// Open event streams at most, within half of `max_connections`: the
     /// other half stays for short calls and `GET /health`.
     pub max_streams: usize,
@@ -60,8 +69,10 @@ impl Default for ServerSettings {
             shutdown_timeout_secs: 5,
             max_body_bytes: 1024 * 1024,
             request_timeout_ms: 10_000,
+            head_timeout_ms: 2_000,
             body_bytes_in_flight: 16 * 1024 * 1024,
-            max_connections: 512,
+            max_connections: 2048,
+            max_calls_in_flight: 512,
             max_streams: 256,
             streams_per_caller: 8,
             streams_per_task: 4,
@@ -90,19 +101,24 @@ impl ServerSettings {
         format!("{}:{}", self.host(reachable), self.port)
     }
 
-    /// Headers within this after the connection opened, the body within
-    /// this after the headers (at least 1 ms).
+    /// The body within this after the headers (at least 1 ms).
     pub fn request_timeout(&self) -> Duration {
         Duration::from_millis(self.request_timeout_ms.max(1))
     }
 
-    /// actix's head timer: `request_timeout` plus the step of actix's
-    /// clock. actix sets the deadline from a clock it refreshes every
-    /// 500 ms, so with `request_timeout` alone it could fire up to 500 ms
-    /// early: at 500 ms, sometimes before the headers that arrived with the
-    /// connection were read (an empty 408 instead of the body timer's).
+    /// actix's head timer (a connection's first request head):
+    /// `head_timeout_ms` plus the step of actix's clock. actix sets the
+    /// deadline from a clock it refreshes every 500 ms, so with the setting
+    /// alone it could fire up to 500 ms early: at a setting of 500 ms,
+    /// sometimes before the headers that arrived with the connection were
+    /// read.
     pub fn head_timeout(&self) -> Duration {
-        self.request_timeout() + ACTIX_CLOCK_STEP
+        Duration::from_millis(self.head_timeout_ms.max(1)) + ACTIX_CLOCK_STEP
+    }
+
+    /// JSON-RPC calls handled at once at most (at least 1).
+    pub fn calls_in_flight(&self) -> usize {
+        self.max_calls_in_flight.max(1)
     }
 
     /// The `: keep-alive` period of quiet SSE streams (at least 100 ms).

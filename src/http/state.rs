@@ -23,6 +23,8 @@ pub struct AppState {
     /// The roles that read every filed action (the rule book's
     /// `rules.ledger_readers`); anyone else reads what they approved.
     pub ledger_readers: std::collections::BTreeSet<crate::roles::BusinessRole>,
+    /// JSON-RPC calls handled at once, bounded (`server.max_calls_in_flight`).
+    pub calls: super::CallsInFlight,
     /// Size, time and memory bounds of request bodies.
     pub body_limits: BodyLimits,
     pub sse_keep_alive: Duration,

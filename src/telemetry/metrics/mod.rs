@@ -103,8 +103,9 @@ pub fn token_rejected(reason: &str) {
 }
 
 /// A request refused at `limit`: a rate quota (`caller`, `tenant`,
-/// `instance`, `max_keys`) or a bound on open streams (`streams`,
-/// `streams_per_caller`, `streams_per_task`).
+/// `instance`, `max_keys`), a bound on open streams (`streams`,
+/// `streams_per_caller`, `streams_per_task`) or on work in flight, shed
+/// with 503 (`calls_in_flight`, `body_bytes_in_flight`).
 pub fn limit_refused(limit: &str) {
     LIMIT_REFUSALS.add(position(&LIMITS, limit), 1);
 }

@@ -324,7 +324,7 @@ fn observe(meter: &Meter) {
     .build();
     counter(
         "a2a.limit.refusals",
-        "Requests refused past a rate quota or a bound on open streams, by limit",
+        "Requests refused past a rate quota or a bound on open streams or work in flight, by limit",
     )
     .with_callback(|observer| all_by_label(observer, &LIMIT_REFUSALS, "limit", &LIMITS))
     .build();

@@ -82,7 +82,7 @@ const FAMILIES: [Family; 19] = [
     Family {
         otel: "a2a.limit.refusals",
         name: "a2a_limit_refusals_total",
-        help: "Requests refused past a rate quota or a bound on open streams, by limit.",
+        help: "Requests refused past a rate quota or a bound on open streams or work in flight, by limit.",
         kind: Kind::Counter,
         labels: &[("limit", "limit")],
     },

@@ -91,10 +91,11 @@ pub(super) const REJECTION_REASONS: [&str; 14] = [
     "unavailable",
     OTHER,
 ];
-/// The limits a request can be refused at with -32029 (and 503 for a
-/// full table of rates): the rate quotas (`http/quota`) and the bounds on
-/// open event streams (`rpc/stream_slots`).
-pub(super) const LIMITS: [&str; 8] = [
+/// The limits a request can be refused at: with -32029 and 429 the rate
+/// quotas (`http/quota`; 503 for a full table of rates) and the bounds on
+/// open event streams (`rpc/stream_slots`); with 503 the bounds on calls
+/// and body bytes in flight (`http/calls_in_flight`, `http/body`).
+pub(super) const LIMITS: [&str; 10] = [
     "caller",
     "tenant",
     "instance",
@@ -102,6 +103,8 @@ pub(super) const LIMITS: [&str; 8] = [
     "streams",
     "streams_per_caller",
     "streams_per_task",
+    "calls_in_flight",
+    "body_bytes_in_flight",
     OTHER,
 ];
 pub(super) const DROP_REASONS: [&str; 3] = ["queue_full", "export_failed", OTHER];

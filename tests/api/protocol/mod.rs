@@ -11,6 +11,7 @@ mod card;
 mod interop;
 mod jsonrpc_errors;
 mod jsonrpc_fuzz;
+mod overload;
 mod slow_bodies;
 mod stream_bounds;
 pub(crate) mod streaming;

@@ -60,7 +60,10 @@ async fn connect(port: u16) -> TcpStream {
 #[tokio::test]
 async fn a_request_that_stalls_gets_408_and_its_connection_is_closed() {
     let app = TestApp::builder()
-        .settings(|settings| settings.server.request_timeout_ms = 500)
+        .settings(|settings| {
+            settings.server.request_timeout_ms = 500;
+            settings.server.head_timeout_ms = 500;
+        })
         .spawn()
         .await;
 
@@ -86,7 +89,7 @@ async fn a_request_that_stalls_gets_408_and_its_connection_is_closed() {
         );
     }
 
-    // Headers that never end: actix's head timer, set from the same setting.
+    // Headers that never end: actix's head timer (`server.head_timeout_ms`).
     let mut stream = connect(app.port).await;
     stream
         .write_all(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n")

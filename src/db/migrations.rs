@@ -40,6 +40,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ledger rows keep the approval's trace and correlation id",
         include_str!("migrations/0010_ledger_trace.sql"),
     ),
+    (
+        11,
+        "finished tasks counted per owner",
+        include_str!("migrations/0011_finished_tasks_by_owner.sql"),
+    ),
 ];
 
 /// The migrations built into the binary, as sqlx's migrator takes them.

@@ -143,7 +143,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_defaults_are_joules_budget_and_the_memory_bounds() {
+    fn the_defaults_are_joules_budget_and_the_finished_and_memory_bounds() {
         let settings = TaskSettings::default();
         assert_eq!(settings.budget(), Duration::from_secs(55));
         let limits = settings.memory_limits();
@@ -151,5 +151,7 @@ mod tests {
         assert_eq!(limits.max_terminal, 2_000);
         assert_eq!(limits.max_terminal_per_owner, 200);
         assert_eq!(limits.max_open, 10_000);
+        let caps = settings.finished_caps();
+        assert_eq!((caps.per_caller, caps.without_owner), (200, 2_000));
     }
 }

@@ -45,6 +45,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ledger rows keyed by their approver's issuer and tenant",
         include_str!("migrations/0011_ledger_approver_key.sql"),
     ),
+    (
+        12,
+        "finished tasks counted per owner",
+        include_str!("migrations/0012_finished_tasks_by_owner.sql"),
+    ),
 ];
 
 /// The migrations built into the binary, as sqlx's migrator takes them.

@@ -6,6 +6,7 @@
 //! process. [`Expect`] names it, so the contract says where a store may
 //! answer differently and why, instead of each store testing its own idea.
 
+use super::settings::FinishedCaps;
 use super::store::{StoreError, TaskStore};
 use crate::a2a::{PushNotificationConfig, Task, TaskKind, TaskState, TaskStatus};
 use std::time::Duration;
@@ -498,4 +499,60 @@ pub(crate) async fn bounds_like_a_task_store(store: &dyn TaskStore) {
     ));
     assert_eq!(store.get("b-huge").await.unwrap(), None);
     assert_eq!(store.open_tasks_of(alice, 100).await.unwrap(), 1);
+}
+
+/// Each caller keeps at most `caps.per_caller` finished tasks, after
+/// `trim_finished` (the memory store trims as a task finishes): past it,
+/// the caller's own oldest finished tasks go, by when they finished;
+/// another caller's stay, and so do waiting and working ones. Run on a
+/// store of its own, whose per-caller cap is `caps.per_caller` (2).
+pub(crate) async fn trims_like_a_task_store(store: &dyn TaskStore, caps: FinishedCaps) {
+    assert_eq!(caps.per_caller, 2, "the contract counts on a cap of 2");
+    let (alice, bob) = (Some("user:alice"), Some("client:batch"));
+    let pause = || tokio::time::sleep(Duration::from_millis(5));
+    for (id, state, owner) in [
+        ("t-waiting", TaskState::InputRequired, bob),
+        ("t-working", TaskState::Working, bob),
+        ("t-hers", TaskState::Completed, alice),
+        ("t-1", TaskState::Completed, bob),
+        ("t-2", TaskState::Failed, bob),
+        ("t-3", TaskState::Canceled, bob),
+        ("t-4", TaskState::Rejected, bob),
+    ] {
+        store.create(&task(id, state), &[], owner).await.unwrap();
+        // Distinct finishing times, so "oldest" is the order above.
+        pause().await;
+    }
+    store.trim_finished(caps).await.unwrap();
+    let kept = |ids: &'static [&'static str]| async move {
+        let mut kept = Vec::new();
+        for id in ids {
+            if store.get(id).await.unwrap().is_some() {
+                kept.push(*id);
+            }
+        }
+        kept
+    };
+    let all = &[
+        "t-waiting",
+        "t-working",
+        "t-hers",
+        "t-1",
+        "t-2",
+        "t-3",
+        "t-4",
+    ];
+    assert_eq!(
+        kept(all).await,
+        ["t-waiting", "t-working", "t-hers", "t-3", "t-4"]
+    );
+
+    // A task counts from when it finished: the one that waited longest
+    // now finished last, and is kept.
+    store
+        .update(&task("t-waiting", TaskState::Completed), 1)
+        .await
+        .unwrap();
+    store.trim_finished(caps).await.unwrap();
+    assert_eq!(kept(all).await, ["t-waiting", "t-working", "t-hers", "t-4"]);
 }

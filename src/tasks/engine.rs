@@ -777,8 +777,8 @@ impl TaskEngine {
     }
 
     /// Keep this instance's leases alive, end tasks whose instance died,
-    /// and delete finished tasks past the retention; runs until the
-    /// runtime stops.
+    /// delete finished tasks past the retention and those past each
+    /// caller's cap; runs until the runtime stops.
     pub fn spawn_maintenance(&self, every: Maintenance) -> tokio::task::JoinHandle<()> {
         self.upkeep().spawn(every)
     }
@@ -789,6 +789,7 @@ impl TaskEngine {
             observer: self.inner.observer.clone(),
             running: Arc::clone(&self.inner.running),
             waiting_expiry: self.inner.settings.waiting_expiry(),
+            finished_caps: self.inner.settings.finished_caps(),
         }
     }
 

@@ -1,13 +1,16 @@
 //! Maintenance: keep this instance's leases on running turns alive, end
 //! `failed` the tasks whose instance died (their lease ran out), end
 //! `canceled` the tasks that waited too long for an answer (so that they,
-//! too, go with the retention), and delete finished tasks past the
-//! retention. One job per instance, until the runtime stops.
+//! too, go with the retention), delete finished tasks past the retention,
+//! and keep each caller's finished tasks within its cap (a pass every
+//! [`TRIM_EVERY`] at most, so a flooding caller's excess stays bounded
+//! between sweeps). One job per instance, until the runtime stops.
 
 use super::call::CallContext;
 use super::observer::{self, TaskObserver};
 use super::reply::{agent_message, set_status};
 use super::running::RunningTurns;
+use super::settings::FinishedCaps;
 use super::store::{StoreError, StoredTask, TaskStore};
 use crate::a2a::TaskState;
 use crate::db::StoreSettings;
@@ -23,7 +26,14 @@ pub struct Maintenance {
     pub sweep: Duration,
     /// Finished tasks older than this are deleted.
     pub retention: Duration,
+    /// How often each caller's finished tasks are trimmed to its cap.
+    pub trim: Duration,
 }
+
+/// The longest time between two trims of finished tasks: a caller past its
+/// cap holds at most what it finishes in this long more (at the per-caller
+/// request rate), whatever the sweep interval.
+const TRIM_EVERY: Duration = Duration::from_secs(2);
 
 impl Maintenance {
     /// What the store settings ask for.
@@ -32,6 +42,7 @@ impl Maintenance {
             lease: settings.lease(),
             sweep: settings.sweep_interval(),
             retention: settings.retention(),
+            trim: settings.sweep_interval().min(TRIM_EVERY),
         }
     }
 }
@@ -48,24 +59,35 @@ pub(super) struct Upkeep {
     pub(super) observer: Option<Arc<dyn TaskObserver>>,
     pub(super) running: Arc<RunningTurns>,
     pub(super) waiting_expiry: Duration,
+    /// How many finished tasks each caller keeps.
+    pub(super) finished_caps: FinishedCaps,
 }
 
 impl Upkeep {
     /// Keep this instance's leases alive, end tasks whose instance died,
-    /// and delete finished tasks past the retention; runs until the
-    /// runtime stops.
+    /// delete finished tasks past the retention and those past each
+    /// caller's cap; runs until the runtime stops.
     pub(super) fn spawn(self, every: Maintenance) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
             let renew_every = (every.lease / 3).max(Duration::from_millis(100));
             let mut renew = tokio::time::interval(renew_every);
             let mut sweep = tokio::time::interval(every.sweep.max(Duration::from_millis(100)));
+            let mut trim = tokio::time::interval(every.trim.max(Duration::from_millis(100)));
             renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            trim.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tokio::select! {
                     _ = renew.tick() => {
                         if let Err(error) = self.renew_leases().await {
                             tracing::warn!(%error, "renewing task leases failed");
+                        }
+                    }
+                    _ = trim.tick() => {
+                        match self.store.trim_finished(self.finished_caps).await {
+                            Ok(0) => {}
+                            Ok(deleted) => tracing::info!(deleted, "finished tasks past their caller's cap deleted"),
+                            Err(error) => tracing::warn!(%error, "trimming finished tasks to each caller's cap failed"),
                         }
                     }
                     _ = sweep.tick() => {

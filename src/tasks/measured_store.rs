@@ -5,6 +5,7 @@
 //! fails shows there before turns fail.
 
 use super::listing::{TaskPage, TaskQuery};
+use super::settings::FinishedCaps;
 use super::store::{PushConfigSet, StoreError, StoredTask, TaskStore, Written};
 use crate::a2a::{PushNotificationConfig, Task};
 use async_trait::async_trait;
@@ -111,6 +112,10 @@ impl TaskStore for MeasuredStore {
 
     async fn purge_finished(&self, before_ms: i64) -> Result<u64, StoreError> {
         measured("purge_finished", self.0.purge_finished(before_ms)).await
+    }
+
+    async fn trim_finished(&self, caps: FinishedCaps) -> Result<u64, StoreError> {
+        measured("trim_finished", self.0.trim_finished(caps)).await
     }
 
     async fn count_open(&self) -> Result<Option<u64>, StoreError> {

@@ -408,7 +408,9 @@ mod tests {
     use crate::a2a::TaskState;
     use crate::tasks::contract::{
         Expect, behaves_like_a_task_store, bounds_like_a_task_store, lists_like_a_task_store, task,
+        trims_like_a_task_store,
     };
+    use crate::tasks::settings::FinishedCaps;
     use std::time::Duration;
 
     #[tokio::test]
@@ -417,6 +419,15 @@ mod tests {
         behaves_like_a_task_store(&store, Expect::in_process()).await;
         lists_like_a_task_store(&store).await;
         bounds_like_a_task_store(&InMemoryTaskStore::new(MemoryStoreLimits::default())).await;
+        let limits = MemoryStoreLimits {
+            max_terminal_per_owner: 2,
+            ..MemoryStoreLimits::default()
+        };
+        let caps = FinishedCaps {
+            per_caller: 2,
+            without_owner: limits.max_terminal,
+        };
+        trims_like_a_task_store(&InMemoryTaskStore::new(limits), caps).await;
     }
 
     #[tokio::test]

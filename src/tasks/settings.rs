@@ -15,10 +15,10 @@ pub struct TaskSettings {
     pub retention_secs: u64,
     /// Finished tasks kept at most (in-memory store), all callers together
     /// (past it, the oldest of the caller holding the most goes); with
-    /// authentication off, also the one local caller's.
+    /// authentication off, also the one local caller's (every store).
     pub max_finished: usize,
     /// Finished tasks one caller (a user, or a technical client) keeps at
-    /// most (in-memory store); past it the caller's own oldest goes.
+    /// most (every store); past it the caller's own oldest goes.
     pub max_finished_per_caller: usize,
     /// Open tasks kept at most (in-memory store); past it a new task is
     /// refused, no open task is dropped.
@@ -83,6 +83,15 @@ impl TaskSettings {
         }
     }
 
+    /// How many finished tasks each caller keeps (what the SQL stores
+    /// trim to; the memory store keeps them by its own limits).
+    pub fn finished_caps(&self) -> FinishedCaps {
+        FinishedCaps {
+            per_caller: self.max_finished_per_caller,
+            without_owner: self.max_finished,
+        }
+    }
+
     /// The bounds of the in-memory task store these settings give.
     pub fn memory_limits(&self) -> MemoryStoreLimits {
         MemoryStoreLimits {
@@ -92,6 +101,18 @@ impl TaskSettings {
             max_open: self.max_open,
         }
     }
+}
+
+/// How many finished tasks one caller keeps, as
+/// [`TaskSettings::finished_caps`] gives them: past its cap, a caller's
+/// own oldest finished tasks go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FinishedCaps {
+    /// A user's or a technical client's cap.
+    pub per_caller: usize,
+    /// The cap of the tasks without an owner (authentication off: one
+    /// local caller, whose cap is the instance's).
+    pub without_owner: usize,
 }
 
 /// The in-memory task store's bounds, as [`TaskSettings::memory_limits`]
@@ -122,7 +143,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_defaults_are_joules_budget_and_the_memory_bounds() {
+    fn the_defaults_are_joules_budget_and_the_finished_and_memory_bounds() {
         let settings = TaskSettings::default();
         assert_eq!(settings.budget(), Duration::from_secs(55));
         let limits = settings.memory_limits();
@@ -130,5 +151,7 @@ mod tests {
         assert_eq!(limits.max_terminal, 2_000);
         assert_eq!(limits.max_terminal_per_owner, 200);
         assert_eq!(limits.max_open, 10_000);
+        let caps = settings.finished_caps();
+        assert_eq!((caps.per_caller, caps.without_owner), (200, 2_000));
     }
 }

@@ -3,6 +3,7 @@
 //! write of the task also tells who must hear about it.
 
 use super::listing::{TaskPage, TaskQuery};
+use super::settings::FinishedCaps;
 use crate::a2a::{PushNotificationConfig, Task};
 use async_trait::async_trait;
 
@@ -237,6 +238,15 @@ pub trait TaskStore: Send + Sync {
     /// Delete tasks that finished before `before_ms` (Unix ms); returns how
     /// many went.
     async fn purge_finished(&self, _before_ms: i64) -> Result<u64, StoreError> {
+        Ok(0)
+    }
+
+    /// Delete each caller's oldest finished tasks past its cap (`caps`;
+    /// waiting tasks are never touched), for the callers who finished a
+    /// task since the last trim; returns how many went. The memory store
+    /// trims as a task finishes, by its own limits: nothing is left to
+    /// delete here.
+    async fn trim_finished(&self, _caps: FinishedCaps) -> Result<u64, StoreError> {
         Ok(0)
     }
 

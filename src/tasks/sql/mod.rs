@@ -11,9 +11,11 @@ mod listing;
 mod packed_body;
 mod push_json;
 mod sqlite_writer;
+mod trim;
 mod worker_writers;
 
 use super::listing::{TaskPage, TaskQuery};
+use super::settings::FinishedCaps;
 use super::store::{
     PushConfigSet, StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task,
 };
@@ -38,6 +40,9 @@ pub struct SqlTaskStore {
     writer: Writer,
     /// The last task write failed for want of space (for `/health`).
     out_of_space: std::sync::atomic::AtomicBool,
+    /// Where the next trim of finished tasks looks from (Unix ms of
+    /// finishing; `trim`): 0 at start, every finished task.
+    trimmed_since: std::sync::atomic::AtomicI64,
 }
 
 /// Where task writes go.
@@ -178,6 +183,7 @@ impl SqlTaskStore {
             lease,
             writer,
             out_of_space: std::sync::atomic::AtomicBool::new(false),
+            trimmed_since: std::sync::atomic::AtomicI64::new(0),
         })
     }
 
@@ -534,6 +540,10 @@ impl TaskStore for SqlTaskStore {
         .map_err(unavailable)?;
         Ok(deleted.rows_affected())
     }
+
+    async fn trim_finished(&self, caps: FinishedCaps) -> Result<u64, StoreError> {
+        self.trim(caps).await
+    }
 }
 
 #[cfg(test)]
@@ -542,6 +552,7 @@ mod tests {
     use crate::db::test_support;
     use crate::tasks::contract::{
         Expect, behaves_like_a_task_store, bounds_like_a_task_store, lists_like_a_task_store, task,
+        trims_like_a_task_store,
     };
 
     const LEASE: Duration = Duration::from_secs(1);
@@ -680,6 +691,40 @@ mod tests {
         bounds_like_a_task_store(&store(test_support::sqlite_file(&dir).await)).await;
         if let Some(db) = test_support::postgres("sql_stores_bound_like_a_task_store").await {
             bounds_like_a_task_store(&store(db)).await;
+        }
+    }
+
+    /// The trim's part of the contract, each on a store of its own; and
+    /// the tasks without an owner (authentication off) trimmed to their
+    /// own cap, the instance's.
+    #[tokio::test]
+    async fn sql_stores_trim_like_a_task_store() {
+        let caps = FinishedCaps {
+            per_caller: 2,
+            without_owner: 3,
+        };
+        let dir = test_support::TempDir::new();
+        let mut stores = vec![
+            store(test_support::sqlite().await),
+            store(test_support::sqlite_file(&dir).await),
+        ];
+        if let Some(db) = test_support::postgres("sql_stores_trim_like_a_task_store").await {
+            stores.push(store(db));
+        }
+        for store in stores {
+            trims_like_a_task_store(&store, caps).await;
+            for n in 0..5 {
+                store
+                    .create(&task(&format!("none-{n}"), TaskState::Completed), &[], None)
+                    .await
+                    .unwrap();
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            assert_eq!(store.trim_finished(caps).await.unwrap(), 2);
+            for (id, kept) in [("none-1", false), ("none-2", true), ("t-4", true)] {
+                assert_eq!(store.get(id).await.unwrap().is_some(), kept, "{id}");
+            }
+            assert_eq!(store.trim_finished(caps).await.unwrap(), 0, "trimmed once");
         }
     }
 

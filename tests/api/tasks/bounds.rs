@@ -308,3 +308,58 @@ async fn one_callers_finished_tasks_never_evict_anothers() {
         assert_eq!(newest["id"], his[5]);
     }
 }
+
+/// The default SQLite store: a caller past `tasks.max_finished_per_caller`
+/// loses its own oldest finished tasks at the next trim (every second
+/// here, with the sweep); its waiting task and another user's finished
+/// task stay.
+#[tokio::test]
+async fn the_sql_store_trims_a_callers_finished_tasks_to_its_cap() {
+    let keys = KeyServer::start().await;
+    let app = TestApp::builder()
+        .auth(&keys)
+        .settings(|settings| {
+            settings.tasks.max_finished_per_caller = 3;
+            settings.store.sweep_interval_secs = 1;
+        })
+        .spawn()
+        .await;
+    let (alice, bob) = (user("alice", &["viewer"]), user("bob", &["viewer"]));
+    let ask = || json!({"message": user_message("why is order 4711 blocked by credit")});
+    let waiting = ok(
+        &app,
+        &bob,
+        false,
+        "message/send",
+        json!({"message": user_message("hello")}),
+    )
+    .await;
+    assert_eq!(waiting["status"]["state"], "input-required", "{waiting}");
+    let hers = ok(&app, &alice, false, "message/send", ask()).await;
+    assert_eq!(hers["status"]["state"], "completed", "{hers}");
+    let mut his = Vec::new();
+    for _ in 0..6 {
+        let task = ok(&app, &bob, false, "message/send", ask()).await;
+        assert_eq!(task["status"]["state"], "completed", "{task}");
+        his.push(task["id"].clone());
+    }
+    let readable = async |id: &Value| {
+        let (_, body) = raw(&app, &bob, false, "tasks/get", json!({"id": id})).await;
+        !body.contains("-32001")
+    };
+    let trimmed = wait_until(Duration::from_secs(10), async || !readable(&his[2]).await).await;
+    assert!(trimmed, "bob's third oldest finished task is still there");
+    for (n, id) in his.iter().enumerate() {
+        assert_eq!(
+            readable(id).await,
+            n >= 3,
+            "bob's task {n}: the newest 3 stay"
+        );
+    }
+    assert!(
+        readable(&waiting["id"]).await,
+        "a waiting task is never trimmed"
+    );
+    let kept = ok(&app, &alice, false, "tasks/get", json!({"id": hers["id"]})).await;
+    assert_eq!(kept["id"], hers["id"]);
+}

@@ -10,6 +10,7 @@
 //! exports unsigned values as strings, OpenTelemetry's conventions want
 //! integers (`http.response.status_code`, `push.attempt`).
 
+pub(crate) mod caller_tags;
 mod cloud_logging;
 mod export;
 pub mod metrics;
@@ -28,6 +29,7 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
+pub use caller_tags::CallerTags;
 pub use settings::{LogFormat, TelemetrySettings};
 
 /// The filter of the service when `RUST_LOG` is not set.

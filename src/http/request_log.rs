@@ -2,7 +2,7 @@
 //! request` record with the field names of SAP's request logs (`request`,
 //! `method`, `response_status`, `response_time_ms`, `remote_ip`, …) plus
 //! what the call was (`rpc.method`, `a2a.task.id`, `a2a.context.id`,
-//! `a2a.task.state`, `user.id`, …: the task's ids under the names its
+//! `a2a.task.state`, `user.id`, `tenant_id`, …: the task's ids under the names its
 //! spans carry, so Cloud Logging finds a task without a sampled trace); the
 //! SAP JSON layer turns `log.type = "request"` into `"type": "request"`.
 //! With text logs it is a short line with the call's facts.
@@ -29,6 +29,9 @@ pub struct CallFacts {
     pub client_id: Option<String>,
     /// Which branch of the tenant rule accepted the caller's IAS token.
     pub tenant_rule: Option<&'static str>,
+    /// The tenant and user on the call's spans (the tenant also labels
+    /// its metrics).
+    pub tags: crate::telemetry::CallerTags,
     pub request_bytes: Option<usize>,
 }
 
@@ -84,6 +87,7 @@ pub fn log(request: &HttpRequest, response: &HttpResponse, facts: &CallFacts, st
         rpc.error_code = facts.error_code,
         user.id = facts.user_id.as_deref().unwrap_or("-"),
         client.id = facts.client_id.as_deref().unwrap_or("-"),
+        tenant_id = facts.tags.tenant_id.as_deref().unwrap_or("-"),
         auth.tenant_rule = facts.tenant_rule,
         "jsonrpc request"
     );

@@ -95,6 +95,17 @@ fn caller(
     })
 }
 
+/// The tenant and user a call's spans carry: the token's tenant, and the
+/// person's id for a user token only (a technical token is no user; its
+/// client id is `auth.client_id` on the `authenticate` span).
+fn caller_tags(principal: &crate::auth::Principal) -> crate::telemetry::CallerTags {
+    crate::telemetry::CallerTags {
+        tenant_id: principal.tenant.clone(),
+        user_id: (principal.kind == crate::auth::TokenKind::User)
+            .then(|| principal.user_id.clone()),
+    }
+}
+
 /// Whose bucket a request takes from: the owner its tasks get (a person's
 /// user id, an application's client id) and the token's tenant; with
 /// authentication off, the instance's.
@@ -185,6 +196,8 @@ pub async fn json_rpc(
         correlation_id = tracing::field::Empty,
         sap.correlation_id = tracing::field::Empty,
         sap.conversation_id = tracing::field::Empty,
+        sap.tenancy.tenant_id = tracing::field::Empty,
+        user.id = tracing::field::Empty,
     );
     if !span.is_disabled() {
         record_http_server(&span, &request);
@@ -231,6 +244,7 @@ pub async fn json_rpc(
         facts.rpc_method.as_deref().unwrap_or("-"),
         facts.error_code.or(refused),
         started.elapsed().as_secs_f64(),
+        facts.tags.tenant_id.as_deref(),
     );
     span.in_scope(|| request_log::log(&request, &response, &facts, started));
     response
@@ -321,6 +335,8 @@ async fn json_rpc_in_span(
         facts.user_id = Some(principal.user_id.clone());
         facts.client_id = principal.client_id.clone();
         facts.tenant_rule = principal.tenant_rule.map(|rule| rule.as_str());
+        facts.tags = caller_tags(principal);
+        facts.tags.record(&tracing::Span::current());
     }
     let scope = super::owner::owner_scope(principal.as_deref(), state.auth.is_some());
     // Then how often it calls: a refused request reads no body.
@@ -367,6 +383,7 @@ async fn json_rpc_in_span(
         rules: Default::default(),
         scope,
         accept_language: header("accept-language"),
+        tags: facts.tags.clone(),
     };
     let version_query = a2a_version_query(request.query_string());
     let context = crate::rpc::RpcContext {

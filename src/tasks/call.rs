@@ -26,6 +26,8 @@ pub struct CallContext {
     /// answered in when the message does not say
     /// (docs/routing.md#languages).
     pub accept_language: Option<String>,
+    /// The tenant and user the turn's span carries, as the request's does.
+    pub tags: crate::telemetry::CallerTags,
 }
 
 impl CallContext {

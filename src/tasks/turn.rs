@@ -121,7 +121,10 @@ impl TurnRun {
             latency_ms = tracing::field::Empty,
             error.type = tracing::field::Empty,
             otel.status_description = tracing::field::Empty,
+            sap.tenancy.tenant_id = tracing::field::Empty,
+            user.id = tracing::field::Empty,
         );
+        self.call.tags.record(&span);
         let correlation = self.call.correlation_id.clone();
         PendingTurn(Some(Box::pin(tracing::Instrument::instrument(
             crate::telemetry::outbound::correlation_scope(correlation, self.run()),

@@ -10,7 +10,9 @@
 //! exports unsigned values as strings, OpenTelemetry's conventions want
 //! integers (`http.response.status_code`, `push.attempt`).
 
+pub(crate) mod caller_tags;
 mod cloud_logging;
+pub mod content;
 mod export;
 pub mod metrics;
 pub mod outbound;
@@ -28,6 +30,7 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
+pub use caller_tags::CallerTags;
 pub use settings::{LogFormat, TelemetrySettings};
 
 /// The filter of the service when `RUST_LOG` is not set.
@@ -151,11 +154,14 @@ pub fn init_service(
     opentelemetry::global::set_text_map_propagator(
         opentelemetry_sdk::propagation::TraceContextPropagator::new(),
     );
+    content::allow_in_spans(settings.debug_content);
     let otel_layer = provider.as_ref().map(|provider| {
         use opentelemetry::trace::TracerProvider as _;
+        use tracing_subscriber::Layer as _;
         tracing_opentelemetry::layer()
             .with_tracer(provider.tracer("order-exception-agent"))
             .with_tracked_inactivity(false)
+            .with_filter(content::span_export_filter())
     });
     // Trace ids are wanted in JSON logs even without export: a local
     // provider without exporter still gives spans their ids. Text logs do

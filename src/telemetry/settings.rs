@@ -1,5 +1,6 @@
 //! The telemetry settings (`telemetry.*`): the log format, the OTLP
-//! endpoint, whether `/metrics` answers. Kept in the telemetry room;
+//! endpoint, whether `/metrics` answers, whether spans may quote others'
+//! words. Kept in the telemetry room;
 //! `config.rs` only layers them.
 
 use serde::{Deserialize, Serialize};
@@ -16,6 +17,9 @@ pub struct TelemetrySettings {
     pub otlp_endpoint: Option<String>,
     /// Serve Prometheus text at `GET /metrics` (unauthenticated; off by default).
     pub metrics_endpoint: bool,
+    /// Let spans carry what S/4HANA or an action hook said (their error
+    /// messages, as the log lines do): for debugging only, off by default.
+    pub debug_content: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

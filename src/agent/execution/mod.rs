@@ -201,7 +201,14 @@ impl Executions {
         match (finish.state, error_type) {
             (ExecutionState::Failed, Some(error_type)) => {
                 let reason = finish.answer.as_deref().unwrap_or_default();
-                crate::telemetry::status::failed(&span, error_type, reason);
+                // S/4HANA's or the hook's own words stay in the log line.
+                let theirs = matches!(error_type, "refused" | "identity" | "hook_refused");
+                let description = if theirs && !crate::telemetry::content::in_spans() {
+                    "the approved action was refused"
+                } else {
+                    reason
+                };
+                crate::telemetry::status::failed(&span, error_type, description);
                 tracing::warn!(
                     parent: &span,
                     action.name = claimed.key.action.as_str(),
@@ -212,6 +219,7 @@ impl Executions {
                     error.type = error_type,
                     action.attempts = i64::from(attempts),
                     reason,
+                    telemetry.content = tracing::field::Empty,
                     "an approved action failed"
                 );
             }

@@ -387,6 +387,8 @@ impl Transport {
                 sap.error_code = %error.code,
                 sap.transaction_id = %error.transaction_id,
                 message = %error.message,
+                // S/4HANA's words: in the log line, not in the span.
+                telemetry.content = tracing::field::Empty,
                 "S/4HANA refused the read"
             );
             let mapped = match status {

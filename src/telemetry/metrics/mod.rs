@@ -32,7 +32,7 @@ use series::{
     LEASE_EXPIRIES, LEDGER_ROWS, LEDGER_STATES, LIMIT_REFUSALS, LIMITS, METHODS, ODATA_SERVICES,
     OPEN_TASKS, PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES, PUSH_FORMATS, PUSH_OUTCOMES,
     REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES, SPANS_DROPPED, SPECIALISTS,
-    STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES, TASKS, TURNS_RUNNING,
+    STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES, TASKS, TENANTS, TURNS_RUNNING,
     WAIT_EXPIRIES,
 };
 use std::sync::Arc;
@@ -54,12 +54,15 @@ pub fn served_method(method: &str) -> Option<&'static str> {
 
 /// One JSON-RPC call: its method (`-` when unreadable), `ok` or the error
 /// code (a JSON-RPC code, or the HTTP status of a call refused before any
-/// JSON-RPC answer: 401, 403, 413, …), and how long it took.
-pub fn request(method: &str, error_code: Option<i64>, seconds: f64) {
+/// JSON-RPC answer: 401, 403, 413, …), how long it took, and the
+/// caller's tenant (`None` with authentication off or before a token was
+/// accepted; past the first tenants, `other`).
+pub fn request(method: &str, error_code: Option<i64>, seconds: f64, tenant: Option<&str>) {
     let method = position(&METHODS, method);
     let outcome = error_code.map_or(0, |code| 1 + ERROR_CODES.index(&code));
-    REQUESTS[method].add(outcome, 1);
-    pipeline::figures().latency(method).record(seconds);
+    let tenant = tenant.map_or(0, |tenant| 1 + TENANTS.index(tenant));
+    REQUESTS[tenant][method].add(outcome, 1);
+    pipeline::figures().latency(tenant, method).record(seconds);
 }
 
 /// The specialists the agent has (and `-`, a turn no specialist
@@ -218,8 +221,8 @@ mod tests {
 
     #[test]
     fn counts_and_buckets_render_as_prometheus_text() {
-        request("tasks/pushNotificationConfig/list", None, 0.02);
-        request("tasks/pushNotificationConfig/list", Some(-32099), 2.0);
+        request("tasks/pushNotificationConfig/list", None, 0.02, None);
+        request("tasks/pushNotificationConfig/list", Some(-32099), 2.0, None);
         task_outcome("completed", "unit-specialist");
         push_delivery("a2a", "refused", "refused_by_guard");
         push_attempt("joule", false);
@@ -286,8 +289,8 @@ mod tests {
 
     #[test]
     fn a_method_the_service_does_not_serve_is_counted_as_other_never_by_its_name() {
-        request("no/such-method-from-a-caller", Some(-32601), 0.001);
-        request("-", Some(-32700), 0.001);
+        request("no/such-method-from-a-caller", Some(-32601), 0.001, None);
+        request("-", Some(-32700), 0.001, None);
         let text = render();
         assert!(!text.contains("no/such-method-from-a-caller"), "{text}");
         assert!(
@@ -298,6 +301,37 @@ mod tests {
         assert!(text.contains("a2a_request_duration_seconds_count{method=\"other\"}"));
     }
 
+    #[test]
+    fn the_first_tenants_label_their_requests_and_later_ones_count_as_other() {
+        request("tasks/get", None, 0.001, Some("unit-tenant-a"));
+        for n in 0..2 * series::TENANT_SLOTS {
+            request(
+                "tasks/get",
+                Some(-32001),
+                0.001,
+                Some(&format!("unit-tenant-{n}")),
+            );
+        }
+        let text = render();
+        assert!(
+            text.contains(
+                "a2a_requests_total{method=\"tasks/get\",outcome=\"ok\",tenant=\"unit-tenant-a\"} 1"
+            ),
+            "{text}"
+        );
+        assert!(text.contains(
+            "a2a_request_duration_seconds_count{method=\"tasks/get\",tenant=\"unit-tenant-a\"} 1"
+        ));
+        let tenants: std::collections::BTreeSet<&str> = text
+            .lines()
+            .filter_map(|line| line.split("tenant=\"").nth(1)?.split('"').next())
+            .collect();
+        assert!(tenants.contains("other"), "{tenants:?}");
+        assert_eq!(tenants.len(), series::TENANT_SLOTS, "{tenants:?}");
+        // Without a tenant the series has no tenant label at all.
+        assert!(text.contains("a2a_requests_total{method=\"tasks/get\",outcome=\"ok\"} "));
+    }
+
     /// What one JSON-RPC call costs to count (`request` and `task_outcome`),
     /// on one and two threads. A measurement, not a check: run it on a quiet
     /// machine with
@@ -306,22 +340,28 @@ mod tests {
     #[ignore = "a measurement"]
     fn recording_cost() {
         const CALLS: u32 = 1_000_000;
-        for threads in [1u32, 2] {
-            let started = std::time::Instant::now();
-            std::thread::scope(|scope| {
-                for _ in 0..threads {
-                    scope.spawn(|| {
-                        for i in 0..CALLS {
-                            request("message/send", None, f64::from(i % 100) / 1000.0);
-                            task_outcome("completed", "credit");
-                        }
-                    });
-                }
-            });
-            eprintln!(
-                "{threads} thread(s): {} ns per call on each thread",
-                started.elapsed().as_nanos() / u128::from(CALLS)
-            );
+        // The tenant measured takes the last named slot: the longest look-up.
+        for n in 0..series::TENANT_SLOTS - 2 {
+            request("tasks/get", None, 0.0, Some(&format!("filler-tenant-{n}")));
+        }
+        for tenant in [None, Some("9f3c1c2e-0b6a-4e4f-9d51-tenant-guid")] {
+            for threads in [1u32, 2] {
+                let started = std::time::Instant::now();
+                std::thread::scope(|scope| {
+                    for _ in 0..threads {
+                        scope.spawn(|| {
+                            for i in 0..CALLS {
+                                request("message/send", None, f64::from(i % 100) / 1000.0, tenant);
+                                task_outcome("completed", "credit");
+                            }
+                        });
+                    }
+                });
+                eprintln!(
+                    "tenant {tenant:?}, {threads} thread(s): {} ns per call on each thread",
+                    started.elapsed().as_nanos() / u128::from(CALLS)
+                );
+            }
         }
     }
 }

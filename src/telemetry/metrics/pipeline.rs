@@ -11,7 +11,7 @@ use super::series::{
     ODATA_SERVICES, OPEN_TASKS, OTHER, PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES,
     PUSH_FORMATS, PUSH_OUTCOMES, REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES,
     SPANS_DROPPED, SPECIALISTS, STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES,
-    TASKS, TURN_END_STATES, TURNS_RUNNING, WAIT_EXPIRIES,
+    TASKS, TENANT_ROWS, TENANTS, TURN_END_STATES, TURNS_RUNNING, WAIT_EXPIRIES,
 };
 use opentelemetry::metrics::{AsyncInstrument, BoundHistogram, Histogram, Meter, MeterProvider};
 use opentelemetry::{KeyValue, Value};
@@ -77,10 +77,10 @@ pub(super) struct Figures {
     /// the `Telemetry` guard holds it: dropping the guard stops the export.
     _kept: Option<SdkMeterProvider>,
     duration: Histogram<f64>,
-    /// The histogram bound to each method on its first call (so a method's
-    /// series appears with its first observation): no attribute look-up
-    /// per call.
-    latency: [OnceLock<BoundHistogram<f64>>; METHODS.len()],
+    /// The histogram bound to each tenant row and method on its first call
+    /// (so a series appears with its first observation): no attribute
+    /// look-up per call.
+    latency: [[OnceLock<BoundHistogram<f64>>; METHODS.len()]; TENANT_ROWS],
     store_duration: Histogram<f64>,
     /// The store histogram bound per operation and outcome (ok, error).
     store_latency: [[OnceLock<BoundHistogram<f64>>; 2]; STORE_OPERATIONS.len()],
@@ -139,7 +139,7 @@ impl Figures {
                 .with_unit("s")
                 .with_boundaries(BUCKETS.to_vec())
                 .build(),
-            latency: [const { OnceLock::new() }; METHODS.len()],
+            latency: [const { [const { OnceLock::new() }; METHODS.len()] }; TENANT_ROWS],
             store_duration: meter
                 .f64_histogram("a2a.store.duration")
                 .with_description("Task store calls by operation and outcome")
@@ -158,11 +158,13 @@ impl Figures {
         (figures, provider)
     }
 
-    /// The latency histogram of the method in slot `method` of `METHODS`.
-    pub(super) fn latency(&self, method: usize) -> &BoundHistogram<f64> {
-        self.latency[method].get_or_init(|| {
-            self.duration
-                .bind(&[KeyValue::new("rpc.method", METHODS[method])])
+    /// The latency histogram of tenant row `tenant` and the method in slot
+    /// `method` of `METHODS`.
+    pub(super) fn latency(&self, tenant: usize, method: usize) -> &BoundHistogram<f64> {
+        self.latency[tenant][method].get_or_init(|| {
+            let mut attributes = vec![KeyValue::new("rpc.method", METHODS[method])];
+            attributes.extend(tenant_attribute(tenant));
+            self.duration.bind(&attributes)
         })
     }
 
@@ -224,26 +226,29 @@ fn observe(meter: &Meter) {
         "JSON-RPC calls by method and outcome (ok or error code)",
     )
     .with_callback(|observer| {
-        for (method, counts) in REQUESTS.iter().enumerate() {
-            // Each served method's `ok` from the start, at 0 until called.
-            let served = !matches!(METHODS[method], "-" | OTHER);
-            for (outcome, count) in counts.all() {
-                if count == 0 && !(served && outcome == 0) {
-                    continue;
-                }
-                let outcome = match outcome {
-                    0 => Value::from("ok"),
-                    code => ERROR_CODES
-                        .value(code - 1)
-                        .map_or(Value::from(OTHER), |code| Value::from(code.to_string())),
-                };
-                observer.observe(
-                    count,
-                    &[
+        for (tenant, row) in REQUESTS.iter().enumerate() {
+            for (method, counts) in row.iter().enumerate() {
+                // Each served method's `ok` from the start, at 0 until
+                // called (without a tenant; a tenant's series appear with
+                // its calls).
+                let served = tenant == 0 && !matches!(METHODS[method], "-" | OTHER);
+                for (outcome, count) in counts.all() {
+                    if count == 0 && !(served && outcome == 0) {
+                        continue;
+                    }
+                    let outcome = match outcome {
+                        0 => Value::from("ok"),
+                        code => ERROR_CODES
+                            .value(code - 1)
+                            .map_or(Value::from(OTHER), |code| Value::from(code.to_string())),
+                    };
+                    let mut attributes = vec![
                         KeyValue::new("rpc.method", METHODS[method]),
                         KeyValue::new("outcome", outcome),
-                    ],
-                );
+                    ];
+                    attributes.extend(tenant_attribute(tenant));
+                    observer.observe(count, &attributes);
+                }
             }
         }
     })
@@ -430,6 +435,19 @@ fn observe(meter: &Meter) {
     )
     .with_callback(|observer| all_by_label(observer, &SPANS_DROPPED, "reason", &DROP_REASONS))
     .build();
+}
+
+/// `sap.tenancy.tenant_id` of tenant row `tenant`: none for row 0 (no
+/// tenant), the tenant's id, or `other` past the table.
+fn tenant_attribute(tenant: usize) -> Option<KeyValue> {
+    let slot = tenant.checked_sub(1)?;
+    let value = TENANTS
+        .value(slot)
+        .map_or(Value::from(OTHER), |id| Value::from(id.clone()));
+    Some(KeyValue::new(
+        crate::telemetry::caller_tags::TENANT_ATTRIBUTE,
+        value,
+    ))
 }
 
 /// Observe a family with one label from a fixed set, every value from the

@@ -35,14 +35,21 @@ const FAMILIES: [Family; 19] = [
         name: "a2a_requests_total",
         help: "JSON-RPC calls by method and outcome (ok or error code).",
         kind: Kind::Counter,
-        labels: &[("rpc.method", "method"), ("outcome", "outcome")],
+        labels: &[
+            ("rpc.method", "method"),
+            ("outcome", "outcome"),
+            ("sap.tenancy.tenant_id", "tenant"),
+        ],
     },
     Family {
         otel: "a2a.request.duration",
         name: "a2a_request_duration_seconds",
         help: "JSON-RPC call latency by method.",
         kind: Kind::Histogram,
-        labels: &[("rpc.method", "method")],
+        labels: &[
+            ("rpc.method", "method"),
+            ("sap.tenancy.tenant_id", "tenant"),
+        ],
     },
     Family {
         otel: "a2a.task.outcomes",
@@ -303,12 +310,15 @@ fn label_values<'a>(
         .collect()
 }
 
-/// `{name="value",…}` (nothing without labels), `le` last for buckets.
+/// `{name="value",…}` (nothing without labels), `le` last for buckets. A
+/// label the point does not have is left out (to Prometheus an empty value
+/// is no label).
 fn labels(family: &Family, values: &[String], le: Option<&str>) -> String {
     let mut pairs: Vec<String> = family
         .labels
         .iter()
         .zip(values)
+        .filter(|(_, value)| !value.is_empty())
         .map(|((_, name), value)| format!("{name}=\"{}\"", escape(value)))
         .collect();
     if let Some(le) = le {

@@ -173,13 +173,22 @@ pub(super) const STORE_ERROR_TYPES: [&str; 9] = [
 pub(super) const OUTCOMES: usize = 1 + CODE_SLOTS;
 pub(super) const CODE_SLOTS: usize = 32;
 pub(super) const SPECIALIST_SLOTS: usize = 32;
+/// Tenant slots of the request figures: the first `TENANT_SLOTS - 1`
+/// tenants a process meets keep their id, later ones count as `other`
+/// (tenants come from accepted tokens only, but an instance may serve many).
+pub(super) const TENANT_SLOTS: usize = 16;
+/// Slot 0 of the request figures is "no tenant" (authentication off, or a
+/// call refused before a token was accepted); slot `1 + t` is tenant `t`.
+pub(super) const TENANT_ROWS: usize = 1 + TENANT_SLOTS;
 /// OData services of S/4HANA: names from the code, a handful.
 pub(super) const ODATA_SERVICE_SLOTS: usize = 16;
 
 // ---- the figures ----------------------------------------------------------
 
-pub(super) static REQUESTS: [Counts<OUTCOMES>; METHODS.len()] =
-    [const { Counts::new() }; METHODS.len()];
+/// Requests by tenant row, method and outcome.
+pub(super) static REQUESTS: [[Counts<OUTCOMES>; METHODS.len()]; TENANT_ROWS] =
+    [const { [const { Counts::new() }; METHODS.len()] }; TENANT_ROWS];
+pub(super) static TENANTS: Claimed<String, TENANT_SLOTS> = Claimed::new();
 pub(super) static ERROR_CODES: Claimed<i64, CODE_SLOTS> = Claimed::new();
 pub(super) static TASKS: [Counts<SPECIALIST_SLOTS>; TASK_STATES.len()] =
     [const { Counts::new() }; TASK_STATES.len()];

@@ -4,6 +4,7 @@
 
 mod actions_telemetry;
 mod bounded_logs;
+mod caller_tags;
 mod oncall;
 mod oncall_actions;
 mod otlp_grpc;

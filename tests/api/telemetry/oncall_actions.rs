@@ -225,6 +225,45 @@ async fn an_action_s4hana_refuses_is_counted_gauged_an_error_span_and_a_warning(
             .is_some_and(|reason| reason.contains("(403)")),
         "{line}"
     );
+    // S/4HANA's own words are in the log, not in any span.
+    assert!(
+        log.iter().any(|line| line.to_string().contains(S4_WORDS)),
+        "{log:?}"
+    );
+    assert!(!format!("{:?}", collector.spans()).contains(S4_WORDS));
+}
+
+/// What the S/4HANA double says when a change is not authorized.
+const S4_WORDS: &str = "No authorization to change sales document 4740";
+
+/// With `telemetry.debug_content`, spans quote what S/4HANA said too.
+#[tokio::test]
+async fn with_debug_content_the_spans_quote_what_s4hana_said() {
+    let s4 = S4Double::start().await;
+    s4.set_access(
+        COMM_USER.0,
+        Access {
+            read: Scope::All,
+            change: Scope::Nothing,
+            services: None,
+        },
+    );
+    let collector = Collector::start().await;
+    let running = binary(
+        &collector,
+        &s4,
+        &[("AGENT__TELEMETRY__DEBUG_CONTENT", "true")],
+    )
+    .await;
+    let app = running.app().with_headers(&[("x-agent-role", "ar_clerk")]);
+    let dated = asked_with_date(&app).await;
+    app.reply(&dated, "approve").await;
+    wait_until(Duration::from_secs(10), async || {
+        format!("{:?}", collector.spans()).contains(S4_WORDS)
+    })
+    .await;
+    running.terminate().await;
+    assert!(format!("{:?}", collector.spans()).contains(S4_WORDS));
 }
 
 /// What an approval whose first attempt S/4HANA did not answer (503) left

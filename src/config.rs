@@ -26,6 +26,8 @@ pub struct Settings {
     /// Which executor carries approved actions out (ledger only by default).
     pub actions: crate::agent::execution::ActionSettings,
     pub telemetry: crate::telemetry::TelemetrySettings,
+    /// The audit outbox and its security events (docs/audit.md).
+    pub audit: crate::audit::AuditSettings,
     /// TESTS ONLY: the conformance agent (refused on Cloud Foundry).
     pub conformance: crate::agent::ConformanceSettings,
     /// `VCAP_APPLICATION`, `VCAP_SERVICES`, `CF_INSTANCE_INDEX` as read at

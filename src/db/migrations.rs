@@ -45,6 +45,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ledger rows keyed by their approver's issuer and tenant",
         include_str!("migrations/0011_ledger_approver_key.sql"),
     ),
+    (
+        13,
+        "audit outbox and audit state",
+        include_str!("migrations/0013_audit_outbox.sql"),
+    ),
 ];
 
 /// The migrations built into the binary, as sqlx's migrator takes them.

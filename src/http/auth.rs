@@ -90,6 +90,13 @@ pub async fn authenticate(
         Err(error) => {
             let reason = error.reason();
             crate::telemetry::metrics::token_rejected(reason);
+            // A security event (one per reason and address a minute); a
+            // failure to reach the key server is no refusal of the caller.
+            if !matches!(error, AuthError::Unavailable(_)) {
+                state
+                    .audit
+                    .refused(reason, client_address(request).as_deref(), None);
+            }
             crate::telemetry::status::failed(&span, reason, &error.to_string());
             // One line per reason per interval: a client with a bad token
             // at 10 requests a second writes one line, not 20 a second.
@@ -104,6 +111,24 @@ pub async fn authenticate(
             }
             Err(answer(&error))
         }
+    }
+}
+
+/// Who sent the request, for a security event: the first address of
+/// `X-Forwarded-For` (Cloud Foundry's router sets it), else the peer's IP.
+/// What a caller writes there only changes which event its refusals are
+/// counted in (the audit room bounds those).
+pub fn client_address(request: &HttpRequest) -> Option<String> {
+    let forwarded = request
+        .headers()
+        .get("x-forwarded-for")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(',').next())
+        .map(str::trim)
+        .filter(|address| !address.is_empty());
+    match forwarded {
+        Some(address) => Some(address.to_string()),
+        None => request.peer_addr().map(|peer| peer.ip().to_string()),
     }
 }
 

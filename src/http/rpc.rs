@@ -309,7 +309,13 @@ async fn json_rpc_in_span(
     // read; the place is given back when this returns (the answer is made).
     let _in_flight = match state.calls.enter() {
         Ok(place) => place,
-        Err(shed) => return shed.answer(),
+        Err(shed) => {
+            let address = super::auth::client_address(request);
+            state
+                .audit
+                .refused("calls_in_flight", address.as_deref(), None);
+            return shed.answer();
+        }
     };
     // Who calls comes first: no body is read for an unauthenticated caller.
     let super::auth::Credentials { principal, token } =
@@ -328,6 +334,12 @@ async fn json_rpc_in_span(
         requester(principal.as_deref(), &scope),
         std::time::Instant::now(),
     ) {
+        let address = super::auth::client_address(request);
+        state.audit.refused(
+            refused.label(),
+            address.as_deref(),
+            principal.as_deref().map(|p| p.user_id.as_str()),
+        );
         return quota_refused(&refused, facts);
     }
     if let Some(content_type) = request.headers().get(header::CONTENT_TYPE) {

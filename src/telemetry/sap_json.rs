@@ -139,6 +139,7 @@ where
             "type".into(),
             match fields.log_type.as_deref() {
                 Some("request") => "request",
+                Some("audit") => "audit",
                 _ => "log",
             }
             .into(),

@@ -94,6 +94,13 @@ impl Settings {
         }
     }
 
+    /// `VCAP_SERVICES` as Cloud Foundry would give it, for tests that bind
+    /// the service doubles to an in-process app (the audit log tests).
+    pub fn bind_services(&mut self, vcap_services: &str) -> Result<(), CloudFoundryError> {
+        self.cloud_foundry.services = crate::cloud_foundry::VcapServices::parse(vcap_services)?;
+        Ok(())
+    }
+
     /// Read the Cloud Foundry environment into `cloud_foundry`. `PORT` wins
     /// over everything; `PUBLIC_URL`, then `server.public_url`, then
     /// `VCAP_APPLICATION.application_uris[0]` give the public URL.

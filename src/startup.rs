@@ -422,7 +422,10 @@ impl Application {
         let configuration = started_configuration(&settings);
         let application =
             Self::build_with_stores(settings, agent, stores, Some(executions), Some(orders))?;
-        application.audit.configuration_at_start(&configuration).await;
+        application
+            .audit
+            .configuration_at_start(&configuration)
+            .await;
         Ok(application)
     }
 

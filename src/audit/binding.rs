@@ -41,7 +41,9 @@ pub enum BindingError {
          /audit-log/v2); bind plan `oauth2` or `premium` instead (docs/deploy-btp.md)"
     )]
     StandardPlan,
-    #[error("audit: the auditlog binding has plan `{0}`; only `oauth2` and `premium` are supported")]
+    #[error(
+        "audit: the auditlog binding has plan `{0}`; only `oauth2` and `premium` are supported"
+    )]
     UnknownPlan(String),
     #[error("audit: the auditlog binding lacks `{0}`")]
     Missing(&'static str),
@@ -50,9 +52,10 @@ pub enum BindingError {
 impl AuditBinding {
     /// The first `auditlog` binding; `Ok(None)` when none is bound.
     pub fn from_services(services: &VcapServices) -> Result<Option<AuditBinding>, BindingError> {
-        let Some(binding) = services.bindings().find(|binding| {
-            binding.get("label").and_then(Value::as_str) == Some(LABEL)
-        }) else {
+        let Some(binding) = services
+            .bindings()
+            .find(|binding| binding.get("label").and_then(Value::as_str) == Some(LABEL))
+        else {
             return Ok(None);
         };
         let credentials = binding
@@ -65,9 +68,7 @@ impl AuditBinding {
             // CAP's inference (audit-log.md §1.4) when the plan is not named.
             .unwrap_or_else(|| match credentials.get("uaa") {
                 None => "standard".into(),
-                Some(uaa) if text(uaa, "credential-type").ok() == Some("x509") => {
-                    "premium".into()
-                }
+                Some(uaa) if text(uaa, "credential-type").ok() == Some("x509") => "premium".into(),
                 Some(_) => "oauth2".into(),
             });
         match plan.as_str() {
@@ -81,11 +82,11 @@ impl AuditBinding {
         let x509 = text(uaa, "credential-type").ok() == Some("x509")
             || (plan == "premium" && uaa.get("clientsecret").is_none());
         let (token_url, credentials) = if x509 {
-            let certificate = text(uaa, "certificate")
-                .map_err(|_| BindingError::Missing("uaa.certificate"))?;
+            let certificate =
+                text(uaa, "certificate").map_err(|_| BindingError::Missing("uaa.certificate"))?;
             let key = text(uaa, "key").map_err(|_| BindingError::Missing("uaa.key"))?;
-            let token_url = text(uaa, "certurl")
-                .map_err(|_| BindingError::Missing("uaa.certurl"))?;
+            let token_url =
+                text(uaa, "certurl").map_err(|_| BindingError::Missing("uaa.certurl"))?;
             (
                 token_url,
                 TokenCredentials::X509 {
@@ -94,8 +95,8 @@ impl AuditBinding {
                 },
             )
         } else {
-            let secret = text(uaa, "clientsecret")
-                .map_err(|_| BindingError::Missing("uaa.clientsecret"))?;
+            let secret =
+                text(uaa, "clientsecret").map_err(|_| BindingError::Missing("uaa.clientsecret"))?;
             let token_url = text(uaa, "url").map_err(|_| BindingError::Missing("uaa.url"))?;
             (
                 token_url,

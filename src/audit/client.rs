@@ -89,7 +89,10 @@ impl AuditClient {
             Ok(response) => response,
             Err(error) => {
                 return Sent::Retry {
-                    reason: format!("no answer: {}", crate::telemetry::outbound::without_url(&error)),
+                    reason: format!(
+                        "no answer: {}",
+                        crate::telemetry::outbound::without_url(&error)
+                    ),
                     after: None,
                 };
             }
@@ -111,7 +114,10 @@ impl AuditClient {
         {
             return Ok(token.value.clone());
         }
-        let url = format!("{}/oauth/token", self.binding.token_url.trim_end_matches('/'));
+        let url = format!(
+            "{}/oauth/token",
+            self.binding.token_url.trim_end_matches('/')
+        );
         let form = {
             let mut form = url::form_urlencoded::Serializer::new(String::new());
             form.append_pair("grant_type", "client_credentials")
@@ -130,12 +136,19 @@ impl AuditClient {
             .send()
             .await
             .map_err(|error| Sent::Retry {
-                reason: format!("token: no answer: {}", crate::telemetry::outbound::without_url(&error)),
+                reason: format!(
+                    "token: no answer: {}",
+                    crate::telemetry::outbound::without_url(&error)
+                ),
                 after: None,
             })?;
         let status = response.status().as_u16();
         if status != 200 {
-            return Err(classify(status, retry_after(&response), "the token endpoint"));
+            return Err(classify(
+                status,
+                retry_after(&response),
+                "the token endpoint",
+            ));
         }
         let body: serde_json::Value = response.json().await.map_err(|_| Sent::Retry {
             reason: "token: the answer is not JSON".into(),

@@ -30,8 +30,8 @@ pub use outbox::{Outbox, OutboxCounts};
 pub use settings::AuditSettings;
 
 use crate::db::Database;
-use std::sync::Arc;
 use shared_counts::SharedCounts;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Why the audit room cannot start: the settings (bindings) are at fault.
@@ -66,7 +66,9 @@ pub struct Audit(Arc<Inner>);
 
 impl std::fmt::Debug for Audit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Audit").field("bound", &self.0.bound).finish()
+        f.debug_struct("Audit")
+            .field("bound", &self.0.bound)
+            .finish()
     }
 }
 
@@ -228,7 +230,10 @@ impl Audit {
             .filter(|(name, value)| before.get(*name).and_then(|v| v.as_str()) != Some(value))
             .map(|(name, value)| ChangedAttribute {
                 name: name.to_string(),
-                old: before.get(*name).and_then(|v| v.as_str()).map(str::to_string),
+                old: before
+                    .get(*name)
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string),
                 new: Some(value.clone()),
             })
             .collect();

@@ -90,7 +90,8 @@ impl Outbox {
     }
 
     fn rows(rows: &Mutex<VecDeque<MemoryRow>>) -> std::sync::MutexGuard<'_, VecDeque<MemoryRow>> {
-        rows.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        rows.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Store a message, due now, unless the outbox is full.
@@ -221,7 +222,10 @@ impl Outbox {
     pub async fn retry_at(&self, id: &str, due_ms: i64, reason: &str) -> Result<(), OutboxError> {
         match &self.place {
             Place::Memory(rows) => {
-                for row in Self::rows(rows).iter_mut().filter(|row| row.queued.id == id) {
+                for row in Self::rows(rows)
+                    .iter_mut()
+                    .filter(|row| row.queued.id == id)
+                {
                     row.queued.attempts = row.queued.attempts.saturating_add(1);
                     row.queued.due_ms = due_ms;
                 }
@@ -248,7 +252,10 @@ impl Outbox {
     pub async fn keep_aside(&self, id: &str, reason: &str) -> Result<(), OutboxError> {
         match &self.place {
             Place::Memory(rows) => {
-                for row in Self::rows(rows).iter_mut().filter(|row| row.queued.id == id) {
+                for row in Self::rows(rows)
+                    .iter_mut()
+                    .filter(|row| row.queued.id == id)
+                {
                     row.queued.attempts = row.queued.attempts.saturating_add(1);
                     row.kept_aside = Some(reason.to_string());
                 }
@@ -354,19 +361,38 @@ mod tests {
     }
 
     async fn exercise(outbox: Outbox) {
-        assert_eq!(outbox.put(&message("a"), 100).await.unwrap(), Stored::Queued);
-        assert_eq!(outbox.put(&message("b"), 100).await.unwrap(), Stored::Queued);
-        assert_eq!(outbox.put(&message("c"), 100).await.unwrap(), Stored::Full, "bound 2");
+        assert_eq!(
+            outbox.put(&message("a"), 100).await.unwrap(),
+            Stored::Queued
+        );
+        assert_eq!(
+            outbox.put(&message("b"), 100).await.unwrap(),
+            Stored::Queued
+        );
+        assert_eq!(
+            outbox.put(&message("c"), 100).await.unwrap(),
+            Stored::Full,
+            "bound 2"
+        );
         let claimed = outbox.claim_due(100, 5_000, 10).await.unwrap();
         assert_eq!(claimed.len(), 2);
-        assert!(outbox.claim_due(200, 6_000, 10).await.unwrap().is_empty(), "claimed");
+        assert!(
+            outbox.claim_due(200, 6_000, 10).await.unwrap().is_empty(),
+            "claimed"
+        );
         outbox.sent("a").await.unwrap();
         outbox.keep_aside("b", "answered 400").await.unwrap();
         assert_eq!(
             outbox.counts().await.unwrap(),
-            OutboxCounts { queued: 0, kept_aside: 1 }
+            OutboxCounts {
+                queued: 0,
+                kept_aside: 1
+            }
         );
-        assert_eq!(outbox.put(&message("d"), 100).await.unwrap(), Stored::Queued);
+        assert_eq!(
+            outbox.put(&message("d"), 100).await.unwrap(),
+            Stored::Queued
+        );
         outbox.claim_due(100, 5_000, 10).await.unwrap();
         outbox.retry_at("d", 7_000, "503").await.unwrap();
         assert!(outbox.claim_due(6_999, 9_000, 10).await.unwrap().is_empty());
@@ -384,7 +410,10 @@ mod tests {
         assert_eq!(outbox.remembered("configuration").await.unwrap(), None);
         outbox.remember("configuration", "v1").await.unwrap();
         outbox.remember("configuration", "v2").await.unwrap();
-        assert_eq!(outbox.remembered("configuration").await.unwrap().as_deref(), Some("v2"));
+        assert_eq!(
+            outbox.remembered("configuration").await.unwrap().as_deref(),
+            Some("v2")
+        );
         exercise(outbox).await;
     }
 

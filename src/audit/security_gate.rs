@@ -108,7 +108,10 @@ mod tests {
         for _ in 0..99 {
             assert!(gate.admit("invalid", "10.0.0.1", start).is_none());
         }
-        assert!(gate.admit("missing", "10.0.0.1", start).is_some(), "another reason");
+        assert!(
+            gate.admit("missing", "10.0.0.1", start).is_some(),
+            "another reason"
+        );
         let later = start + Duration::from_secs(61);
         assert_eq!(
             gate.admit("invalid", "10.0.0.1", later).unwrap().refusals,

@@ -27,7 +27,9 @@ pub struct Worker {
 /// The wait before attempt `attempts + 1`.
 pub fn backoff(attempts: u32, retry_after: Option<Duration>, most: Duration) -> Duration {
     let exponential = Duration::from_secs(1u64 << attempts.min(20)).min(most);
-    retry_after.map_or(exponential, |after| after.max(exponential).min(most.max(after)))
+    retry_after.map_or(exponential, |after| {
+        after.max(exponential).min(most.max(after))
+    })
 }
 
 impl Worker {
@@ -106,6 +108,9 @@ mod tests {
         assert_eq!(backoff(0, None, most), Duration::from_secs(1));
         assert_eq!(backoff(3, None, most), Duration::from_secs(8));
         assert_eq!(backoff(30, None, most), most);
-        assert_eq!(backoff(0, Some(Duration::from_secs(7)), most), Duration::from_secs(7));
+        assert_eq!(
+            backoff(0, Some(Duration::from_secs(7)), most),
+            Duration::from_secs(7)
+        );
     }
 }

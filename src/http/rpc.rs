@@ -355,7 +355,17 @@ async fn json_rpc_in_span(
         .and_then(|value| value.parse::<usize>().ok());
     let body = match super::body::read(payload, declared, &state.body_limits).await {
         Ok(body) => body,
-        Err(refused) => return refused.answer(),
+        Err(refused) => {
+            if matches!(refused, super::body::BodyRefused::Busy(_)) {
+                let address = super::auth::client_address(request);
+                state.audit.refused(
+                    "body_bytes_in_flight",
+                    address.as_deref(),
+                    principal.as_deref().map(|p| p.user_id.as_str()),
+                );
+            }
+            return refused.answer();
+        }
     };
     facts.request_bytes = Some(body.len());
     let header = |name: &str| header_text(request.headers(), name).map(str::to_string);
@@ -381,6 +391,7 @@ async fn json_rpc_in_span(
         accept_language: header("accept-language"),
     };
     let version_query = a2a_version_query(request.query_string());
+    let client_address = super::auth::client_address(request);
     let context = crate::rpc::RpcContext {
         engine: &state.engine,
         principal: principal.as_deref(),
@@ -394,6 +405,8 @@ async fn json_rpc_in_span(
             query: version_query.as_deref(),
         },
         streams: &state.streams,
+        audit: &state.audit,
+        client_address: client_address.as_deref(),
     };
     let mut reply = crate::rpc::handle(&context, &body).await;
     facts.rpc_method = reply.method.clone();

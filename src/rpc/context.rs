@@ -20,6 +20,11 @@ pub struct RpcContext<'a> {
     pub a2a_version: VersionParameter<'a>,
     /// The open event streams, bounded.
     pub streams: &'a super::StreamSlots,
+    /// Where a refusal past a bound is reported as a security event.
+    pub audit: &'a crate::audit::Audit,
+    /// Who sent the request (`X-Forwarded-For`, else the peer), for that
+    /// event.
+    pub client_address: Option<&'a str>,
 }
 
 /// The `A2A-Version` service parameter as a request carried it.

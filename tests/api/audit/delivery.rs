@@ -199,3 +199,58 @@ async fn a_standard_plan_binding_refuses_the_start_with_the_reason() {
     assert_eq!(error.exit_code(), 2);
     assert!(double.writes().is_empty());
 }
+
+#[tokio::test]
+async fn a_quota_refusal_is_a_security_event_naming_the_caller() {
+    let keys = KeyServer::start().await;
+    let double = AuditLogDouble::start().await;
+    let services = double.vcap_services("oauth2");
+    let app = TestApp::builder()
+        .auth(&keys)
+        .settings(|settings| {
+            settings.bind_services(&services).expect("VCAP_SERVICES");
+            settings.audit.poll_interval_ms = 50;
+            settings.server.quota.caller_per_sec = 1;
+            settings.server.quota.caller_burst = 1;
+        })
+        .spawn()
+        .await;
+    let token = crate::helpers::key_server::token(&crate::helpers::key_server::user_claims());
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        let status = app
+            .client
+            .post(format!("{}/", app.address))
+            .header("Content-Type", "application/json")
+            .header("Authorization", format!("Bearer {token}"))
+            .body(r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}"#)
+            .send()
+            .await
+            .expect("the service answers")
+            .status()
+            .as_u16();
+        statuses.push(status);
+    }
+    assert!(
+        statuses.iter().filter(|s| **s == 429).count() >= 2,
+        "{statuses:?}"
+    );
+    assert!(
+        wait_until(Duration::from_secs(10), async || {
+            !double.accepted("security-events").is_empty()
+        })
+        .await
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let events = double.accepted("security-events");
+    assert_eq!(
+        events.len(),
+        1,
+        "refusals of one minute are one event: {events:?}"
+    );
+    let data = data(&events[0]);
+    assert_eq!(data["reason"], "caller");
+    assert_eq!(events[0]["ip"], "127.0.0.1");
+    assert_ne!(events[0]["user"], "anonymous", "the caller is named");
+    assert_eq!(events[0]["user"], data["user"]);
+}

@@ -205,6 +205,33 @@ fn retry_after(response: &reqwest::Response) -> Option<Duration> {
 mod tests {
     use super::*;
 
+    fn premium(certificate: &str, key: &str) -> AuditBinding {
+        AuditBinding {
+            plan: "premium".into(),
+            api_url: "https://api.auditlog.example:6081".into(),
+            token_url: "https://sub.authentication.cert.example".into(),
+            client_id: "c".into(),
+            credentials: TokenCredentials::X509 {
+                certificate: certificate.into(),
+                key: key.into(),
+            },
+        }
+    }
+
+    #[test]
+    fn a_premium_binding_is_a_client_certificate_and_a_bad_one_stops_the_start() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let generated = rcgen::generate_simple_self_signed(vec!["agent".to_string()]).unwrap();
+        let certificate = generated.cert.pem();
+        let key = generated.signing_key.serialize_pem();
+        assert!(AuditClient::new(premium(&certificate, &key)).is_ok());
+        let Err(error) = AuditClient::new(premium(&certificate, "not a key")) else {
+            panic!("a certificate without its key is refused");
+        };
+        assert!(matches!(error, ClientError::Identity(_)), "{error}");
+        assert!(!error.to_string().contains("BEGIN"), "{error}");
+    }
+
     #[test]
     fn answers_are_sorted_into_done_retry_and_kept_aside() {
         assert_eq!(classify(201, None, "x"), Sent::Accepted);

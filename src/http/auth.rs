@@ -115,21 +115,20 @@ pub async fn authenticate(
 }
 
 /// Who sent the request, for a security event: the first address of
-/// `X-Forwarded-For` (Cloud Foundry's router sets it), else the peer's IP.
-/// What a caller writes there only changes which event its refusals are
-/// counted in (the audit room bounds those).
+/// `X-Forwarded-For` (Cloud Foundry's router sets it) when it is an IP
+/// address, else the peer's IP. What a caller writes there only changes
+/// which event its refusals are counted in (the audit room bounds those),
+/// and never puts anything but an address into a message.
 pub fn client_address(request: &HttpRequest) -> Option<String> {
     let forwarded = request
         .headers()
         .get("x-forwarded-for")
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.split(',').next())
-        .map(str::trim)
-        .filter(|address| !address.is_empty());
-    match forwarded {
-        Some(address) => Some(address.to_string()),
-        None => request.peer_addr().map(|peer| peer.ip().to_string()),
-    }
+        .and_then(|address| address.trim().parse::<std::net::IpAddr>().ok());
+    forwarded
+        .or_else(|| request.peer_addr().map(|peer| peer.ip()))
+        .map(|address| address.to_string())
 }
 
 /// The one reading of the request's `Authorization` header: `None` without

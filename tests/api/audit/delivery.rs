@@ -181,7 +181,7 @@ async fn with_the_service_answering_503_then_429_nothing_is_lost() {
 }
 
 #[tokio::test]
-async fn a_standard_plan_binding_refuses_the_start_with_the_reason() {
+async fn a_standard_plan_or_a_missing_field_refuses_the_start_with_the_reason() {
     let double = AuditLogDouble::start().await;
     let mut settings = TestApp::builder().into_settings();
     settings
@@ -195,6 +195,24 @@ async fn a_standard_plan_binding_refuses_the_start_with_the_reason() {
             .to_string()
             .contains("plan `standard`, which SAP deprecated"),
         "{error}"
+    );
+    assert_eq!(error.exit_code(), 2);
+    // An oauth2 binding without its secret: refused, naming the field.
+    let mut binding: Value = serde_json::from_str(&double.vcap_services("oauth2")).unwrap();
+    binding["auditlog"][0]["credentials"]["uaa"]
+        .as_object_mut()
+        .unwrap()
+        .remove("clientsecret");
+    let mut settings = TestApp::builder().into_settings();
+    settings
+        .bind_services(&binding.to_string())
+        .expect("VCAP_SERVICES");
+    let Err(error) = crate::helpers::Application::build(settings).await else {
+        panic!("the start goes on without the client secret");
+    };
+    assert_eq!(
+        error.to_string(),
+        "audit: the auditlog binding lacks `uaa.clientsecret`"
     );
     assert_eq!(error.exit_code(), 2);
     assert!(double.writes().is_empty());
@@ -253,4 +271,46 @@ async fn a_quota_refusal_is_a_security_event_naming_the_caller() {
     assert_eq!(events[0]["ip"], "127.0.0.1");
     assert_ne!(events[0]["user"], "anonymous", "the caller is named");
     assert_eq!(events[0]["user"], data["user"]);
+}
+
+#[tokio::test]
+async fn without_a_binding_the_events_are_type_audit_log_lines() {
+    let keys = KeyServer::start().await;
+    let running = crate::helpers::binary::start_binary(&[
+        ("AGENT__TELEMETRY__LOG_FORMAT", "json"),
+        (
+            "AGENT__AUTH__CLIENT_ID",
+            crate::helpers::key_server::CLIENT_ID,
+        ),
+        ("AGENT__AUTH__DOMAINS", "accounts.test"),
+        ("AGENT__AUTH__APP_TID", crate::helpers::key_server::APP_TID),
+        ("AGENT__AUTH__URL", crate::helpers::key_server::ISSUER),
+        ("AGENT__AUTH__TEST_KEY_SERVER", &keys.url),
+    ])
+    .await;
+    let app = running.app();
+    // Not an address: the peer's is used instead.
+    for _ in 0..3 {
+        refused(&app, "<script>").await;
+    }
+    let lines = running.terminate().await;
+    let audit: Vec<Value> = lines
+        .iter()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["type"] == "audit")
+        .collect();
+    let kinds: Vec<&str> = audit
+        .iter()
+        .map(|line| line["audit.kind"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(
+        kinds,
+        ["configuration-changes", "security-events"],
+        "{audit:?}"
+    );
+    let message: Value =
+        serde_json::from_str(audit[1]["audit.message"].as_str().expect("the message")).unwrap();
+    assert_eq!(message["ip"], "127.0.0.1");
+    assert_eq!(data(&message)["reason"], "malformed");
+    assert_eq!(data(&message)["refusals"], 1);
 }

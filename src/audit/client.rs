@@ -19,8 +19,8 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 pub enum Sent {
     /// 2xx: done.
     Accepted,
-    /// 429 (with its `Retry-After`, if any), 5xx, a network error, a token
-    /// that could not be fetched for a reason that may pass: try again.
+    /// 429 (with its `Retry-After`, if any), 5xx, 401 (the token was
+    /// refused: a new one is fetched), a network error, no token: try again.
     Retry {
         reason: String,
         after: Option<Duration>,
@@ -99,8 +99,13 @@ impl AuditClient {
         };
         let status = response.status().as_u16();
         if status == 401 {
-            // The token may have been revoked: fetch a new one next time.
+            // The token, not the message, was refused (revoked, or the
+            // binding rotated): a new one next time, the message kept.
             *self.token.lock().await = None;
+            return Sent::Retry {
+                reason: "the write API answered 401".into(),
+                after: None,
+            };
         }
         classify(status, retry_after(&response), "the write API")
     }
@@ -144,11 +149,12 @@ impl AuditClient {
             })?;
         let status = response.status().as_u16();
         if status != 200 {
-            return Err(classify(
-                status,
-                retry_after(&response),
-                "the token endpoint",
-            ));
+            // Never the message's fault: it waits (with the backoff) until
+            // a token comes, after the binding is fixed if need be.
+            return Err(Sent::Retry {
+                reason: format!("the token endpoint answered {status}"),
+                after: retry_after(&response),
+            });
         }
         let body: serde_json::Value = response.json().await.map_err(|_| Sent::Retry {
             reason: "token: the answer is not JSON".into(),

@@ -314,3 +314,36 @@ async fn without_a_binding_the_events_are_type_audit_log_lines() {
     assert_eq!(data(&message)["reason"], "malformed");
     assert_eq!(data(&message)["refusals"], 1);
 }
+
+#[tokio::test]
+async fn a_message_the_service_refuses_with_400_is_kept_aside_and_never_resent() {
+    let keys = KeyServer::start().await;
+    let double = AuditLogDouble::start().await;
+    double.answer_writes_with(Some(400), None);
+    let app = app(&keys, &double).await;
+    refused(&app, "192.0.2.9").await;
+    assert!(
+        wait_until(Duration::from_secs(10), async || {
+            let health = app.get_json("/health").await;
+            health["audit"]["outbox"] == serde_json::json!({"queued": 0, "keptAside": 2})
+        })
+        .await,
+        "the configuration change and the security event are kept aside"
+    );
+    double.answer_writes_with(None, None);
+    let before = double.writes().len();
+    assert_eq!(before, 2, "one attempt each");
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(double.writes().len(), before, "never sent again");
+    let metrics = app
+        .client
+        .get(format!("{}/health", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        metrics.status(),
+        200,
+        "a kept-aside message never fails /health"
+    );
+}

@@ -108,7 +108,9 @@ impl Audit {
             None => Outbox::memory(settings.max_queued),
         };
         let Some(binding) = binding else {
-            return Ok(Audit::new(settings, outbox, false));
+            let audit = Audit::new(settings, outbox, false);
+            audit.spawn_overdue_sweep();
+            return Ok(audit);
         };
         tracing::info!(
             plan = %binding.plan,
@@ -125,6 +127,7 @@ impl Audit {
             poll_interval: settings.poll_interval(),
         }
         .spawn();
+        audit.spawn_overdue_sweep();
         Ok(audit)
     }
 
@@ -186,10 +189,29 @@ impl Audit {
     /// how many refusals it stands for. `user` is the caller when known.
     pub fn refused(&self, reason: &'static str, address: Option<&str>, user: Option<&str>) {
         let address = address.unwrap_or("-");
-        let Some(admitted) = self.0.gate.admit(reason, address, Instant::now()) else {
-            return;
-        };
-        let user = user.unwrap_or("anonymous");
+        if let Some(admitted) = self.0.gate.admit(reason, address, Instant::now()) {
+            self.security_event(reason, &admitted, user.unwrap_or("anonymous"));
+        }
+    }
+
+    /// Every window, the refusals held back in pairs that saw no further
+    /// refusal, as events (the user is not known for a sum).
+    fn spawn_overdue_sweep(&self) {
+        let audit = self.clone();
+        let window = self.0.gate.window_length();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(window);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                for (reason, admitted) in audit.0.gate.overdue(Instant::now()) {
+                    audit.security_event(reason, &admitted, "anonymous");
+                }
+            }
+        });
+    }
+
+    fn security_event(&self, reason: &str, admitted: &security_gate::Admitted, user: &str) {
         let data = serde_json::json!({
             "event": "RequestRefused",
             "reason": reason,

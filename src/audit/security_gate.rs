@@ -43,6 +43,28 @@ impl SecurityGate {
         }
     }
 
+    /// The refusals held back in pairs whose window has passed, each as
+    /// an event to write now (the pair starts a new window): a flood that
+    /// stops is still reported whole. Called once a window.
+    pub fn overdue(&self, now: Instant) -> Vec<(&'static str, Admitted)> {
+        let mut pairs = self.pairs.lock().unwrap_or_else(|p| p.into_inner());
+        let mut due = Vec::new();
+        for ((reason, address), pair) in pairs.iter_mut() {
+            if pair.held_back > 0 && now.duration_since(pair.written_at) >= self.window {
+                due.push((
+                    *reason,
+                    Admitted {
+                        address: address.clone(),
+                        refusals: pair.held_back,
+                    },
+                ));
+                pair.written_at = now;
+                pair.held_back = 0;
+            }
+        }
+        due
+    }
+
     /// The window's length.
     pub fn window_length(&self) -> Duration {
         self.window
@@ -125,5 +147,19 @@ mod tests {
         let shared = gate.admit("invalid", "10.0.0.3", later).unwrap();
         assert_eq!(shared.address, ANY_ADDRESS);
         assert!(gate.admit("invalid", "10.0.0.4", later).is_none());
+        // The one held back in `*` is reported once its window passes.
+        assert!(gate.overdue(later).is_empty());
+        let overdue = gate.overdue(later + Duration::from_secs(60));
+        assert_eq!(
+            overdue,
+            [(
+                "invalid",
+                Admitted {
+                    address: ANY_ADDRESS.into(),
+                    refusals: 1
+                }
+            )]
+        );
+        assert!(gate.overdue(later + Duration::from_secs(120)).is_empty());
     }
 }

@@ -347,3 +347,40 @@ async fn a_message_the_service_refuses_with_400_is_kept_aside_and_never_resent()
         "a kept-aside message never fails /health"
     );
 }
+
+#[tokio::test]
+async fn refusals_held_back_are_reported_once_their_window_passes() {
+    let keys = KeyServer::start().await;
+    let double = AuditLogDouble::start().await;
+    let services = double.vcap_services("oauth2");
+    let app = TestApp::builder()
+        .auth(&keys)
+        .settings(|settings| {
+            settings.bind_services(&services).expect("VCAP_SERVICES");
+            settings.audit.poll_interval_ms = 50;
+            settings.audit.security_event_window_secs = 1;
+        })
+        .spawn()
+        .await;
+    for _ in 0..5 {
+        refused(&app, "203.0.113.8").await;
+    }
+    assert!(
+        wait_until(Duration::from_secs(10), async || {
+            double.accepted("security-events").len() == 2
+        })
+        .await,
+        "{:?}",
+        double.accepted("security-events")
+    );
+    let refusals: Vec<Value> = double
+        .accepted("security-events")
+        .iter()
+        .map(|event| data(event)["refusals"].clone())
+        .collect();
+    assert_eq!(
+        refusals,
+        [1, 4],
+        "the first at once, the four held back later"
+    );
+}

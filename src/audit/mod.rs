@@ -34,6 +34,20 @@ use shared_counts::SharedCounts;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The client address a security event names: the first address of
+/// `X-Forwarded-For` (Cloud Foundry's router sets it) when it is an IP
+/// address, else the peer's.
+pub fn client_address(
+    forwarded_for: Option<&str>,
+    peer: Option<std::net::IpAddr>,
+) -> Option<String> {
+    forwarded_for
+        .and_then(|value| value.split(',').next())
+        .and_then(|address| address.trim().parse::<std::net::IpAddr>().ok())
+        .or(peer)
+        .map(|address| address.to_string())
+}
+
 /// Why the audit room cannot start: the settings (bindings) are at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum AuditSetupError {
@@ -275,5 +289,25 @@ impl Audit {
         if let Err(error) = self.0.outbox.remember(NAME, &text).await {
             tracing::warn!(%error, "audit: the configuration cannot be remembered");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::client_address;
+
+    #[test]
+    fn the_address_is_the_first_forwarded_ip_else_the_peer() {
+        let peer = Some("10.0.0.5".parse().unwrap());
+        assert_eq!(
+            client_address(Some("203.0.113.7, 10.0.0.1"), peer).as_deref(),
+            Some("203.0.113.7")
+        );
+        assert_eq!(
+            client_address(Some("<script>"), peer).as_deref(),
+            Some("10.0.0.5")
+        );
+        assert_eq!(client_address(None, peer).as_deref(), Some("10.0.0.5"));
+        assert_eq!(client_address(None, None), None);
     }
 }

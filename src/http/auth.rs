@@ -120,15 +120,16 @@ pub async fn authenticate(
 /// which event its refusals are counted in (the audit room bounds those),
 /// and never puts anything but an address into a message.
 pub fn client_address(request: &HttpRequest) -> Option<String> {
-    let forwarded = request
+    crate::audit::client_address(forwarded_for(request), request.peer_addr().map(|p| p.ip()))
+}
+
+/// The request's `X-Forwarded-For`, as sent (read, not parsed: only a
+/// refusal needs the address).
+pub fn forwarded_for(request: &HttpRequest) -> Option<&str> {
+    request
         .headers()
         .get("x-forwarded-for")
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split(',').next())
-        .and_then(|address| address.trim().parse::<std::net::IpAddr>().ok());
-    forwarded
-        .or_else(|| request.peer_addr().map(|peer| peer.ip()))
-        .map(|address| address.to_string())
 }
 
 /// The one reading of the request's `Authorization` header: `None` without

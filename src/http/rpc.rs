@@ -391,7 +391,6 @@ async fn json_rpc_in_span(
         accept_language: header("accept-language"),
     };
     let version_query = a2a_version_query(request.query_string());
-    let client_address = super::auth::client_address(request);
     let context = crate::rpc::RpcContext {
         engine: &state.engine,
         principal: principal.as_deref(),
@@ -406,7 +405,8 @@ async fn json_rpc_in_span(
         },
         streams: &state.streams,
         audit: &state.audit,
-        client_address: client_address.as_deref(),
+        forwarded_for: super::auth::forwarded_for(request),
+        peer: request.peer_addr().map(|peer| peer.ip()),
     };
     let mut reply = crate::rpc::handle(&context, &body).await;
     facts.rpc_method = reply.method.clone();

@@ -22,9 +22,10 @@ pub struct RpcContext<'a> {
     pub streams: &'a super::StreamSlots,
     /// Where a refusal past a bound is reported as a security event.
     pub audit: &'a crate::audit::Audit,
-    /// Who sent the request (`X-Forwarded-For`, else the peer), for that
-    /// event.
-    pub client_address: Option<&'a str>,
+    /// Who sent the request, for that event: `X-Forwarded-For` as sent
+    /// and the peer (read into an address only on a refusal).
+    pub forwarded_for: Option<&'a str>,
+    pub peer: Option<std::net::IpAddr>,
 }
 
 /// The `A2A-Version` service parameter as a request carried it.

@@ -91,9 +91,10 @@ async fn answer(context: &RpcContext<'_>, request: RpcRequest, route: Route) -> 
         // Past a bound: a plain error in either version (answered with 429).
         Err(limit) => {
             crate::telemetry::metrics::limit_refused(limit.label());
+            let address = crate::audit::client_address(context.forwarded_for, context.peer);
             context.audit.refused(
                 limit.label(),
-                context.client_address,
+                address.as_deref(),
                 context
                     .principal
                     .map(|principal| principal.user_id.as_str()),

@@ -26,6 +26,8 @@ pub struct Settings {
     /// Which executor carries approved actions out (ledger only by default).
     pub actions: crate::agent::execution::ActionSettings,
     pub telemetry: crate::telemetry::TelemetrySettings,
+    /// The audit outbox and its security events (docs/audit.md).
+    pub audit: crate::audit::AuditSettings,
     /// TESTS ONLY: the conformance agent (refused on Cloud Foundry).
     pub conformance: crate::agent::ConformanceSettings,
     /// `VCAP_APPLICATION`, `VCAP_SERVICES`, `CF_INSTANCE_INDEX` as read at
@@ -90,6 +92,13 @@ impl Settings {
                 Err(error) => return Err(error.into()),
             }
         }
+    }
+
+    /// `VCAP_SERVICES` as Cloud Foundry would give it, for tests that bind
+    /// the service doubles to an in-process app (the audit log tests).
+    pub fn bind_services(&mut self, vcap_services: &str) -> Result<(), CloudFoundryError> {
+        self.cloud_foundry.services = crate::cloud_foundry::VcapServices::parse(vcap_services)?;
+        Ok(())
     }
 
     /// Read the Cloud Foundry environment into `cloud_foundry`. `PORT` wins

@@ -9,6 +9,7 @@ mod a2a;
 mod agent;
 #[cfg(test)]
 mod architecture_check;
+mod audit;
 mod auth;
 mod backend;
 mod btp;

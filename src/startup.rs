@@ -43,6 +43,10 @@ pub enum StartupError {
     Store(#[from] DbError),
     #[error(transparent)]
     Rules(#[from] RuleBookError),
+    /// The `auditlog` binding: plan `standard`, a field missing, a
+    /// certificate that cannot be used.
+    #[error(transparent)]
+    Audit(#[from] crate::audit::AuditSetupError),
     #[error(transparent)]
     ActionHook(#[from] crate::push::action_hook::HookSetupError),
     #[error(transparent)]
@@ -75,6 +79,7 @@ impl StartupError {
             | StartupError::TestsOnly(_)
             | StartupError::ConformanceAgentNotBuilt
             | StartupError::NoteTextId(_)
+            | StartupError::Audit(_)
             | StartupError::RealWritesWithoutDurableStore => true,
             StartupError::Backend(error) => error.is_bad_settings(),
             StartupError::Store(error) => error.is_bad_settings(),
@@ -120,6 +125,8 @@ pub struct Stores {
     /// What `/health` says of the store: its kind and whether tasks and
     /// the ledger survive a restart where the app runs.
     pub health: crate::tasks::StoreHealth,
+    /// The database itself, for the audit outbox; `None` for memory.
+    pub database: Option<Database>,
 }
 
 /// Open the stores the settings name: SQLite by default, PostgreSQL with a
@@ -143,6 +150,7 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
             ledger: Arc::new(MemoryLedger::default()),
             location: "memory (nothing survives a restart)".into(),
             health,
+            database: None,
         });
     };
     adopt_legacy_owners(settings, &database).await;
@@ -164,8 +172,9 @@ pub async fn open_stores(settings: &Settings) -> Result<Stores, StartupError> {
             instance,
             &settings.store,
         )?),
-        ledger: Arc::new(SqlLedger::new(database)),
+        ledger: Arc::new(SqlLedger::new(database.clone())),
         health,
+        database: Some(database),
     })
 }
 
@@ -216,6 +225,23 @@ pub struct Application {
     port: u16,
     public_url: String,
     server: Serving,
+    audit: crate::audit::Audit,
+}
+
+/// What the configuration-change event at start records: the rule book as
+/// set (the seed when empty) and the executor. No secret is among them.
+fn started_configuration(settings: &Settings) -> Vec<(&'static str, String)> {
+    let text = |value: serde_json::Result<String>| value.unwrap_or_else(|e| e.to_string());
+    vec![
+        (
+            "rules",
+            crate::audit::shortened(&text(serde_json::to_string(&settings.rules)), 2_000),
+        ),
+        (
+            "actions.executor",
+            text(serde_json::to_string(&settings.actions.executor)).replace('"', ""),
+        ),
+    ]
 }
 
 /// The order source the settings ask for.
@@ -379,6 +405,9 @@ impl Application {
         {
             return Err(StartupError::RealWritesWithoutDurableStore);
         }
+        // The binding is judged before anything is opened (exit 2).
+        crate::audit::AuditBinding::from_services(&settings.cloud_foundry.services)
+            .map_err(crate::audit::AuditSetupError::from)?;
         let stores = open_stores(&settings).await?;
         let (orders, s4) = order_source_and_s4(&settings)?;
         let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;
@@ -390,7 +419,14 @@ impl Application {
                 .with_backend_timeout(settings.backend.timeout())
                 .with_batch_settings(settings.batch.clone()),
         );
-        Self::build_with_stores(settings, agent, stores, Some(executions), Some(orders))
+        let configuration = started_configuration(&settings);
+        let application =
+            Self::build_with_stores(settings, agent, stores, Some(executions), Some(orders))?;
+        application
+            .audit
+            .configuration_at_start(&configuration)
+            .await;
+        Ok(application)
     }
 
     /// The service with the conformance agent (TESTS ONLY).
@@ -435,6 +471,11 @@ impl Application {
         // install attempt (tests build many apps) is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let cloud_foundry = &settings.cloud_foundry;
+        let audit = crate::audit::Audit::start(
+            &settings.audit,
+            &cloud_foundry.services,
+            stores.database.clone(),
+        )?;
         let validator =
             TokenValidator::from_settings(&settings.auth, cloud_foundry, &settings.clock)?;
         if validator.is_none() {
@@ -491,6 +532,7 @@ impl Application {
             store: stores.health.clone(),
             orders,
             local_origins,
+            audit: audit.clone(),
         };
         let port = bound.local.port();
         let server = crate::http::serve(bound, state, server)?;
@@ -498,6 +540,7 @@ impl Application {
             port,
             public_url,
             server,
+            audit,
         })
     }
 

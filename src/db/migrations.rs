@@ -50,6 +50,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "finished tasks counted per owner",
         include_str!("migrations/0012_finished_tasks_by_owner.sql"),
     ),
+    (
+        13,
+        "audit outbox and audit state",
+        include_str!("migrations/0013_audit_outbox.sql"),
+    ),
 ];
 
 /// The migrations built into the binary, as sqlx's migrator takes them.

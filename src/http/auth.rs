@@ -90,6 +90,13 @@ pub async fn authenticate(
         Err(error) => {
             let reason = error.reason();
             crate::telemetry::metrics::token_rejected(reason);
+            // A security event (one per reason and address a minute); a
+            // failure to reach the key server is no refusal of the caller.
+            if !matches!(error, AuthError::Unavailable(_)) {
+                state
+                    .audit
+                    .refused(reason, client_address(request).as_deref(), None);
+            }
             crate::telemetry::status::failed(&span, reason, &error.to_string());
             // One line per reason per interval: a client with a bad token
             // at 10 requests a second writes one line, not 20 a second.
@@ -105,6 +112,24 @@ pub async fn authenticate(
             Err(answer(&error))
         }
     }
+}
+
+/// Who sent the request, for a security event: the first address of
+/// `X-Forwarded-For` (Cloud Foundry's router sets it) when it is an IP
+/// address, else the peer's IP. What a caller writes there only changes
+/// which event its refusals are counted in (the audit room bounds those),
+/// and never puts anything but an address into a message.
+pub fn client_address(request: &HttpRequest) -> Option<String> {
+    crate::audit::client_address(forwarded_for(request), request.peer_addr().map(|p| p.ip()))
+}
+
+/// The request's `X-Forwarded-For`, as sent (read, not parsed: only a
+/// refusal needs the address).
+pub fn forwarded_for(request: &HttpRequest) -> Option<&str> {
+    request
+        .headers()
+        .get("x-forwarded-for")
+        .and_then(|value| value.to_str().ok())
 }
 
 /// The one reading of the request's `Authorization` header: `None` without

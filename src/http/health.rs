@@ -29,6 +29,11 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
     // Never counted itself: it answers when every call's place is taken.
     let (in_flight, most) = state.calls.in_flight();
     body["calls"] = json!({ "inFlight": in_flight, "max": most });
+    // The audit outbox, shown and never failing the check.
+    body["audit"] = match state.audit.outbox_counts() {
+        Some(counts) => json!({ "destination": "auditlog", "outbox": counts }),
+        None => json!({ "destination": "log" }),
+    };
     // Shown, never failing the check: a restart would lose a SQLite file.
     body["store"] = json!(state.store);
     if state.engine.store_out_of_space() {

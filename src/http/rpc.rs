@@ -323,7 +323,13 @@ async fn json_rpc_in_span(
     // read; the place is given back when this returns (the answer is made).
     let _in_flight = match state.calls.enter() {
         Ok(place) => place,
-        Err(shed) => return shed.answer(),
+        Err(shed) => {
+            let address = super::auth::client_address(request);
+            state
+                .audit
+                .refused("calls_in_flight", address.as_deref(), None);
+            return shed.answer();
+        }
     };
     // Who calls comes first: no body is read for an unauthenticated caller.
     let super::auth::Credentials { principal, token } =
@@ -344,6 +350,12 @@ async fn json_rpc_in_span(
         requester(principal.as_deref(), &scope),
         std::time::Instant::now(),
     ) {
+        let address = super::auth::client_address(request);
+        state.audit.refused(
+            refused.label(),
+            address.as_deref(),
+            principal.as_deref().map(|p| p.user_id.as_str()),
+        );
         return quota_refused(&refused, facts);
     }
     if let Some(content_type) = request.headers().get(header::CONTENT_TYPE) {
@@ -359,7 +371,17 @@ async fn json_rpc_in_span(
         .and_then(|value| value.parse::<usize>().ok());
     let body = match super::body::read(payload, declared, &state.body_limits).await {
         Ok(body) => body,
-        Err(refused) => return refused.answer(),
+        Err(refused) => {
+            if matches!(refused, super::body::BodyRefused::Busy(_)) {
+                let address = super::auth::client_address(request);
+                state.audit.refused(
+                    "body_bytes_in_flight",
+                    address.as_deref(),
+                    principal.as_deref().map(|p| p.user_id.as_str()),
+                );
+            }
+            return refused.answer();
+        }
     };
     facts.request_bytes = Some(body.len());
     let header = |name: &str| header_text(request.headers(), name).map(str::to_string);
@@ -399,6 +421,9 @@ async fn json_rpc_in_span(
             query: version_query.as_deref(),
         },
         streams: &state.streams,
+        audit: &state.audit,
+        forwarded_for: super::auth::forwarded_for(request),
+        peer: request.peer_addr().map(|peer| peer.ip()),
     };
     let mut reply = crate::rpc::handle(&context, &body).await;
     facts.rpc_method = reply.method.clone();

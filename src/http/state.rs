@@ -43,4 +43,6 @@ pub struct AppState {
     /// With authentication off: the only hosts and origins served
     /// (`None` with authentication on).
     pub local_origins: Option<super::LocalOrigins>,
+    /// Where security events of refused requests go (`audit/`).
+    pub audit: crate::audit::Audit,
 }

@@ -20,6 +20,12 @@ pub struct RpcContext<'a> {
     pub a2a_version: VersionParameter<'a>,
     /// The open event streams, bounded.
     pub streams: &'a super::StreamSlots,
+    /// Where a refusal past a bound is reported as a security event.
+    pub audit: &'a crate::audit::Audit,
+    /// Who sent the request, for that event: `X-Forwarded-For` as sent
+    /// and the peer (read into an address only on a refusal).
+    pub forwarded_for: Option<&'a str>,
+    pub peer: Option<std::net::IpAddr>,
 }
 
 /// The `A2A-Version` service parameter as a request carried it.

@@ -91,6 +91,14 @@ async fn answer(context: &RpcContext<'_>, request: RpcRequest, route: Route) -> 
         // Past a bound: a plain error in either version (answered with 429).
         Err(limit) => {
             crate::telemetry::metrics::limit_refused(limit.label());
+            let address = crate::audit::client_address(context.forwarded_for, context.peer);
+            context.audit.refused(
+                limit.label(),
+                address.as_deref(),
+                context
+                    .principal
+                    .map(|principal| principal.user_id.as_str()),
+            );
             return RpcReply::refused(id, Some(method), &limit.rpc_error(), false);
         }
     };

@@ -139,6 +139,7 @@ where
             "type".into(),
             match fields.log_type.as_deref() {
                 Some("request") => "request",
+                Some("audit") => "audit",
                 _ => "log",
             }
             .into(),
@@ -244,6 +245,7 @@ mod tests {
                 correlation_id = "corr-own",
                 "a line naming its own correlation"
             );
+            tracing::info!(log.type = "audit", audit.kind = "security-events", "audit");
         });
         let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
         let lines: Vec<Value> = text
@@ -256,6 +258,7 @@ mod tests {
         );
         assert_eq!(lines[1]["response_status"], 200);
         assert!(lines[1].get("log.type").is_none());
+        assert_eq!(lines[3]["type"], "audit", "log.type makes an audit record");
         assert_eq!(
             lines[2]["correlation_id"], "corr-own",
             "the event's own wins"

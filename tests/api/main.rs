@@ -3,6 +3,7 @@
 //! and their contract tests in `doubles/`, the furniture in `helpers/`.
 
 mod agent;
+mod audit;
 mod auth;
 mod deploy;
 mod doubles;

@@ -28,12 +28,12 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::metrics::reader::MetricReader;
 use series::{
-    ACTION_EXECUTIONS, ACTION_NAMES, ACTION_OUTCOMES, BUDGET_EXPIRIES, DROP_REASONS, ERROR_CODES,
-    LEASE_EXPIRIES, LEDGER_ROWS, LEDGER_STATES, LIMIT_REFUSALS, LIMITS, METHODS, ODATA_SERVICES,
-    OPEN_TASKS, PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES, PUSH_FORMATS, PUSH_OUTCOMES,
-    REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES, SPANS_DROPPED, SPECIALISTS,
-    STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES, TASKS, TENANTS, TURNS_RUNNING,
-    WAIT_EXPIRIES,
+    ACTION_EXECUTIONS, ACTION_NAMES, ACTION_OUTCOMES, AUDIT_MESSAGES, AUDIT_OUTCOMES,
+    BUDGET_EXPIRIES, DROP_REASONS, ERROR_CODES, LEASE_EXPIRIES, LEDGER_ROWS, LEDGER_STATES,
+    LIMIT_REFUSALS, LIMITS, METHODS, ODATA_SERVICES, OPEN_TASKS, PUSH_ATTEMPT_RESULTS,
+    PUSH_ATTEMPTS, PUSH_DELIVERIES, PUSH_FORMATS, PUSH_OUTCOMES, REJECTION_REASONS, REJECTIONS,
+    REQUESTS, S4_RETRIES, SPANS_DROPPED, SPECIALISTS, STORE_ERROR_TYPES, STORE_ERRORS,
+    STORE_OPERATIONS, TASK_STATES, TASKS, TENANTS, TURNS_RUNNING, WAIT_EXPIRIES,
 };
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -111,6 +111,12 @@ pub fn token_rejected(reason: &str) {
 /// with 503 (`calls_in_flight`, `body_bytes_in_flight`).
 pub fn limit_refused(limit: &str) {
     LIMIT_REFUSALS.add(position(&LIMITS, limit), 1);
+}
+
+/// An audit message's outcome (`queued`, `sent`, `kept_aside`,
+/// `dropped`, `logged`, `retried`).
+pub fn audit_message(outcome: &str) {
+    AUDIT_MESSAGES.add(position(&AUDIT_OUTCOMES, outcome), 1);
 }
 
 /// A blocking `message/send` answered `working` because its budget ran out.
@@ -228,6 +234,7 @@ mod tests {
         push_attempt("joule", false);
         token_rejected("forbidden");
         limit_refused("tenant");
+        audit_message("kept_aside");
         spans_dropped("export_failed", 3);
         let text = render();
         let has = |series: &str| {
@@ -278,6 +285,7 @@ mod tests {
         ));
         assert!(has("a2a_token_rejections_total{reason=\"forbidden\"}"));
         assert!(has("a2a_limit_refusals_total{limit=\"tenant\"}"));
+        assert!(text.contains("a2a_audit_messages_total{outcome=\"kept_aside\"} "));
         assert!(text.contains("a2a_limit_refusals_total{limit=\"streams_per_task\"} "));
         assert!(text.contains("# TYPE a2a_budget_expiries_total counter"));
         assert!(text.contains("\na2a_budget_expiries_total "));

@@ -6,12 +6,13 @@
 
 use super::counts::Counts;
 use super::series::{
-    ACTION_EXECUTIONS, ACTION_NAMES, ACTION_OUTCOMES, BUDGET_EXPIRIES, ClientCall, DROP_REASONS,
-    ERROR_CODES, LEASE_EXPIRIES, LEDGER_ROWS, LEDGER_STATES, LIMIT_REFUSALS, LIMITS, METHODS,
-    ODATA_SERVICES, OPEN_TASKS, OTHER, PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES,
-    PUSH_FORMATS, PUSH_OUTCOMES, REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES,
-    SPANS_DROPPED, SPECIALISTS, STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES,
-    TASKS, TENANT_ROWS, TENANTS, TURN_END_STATES, TURNS_RUNNING, WAIT_EXPIRIES,
+    ACTION_EXECUTIONS, ACTION_NAMES, ACTION_OUTCOMES, AUDIT_MESSAGES, AUDIT_OUTCOMES,
+    BUDGET_EXPIRIES, ClientCall, DROP_REASONS, ERROR_CODES, LEASE_EXPIRIES, LEDGER_ROWS,
+    LEDGER_STATES, LIMIT_REFUSALS, LIMITS, METHODS, ODATA_SERVICES, OPEN_TASKS, OTHER,
+    PUSH_ATTEMPT_RESULTS, PUSH_ATTEMPTS, PUSH_DELIVERIES, PUSH_FORMATS, PUSH_OUTCOMES,
+    REJECTION_REASONS, REJECTIONS, REQUESTS, S4_RETRIES, SPANS_DROPPED, SPECIALISTS,
+    STORE_ERROR_TYPES, STORE_ERRORS, STORE_OPERATIONS, TASK_STATES, TASKS, TENANT_ROWS, TENANTS,
+    TURN_END_STATES, TURNS_RUNNING, WAIT_EXPIRIES,
 };
 use opentelemetry::metrics::{AsyncInstrument, BoundHistogram, Histogram, Meter, MeterProvider};
 use opentelemetry::{KeyValue, Value};
@@ -332,6 +333,12 @@ fn observe(meter: &Meter) {
         "Requests refused past a rate quota or a bound on open streams or work in flight, by limit",
     )
     .with_callback(|observer| all_by_label(observer, &LIMIT_REFUSALS, "limit", &LIMITS))
+    .build();
+    counter(
+        "a2a.audit.messages",
+        "Audit messages by outcome: queued, sent, kept aside, dropped, logged, retried",
+    )
+    .with_callback(|observer| all_by_label(observer, &AUDIT_MESSAGES, "outcome", &AUDIT_OUTCOMES))
     .build();
     counter(
         "a2a.budget.expiries",

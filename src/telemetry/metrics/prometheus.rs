@@ -29,7 +29,7 @@ struct Family {
 }
 
 /// In the order `/metrics` prints them.
-const FAMILIES: [Family; 19] = [
+const FAMILIES: [Family; 20] = [
     Family {
         otel: "a2a.requests",
         name: "a2a_requests_total",
@@ -92,6 +92,13 @@ const FAMILIES: [Family; 19] = [
         help: "Requests refused past a rate quota or a bound on open streams or work in flight, by limit.",
         kind: Kind::Counter,
         labels: &[("limit", "limit")],
+    },
+    Family {
+        otel: "a2a.audit.messages",
+        name: "a2a_audit_messages_total",
+        help: "Audit messages by outcome: queued, sent, kept aside, dropped, logged, retried.",
+        kind: Kind::Counter,
+        labels: &[("outcome", "outcome")],
     },
     Family {
         otel: "a2a.budget.expiries",

@@ -108,6 +108,19 @@ pub(super) const LIMITS: [&str; 10] = [
     OTHER,
 ];
 pub(super) const DROP_REASONS: [&str; 3] = ["queue_full", "export_failed", OTHER];
+/// What became of an audit message (src/audit/): stored in the outbox,
+/// accepted by the Audit Log Service, kept aside (refused for good),
+/// dropped (the outbox was full or the message invalid), written to the
+/// log (no binding), or an attempt to be tried again.
+pub(super) const AUDIT_OUTCOMES: [&str; 7] = [
+    "queued",
+    "sent",
+    "kept_aside",
+    "dropped",
+    "logged",
+    "retried",
+    OTHER,
+];
 
 /// The actions the agent may carry out (`agent::Action::as_str`).
 pub(super) const ACTION_NAMES: [&str; 5] = [
@@ -200,6 +213,7 @@ pub(super) static PUSH_ATTEMPTS: [Counts<{ PUSH_ATTEMPT_RESULTS.len() }>; PUSH_F
 pub(super) static REJECTIONS: Counts<{ REJECTION_REASONS.len() }> = Counts::new();
 pub(super) static LIMIT_REFUSALS: Counts<{ LIMITS.len() }> = Counts::new();
 pub(super) static BUDGET_EXPIRIES: Counts<1> = Counts::new();
+pub(super) static AUDIT_MESSAGES: Counts<{ AUDIT_OUTCOMES.len() }> = Counts::new();
 pub(super) static SPANS_DROPPED: Counts<{ DROP_REASONS.len() }> = Counts::new();
 pub(super) static S4_RETRIES: Counts<ODATA_SERVICE_SLOTS> = Counts::new();
 pub(super) static STORE_ERRORS: Counts<{ STORE_ERROR_TYPES.len() }> = Counts::new();

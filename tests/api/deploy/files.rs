@@ -115,7 +115,11 @@ fn manifest_binds_the_instances_the_deploy_guide_creates() {
     );
     // The optional instances are in the manifest as comments and in the guide.
     let manifest = read("manifest.yml");
-    for optional in ["order-exception-agent-logs", "order-exception-agent-xsuaa"] {
+    for optional in [
+        "order-exception-agent-logs",
+        "order-exception-agent-xsuaa",
+        "order-exception-agent-auditlog",
+    ] {
         assert!(
             manifest.contains(&format!("# - {optional}")),
             "{optional} in manifest.yml"
@@ -128,6 +132,9 @@ fn manifest_binds_the_instances_the_deploy_guide_creates() {
     assert!(deploy.contains(
         "cf create-service xsuaa application order-exception-agent-xsuaa -c xs-security.json"
     ));
+    // The audit log's premium plan with the X.509 binding of audit-log.md §1.1.
+    assert!(deploy.contains("cf create-service auditlog premium order-exception-agent-auditlog"));
+    assert!(deploy.contains(r#"{"xsuaa":{"credential-type":"x509","x509":{"key-length":2048,"validity":30,"validity-type":"DAYS"}}}"#));
 }
 
 #[test]

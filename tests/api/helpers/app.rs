@@ -101,6 +101,12 @@ impl TestAppBuilder {
         self
     }
 
+    /// The settings as built so far, for a test that starts the
+    /// application itself (and expects it to refuse).
+    pub fn into_settings(self) -> Settings {
+        self.settings
+    }
+
     pub fn store(mut self, store: Store) -> TestAppBuilder {
         self.data = matches!(store, Store::Sqlite).then(|| Arc::new(DataDir::new()));
         let data_dir = self.data.as_ref().map(|data| data.0.clone());

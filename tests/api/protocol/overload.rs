@@ -114,9 +114,7 @@ async fn past_the_calls_in_flight_a_call_is_shed_with_503_and_health_still_answe
         .expect("text");
     let shed_total = metrics
         .lines()
-        .find_map(|line| {
-            line.strip_prefix("a2a_limit_refusals_total{limit=\"calls_in_flight\"} ")
-        })
+        .find_map(|line| line.strip_prefix("a2a_limit_refusals_total{limit=\"calls_in_flight\"} "))
         .and_then(|count| count.trim().parse::<u64>().ok());
     assert!(shed_total.is_some_and(|count| count >= 1), "{metrics}");
 }

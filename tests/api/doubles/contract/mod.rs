@@ -6,6 +6,7 @@
 //! (s4hana.md §4, btp-runtime.md §5); the connectivity proxy (s4hana.md
 //! §4.2). The S/4HANA client tests build on these doubles.
 
+mod audit_log;
 mod destination;
 mod faults;
 mod identity;

@@ -216,9 +216,18 @@ pub async fn json_rpc(
     let started = std::time::Instant::now();
     let mut facts = CallFacts::default();
     let mut payload = payload;
-    let response = json_rpc_in_span(&request, &mut payload, state, ids, &mut facts)
-        .instrument(span.clone())
-        .await;
+    // Boxed: the call's future is large (the token check, the body, the
+    // engine's call), and actix moves the handler's future by value; a
+    // pointer is what moves (bench/README.md, "What was tried").
+    let response = Box::pin(json_rpc_in_span(
+        &request,
+        &mut payload,
+        state,
+        ids,
+        &mut facts,
+    ))
+    .instrument(span.clone())
+    .await;
     // An answer before the body's end (401, 408, 413, 503, …) closes.
     let response = super::body::close_if_unread(response, payload, facts.request_bytes.is_some());
     // An integer attribute, as OpenTelemetry's conventions have it

@@ -473,3 +473,37 @@ async fn the_push_of_a_later_result_is_in_the_linked_trace_and_logs_the_approval
     assert_eq!(line["correlation_id"], "corr-approved", "{line}");
     assert_eq!(line["trace_id"], hex(&retry.trace_id).as_str(), "{line}");
 }
+
+/// A read S/4HANA refuses (403, its words in the answer) is a warning in
+/// the log that quotes them, and no span does: the agent's "backend read
+/// failed" warnings carry the content marker too.
+#[tokio::test]
+async fn a_read_s4hana_refuses_quotes_its_words_in_the_log_and_in_no_span() {
+    let s4 = S4Double::start().await;
+    s4.set_access(
+        COMM_USER.0,
+        Access {
+            read: Scope::Nothing,
+            change: Scope::Nothing,
+            services: None,
+        },
+    );
+    let collector = Collector::start().await;
+    let running = binary(&collector, &s4, &[]).await;
+    let app = running.app().with_headers(&[("x-agent-role", "viewer")]);
+    let answered = app.send_text("why is order 4711 blocked").await;
+    assert!(!status_text(&answered).contains(READ_WORDS), "{answered}");
+    wait_until(Duration::from_secs(10), async || {
+        !collector.named("a2a.turn").is_empty()
+    })
+    .await;
+    let log = json_lines(&running.terminate().await);
+    assert!(
+        log.iter().any(|line| line.to_string().contains(READ_WORDS)),
+        "{log:?}"
+    );
+    assert!(!format!("{:?}", collector.spans()).contains(READ_WORDS));
+}
+
+/// What the S/4HANA double says when a read is not authorized.
+const READ_WORDS: &str = "No authorization to display sales document 4711";

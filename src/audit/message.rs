@@ -165,9 +165,9 @@ pub struct ConfigurationChange {
     pub success: Option<bool>,
 }
 
-/// One message of any kind. Data accesses and modifications come from the
-/// agent's reads and writes, hooked in on the redesigned seam (issue 53's
-/// second part); until then only the tests build them.
+/// One message of any kind. Data accesses and modifications are to come
+/// from the agent's reads and writes, through the seam between the engine
+/// and the agent; until they are hooked in, only the tests build them.
 #[derive(Debug, Clone)]
 #[cfg_attr(not(test), allow(dead_code))]
 pub enum AuditMessage {

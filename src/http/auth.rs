@@ -114,7 +114,8 @@ pub async fn authenticate(
     }
 }
 
-/// Who sent the request, for a security event: the first address of
+/// Who sent the request, for a security event and the server span's
+/// `client.address` (one reading of the header for both): the first address of
 /// `X-Forwarded-For` (Cloud Foundry's router sets it) when it is an IP
 /// address, else the peer's IP. What a caller writes there only changes
 /// which event its refusals are counted in (the audit room bounds those),

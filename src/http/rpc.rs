@@ -272,8 +272,8 @@ fn record_http_server(span: &tracing::Span, request: &HttpRequest) {
     if let Some(port) = port {
         span.record("server.port", i64::from(port));
     }
-    if let Some(client) = connection.realip_remote_addr() {
-        span.record("client.address", &*logged(client));
+    if let Some(client) = super::auth::client_address(request) {
+        span.record("client.address", client.as_str());
     }
     let version = match request.version() {
         actix_web::http::Version::HTTP_10 => "1.0",

@@ -21,10 +21,9 @@
 //! drained instead, which for a body that stalls never ends), so the
 //! answer's body carries the payload along ([`close_if_unread`]).
 
-use super::error_response::error_response;
+use super::error_response::{error_response, unavailable_for};
 use actix_web::body::{BodySize, BoxBody, MessageBody};
 use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, web};
 use futures_util::StreamExt;
 use std::pin::Pin;
@@ -95,17 +94,13 @@ impl BodyRefused {
             ),
             BodyRefused::Busy(budget) => {
                 crate::telemetry::metrics::limit_refused("body_bytes_in_flight");
-                let mut response = error_response(
-                    StatusCode::SERVICE_UNAVAILABLE,
+                unavailable_for(
+                    RETRY_AFTER_SECS,
                     format!(
                         "the service is reading as many large request bodies as it holds at once \
                          ({budget} bytes); retry in {RETRY_AFTER_SECS} s"
                     ),
-                );
-                response
-                    .headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
-                response
+                )
             }
             BodyRefused::Unreadable => error_response(
                 StatusCode::BAD_REQUEST,

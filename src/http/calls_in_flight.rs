@@ -9,10 +9,8 @@
 //! past the bound gets 503 with `Retry-After` at once, before anything is
 //! acknowledged. `/health` and the card are never counted.
 
-use super::error_response::error_response;
+use super::error_response::unavailable_for;
 use actix_web::HttpResponse;
-use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderValue};
 use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -41,11 +39,7 @@ impl Shed {
     /// 503 with `Retry-After` and the reason, in the body of every HTTP
     /// refusal.
     pub fn answer(self) -> HttpResponse {
-        let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, self.to_string());
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
-        response
+        unavailable_for(RETRY_AFTER_SECS, self.to_string())
     }
 }
 
@@ -85,6 +79,7 @@ impl CallsInFlight {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use actix_web::http::{StatusCode, header};
 
     #[test]
     fn past_the_most_a_call_is_shed_and_a_place_given_back_is_taken_again() {

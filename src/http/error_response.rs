@@ -13,6 +13,17 @@ pub fn error_response(status: StatusCode, message: impl Into<String>) -> HttpRes
     ))
 }
 
+/// 503 with `Retry-After: seconds`: the instance is full for now (bodies
+/// or calls in flight), the caller may send the same again after the wait.
+pub fn unavailable_for(seconds: u32, message: impl Into<String>) -> HttpResponse {
+    let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, message);
+    response.headers_mut().insert(
+        actix_web::http::header::RETRY_AFTER,
+        actix_web::http::header::HeaderValue::from(seconds),
+    );
+    response
+}
+
 pub async fn not_found(request: HttpRequest) -> HttpResponse {
     error_response(
         StatusCode::NOT_FOUND,

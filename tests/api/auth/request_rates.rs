@@ -94,23 +94,6 @@ fn assert_refused(answer: &(u16, Option<String>, Option<String>, Value), setting
     );
 }
 
-/// The refusals counted for `limit` so far (all apps of this process).
-async fn refusals(app: &TestApp, limit: &str) -> u64 {
-    let text = app
-        .client
-        .get(format!("{}/metrics", app.address))
-        .send()
-        .await
-        .expect("reaches the server")
-        .text()
-        .await
-        .expect("text");
-    let series = format!("a2a_limit_refusals_total{{limit=\"{limit}\"}} ");
-    text.lines()
-        .find_map(|line| line.strip_prefix(&series)?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{series} in /metrics:\n{text}"))
-}
-
 fn rates(caller_burst: u32, tenant_burst: u32) -> impl FnOnce(&mut Settings) {
     move |settings| {
         let quota = &mut settings.server.quota;
@@ -130,12 +113,12 @@ async fn a_caller_past_its_burst_is_refused_and_another_caller_of_its_tenant_is_
         .settings(rates(3, 100))
         .spawn()
         .await;
-    let before = refusals(&app, "caller").await;
+    let before = app.limit_refusals("caller").await;
     let flooding = person("user-flood");
     let refused = first_refusal(&app, Some(&flooding)).await;
     assert_refused(&refused, "server.quota.caller_per_sec");
     assert!(
-        refusals(&app, "caller").await > before,
+        app.limit_refusals("caller").await > before,
         "the refusal is counted"
     );
     // Another person, and a technical client, of the same tenant: served.
@@ -154,7 +137,7 @@ async fn a_tenant_past_its_rate_refuses_every_caller_of_it() {
         .settings(rates(100, 3))
         .spawn()
         .await;
-    let before = refusals(&app, "tenant").await;
+    let before = app.limit_refusals("tenant").await;
     let refused = first_refusal(&app, Some(&person("user-a"))).await;
     assert_refused(&refused, "server.quota.tenant_per_sec");
     // A caller that has sent nothing yet is refused too: in three calls at
@@ -169,7 +152,7 @@ async fn a_tenant_past_its_rate_refuses_every_caller_of_it() {
         .find(|answer| answer.0 == 429)
         .unwrap_or_else(|| panic!("user-b was served 3 times: {answers:?}"));
     assert_refused(refusal, "server.quota.tenant_per_sec");
-    assert!(refusals(&app, "tenant").await >= before + 2);
+    assert!(app.limit_refusals("tenant").await >= before + 2);
 }
 
 #[tokio::test]
@@ -182,7 +165,7 @@ async fn with_authentication_off_one_bucket_holds_for_the_instance_and_health_is
         })
         .spawn()
         .await;
-    let before = refusals(&app, "instance").await;
+    let before = app.limit_refusals("instance").await;
     let refused = first_refusal(&app, None).await;
     assert_refused(&refused, "server.quota.local_per_sec");
     // Any other local caller shares the bucket; GET /health does not.
@@ -196,5 +179,5 @@ async fn with_authentication_off_one_bucket_holds_for_the_instance_and_health_is
         .await
         .expect("reaches the server");
     assert_eq!(health.status().as_u16(), 200);
-    assert!(refusals(&app, "instance").await > before);
+    assert!(app.limit_refusals("instance").await > before);
 }

@@ -308,6 +308,25 @@ impl TestApp {
             .expect("the answer is JSON")
     }
 
+    /// The requests refused at `limit` so far, as `/metrics` counts them
+    /// (`a2a_limit_refusals_total`; every app of this test process adds to
+    /// it, so compare with a reading before).
+    pub async fn limit_refusals(&self, limit: &str) -> u64 {
+        let text = self
+            .client
+            .get(format!("{}/metrics", self.address))
+            .send()
+            .await
+            .expect("reaches the server")
+            .text()
+            .await
+            .expect("text");
+        let series = format!("a2a_limit_refusals_total{{limit=\"{limit}\"}} ");
+        text.lines()
+            .find_map(|line| line.strip_prefix(&series)?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{series} in /metrics:\n{text}"))
+    }
+
     /// The same app, called by a local user with these roles (authentication
     /// off: the `X-Agent-Role` header).
     pub fn as_role(&self, roles: &str) -> TestApp {

@@ -3,21 +3,31 @@
 
 use crate::doubles::audit_log::AuditLogDouble;
 use crate::helpers::key_server::KeyServer;
-use crate::helpers::{TestApp, wait_until};
+use crate::helpers::{Settings, TestApp, wait_until};
 use serde_json::Value;
 use std::time::Duration;
 
-async fn app(keys: &KeyServer, double: &AuditLogDouble) -> TestApp {
+/// An app with authentication on, bound to `double` (plan oauth2), its
+/// outbox polled every 50 ms, and `more` settings.
+async fn bound_app(
+    keys: &KeyServer,
+    double: &AuditLogDouble,
+    more: impl FnOnce(&mut Settings),
+) -> TestApp {
     let services = double.vcap_services("oauth2");
     TestApp::builder()
         .auth(keys)
         .settings(|settings| {
             settings.bind_services(&services).expect("VCAP_SERVICES");
-            settings.audit.retry_max_secs = 1;
             settings.audit.poll_interval_ms = 50;
+            more(settings);
         })
         .spawn()
         .await
+}
+
+async fn app(keys: &KeyServer, double: &AuditLogDouble) -> TestApp {
+    bound_app(keys, double, |settings| settings.audit.retry_max_secs = 1).await
 }
 
 /// A request with a token that is no JWT, from `address` (the router's
@@ -222,17 +232,11 @@ async fn a_standard_plan_or_a_missing_field_refuses_the_start_with_the_reason() 
 async fn a_quota_refusal_is_a_security_event_naming_the_caller() {
     let keys = KeyServer::start().await;
     let double = AuditLogDouble::start().await;
-    let services = double.vcap_services("oauth2");
-    let app = TestApp::builder()
-        .auth(&keys)
-        .settings(|settings| {
-            settings.bind_services(&services).expect("VCAP_SERVICES");
-            settings.audit.poll_interval_ms = 50;
-            settings.server.quota.caller_per_sec = 1;
-            settings.server.quota.caller_burst = 1;
-        })
-        .spawn()
-        .await;
+    let app = bound_app(&keys, &double, |settings| {
+        settings.server.quota.caller_per_sec = 1;
+        settings.server.quota.caller_burst = 1;
+    })
+    .await;
     let token = crate::helpers::key_server::token(&crate::helpers::key_server::user_claims());
     let mut statuses = Vec::new();
     for _ in 0..4 {
@@ -352,16 +356,10 @@ async fn a_message_the_service_refuses_with_400_is_kept_aside_and_never_resent()
 async fn refusals_held_back_are_reported_once_their_window_passes() {
     let keys = KeyServer::start().await;
     let double = AuditLogDouble::start().await;
-    let services = double.vcap_services("oauth2");
-    let app = TestApp::builder()
-        .auth(&keys)
-        .settings(|settings| {
-            settings.bind_services(&services).expect("VCAP_SERVICES");
-            settings.audit.poll_interval_ms = 50;
-            settings.audit.security_event_window_secs = 1;
-        })
-        .spawn()
-        .await;
+    let app = bound_app(&keys, &double, |settings| {
+        settings.audit.security_event_window_secs = 1;
+    })
+    .await;
     for _ in 0..5 {
         refused(&app, "203.0.113.8").await;
     }

@@ -71,9 +71,9 @@ struct Tables {
     earliest_idle: u64,
 }
 
-/// A table's check: the TAT to store (`None`: the key is new), or the
+/// A table's check: the TAT to store (`None`: no quota or no key), or the
 /// nanoseconds to wait.
-type Checked = Result<Option<(u64, bool)>, u64>;
+type Checked = Result<Option<u64>, u64>;
 
 impl Quotas {
     pub fn new(limits: QuotaLimits) -> Quotas {
@@ -221,27 +221,23 @@ fn nanos(duration: Duration) -> u64 {
 }
 
 /// `key`'s bucket in `table` checked at `now`: `Ok(None)` with no quota or
-/// no key, else the new TAT (and whether the key is new), or the wait.
+/// no key, else the new TAT, or the wait.
 fn check(gcra: Option<Gcra>, table: &HashMap<String, u64>, key: Option<&str>, now: u64) -> Checked {
     let (Some(gcra), Some(key)) = (gcra, key) else {
         return Ok(None);
     };
-    let held = table.get(key).copied();
-    gcra.admit(held.unwrap_or(0), now)
-        .map(|tat| Some((tat, held.is_none())))
+    gcra.admit(table.get(key).copied().unwrap_or(0), now)
+        .map(Some)
 }
 
-fn store(table: &mut HashMap<String, u64>, key: &str, checked: Option<(u64, bool)>) {
-    match checked {
-        Some((tat, true)) => {
+/// Keep `tat` as `key`'s (the key's string is made only for a new key).
+fn store(table: &mut HashMap<String, u64>, key: &str, tat: Option<u64>) {
+    let Some(tat) = tat else { return };
+    match table.get_mut(key) {
+        Some(held) => *held = tat,
+        None => {
             table.insert(key.to_string(), tat);
         }
-        Some((tat, false)) => {
-            if let Some(held) = table.get_mut(key) {
-                *held = tat;
-            }
-        }
-        None => {}
     }
 }
 

@@ -35,15 +35,13 @@ impl SqlTaskStore {
         let since = self.trimmed_since.load(Ordering::Relaxed);
         let seen = self.finishing_since(since).await?;
         let mut deleted = 0;
-        for owner in self.owners_past(since, caps.per_caller).await? {
-            deleted += self.delete_oldest(Some(&owner), caps.per_caller).await?;
+        let per_caller = count(caps.per_caller);
+        for (owner, _) in seen.owners.iter().filter(|(_, held)| *held > per_caller) {
+            deleted += self.delete_oldest(Some(owner), caps.per_caller).await?;
         }
         if seen.without_owner && self.ownerless_past(caps.without_owner).await? {
             deleted += self.delete_oldest(None, caps.without_owner).await?;
         }
-        // A full pass: the next looks from a little before this one
-        // started; else from where this one stopped (one millisecond on
-        // when the whole pass fell in one).
         let next = if seen.rows < ROWS_PER_PASS {
             started - LATE_COMMIT_MS
         } else if seen.last_ms > since {
@@ -55,49 +53,42 @@ impl SqlTaskStore {
         Ok(deleted)
     }
 
-    /// What a pass from `since` looks at.
+    /// What finished from `since` on (one read of the finishing tasks): how
+    /// many, the last finishing time, whether an owner-less one did, and
+    /// each owner's finished tasks in all.
     async fn finishing_since(&self, since: i64) -> Result<Finishing, StoreError> {
         let sql = format!(
-            "SELECT COUNT(*), COALESCE(MAX(updated_ms), 0), COUNT(*) - COUNT(owner) \
-             FROM ({FINISHING}) AS finishing"
-        );
-        let row = crate::db::once_more(|| {
-            sqlx::query(&sql)
-                .bind(since)
-                .bind(ROWS_PER_PASS)
-                .fetch_one(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
-        let without_owner: i64 = row.try_get(2).map_err(unavailable)?;
-        Ok(Finishing {
-            rows: row.try_get(0).map_err(unavailable)?,
-            last_ms: row.try_get(1).map_err(unavailable)?,
-            without_owner: without_owner > 0,
-        })
-    }
-
-    /// The callers who finished a task since `since` and hold more than
-    /// `cap` finished tasks.
-    async fn owners_past(&self, since: i64, cap: usize) -> Result<Vec<String>, StoreError> {
-        let sql = format!(
-            "SELECT owner FROM (SELECT DISTINCT owner FROM ({FINISHING}) AS finishing) AS recent \
-             WHERE owner IS NOT NULL AND (SELECT COUNT(*) FROM tasks AS held \
-             WHERE held.owner = recent.owner AND held.terminal = 1) > $3"
+            "SELECT recent.owner, recent.seen, recent.last_ms, \
+             CASE WHEN recent.owner IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM tasks AS held \
+             WHERE held.owner = recent.owner AND held.terminal = 1) END \
+             FROM (SELECT owner, COUNT(*) AS seen, MAX(updated_ms) AS last_ms \
+             FROM ({FINISHING}) AS finishing GROUP BY owner) AS recent"
         );
         let rows = crate::db::once_more(|| {
             sqlx::query(&sql)
                 .bind(since)
                 .bind(ROWS_PER_PASS)
-                .bind(count(cap))
                 .fetch_all(&self.db.pool)
         })
         .await
         .map_err(unavailable)?;
-        super::first_column_ids(&rows)
+        let mut seen = Finishing::default();
+        for row in &rows {
+            let owner: Option<String> = row.try_get(0).map_err(unavailable)?;
+            seen.rows += row.try_get::<i64, _>(1).map_err(unavailable)?;
+            seen.last_ms = seen
+                .last_ms
+                .max(row.try_get::<i64, _>(2).map_err(unavailable)?);
+            match owner {
+                Some(owner) => seen
+                    .owners
+                    .push((owner, row.try_get(3).map_err(unavailable)?)),
+                None => seen.without_owner = true,
+            }
+        }
+        Ok(seen)
     }
 
-    /// Whether the tasks without an owner number more than `cap`.
     async fn ownerless_past(&self, cap: usize) -> Result<bool, StoreError> {
         let row = crate::db::once_more(|| {
             sqlx::query("SELECT COUNT(*) FROM tasks WHERE owner IS NULL AND terminal = 1")
@@ -136,6 +127,7 @@ impl SqlTaskStore {
 }
 
 /// What one pass looks at.
+#[derive(Default)]
 struct Finishing {
     /// Finished tasks (at most [`ROWS_PER_PASS`]).
     rows: i64,
@@ -143,6 +135,8 @@ struct Finishing {
     last_ms: i64,
     /// Whether any has no owner.
     without_owner: bool,
+    /// Each owner among them, and its finished tasks in all.
+    owners: Vec<(String, i64)>,
 }
 
 fn count(cap: usize) -> i64 {

@@ -15,15 +15,19 @@ pub enum BusinessRole {
     /// Reads every filed action (`GET /actions`; the rule book's
     /// `rules.ledger_readers`), files nothing.
     Auditor,
+    /// Erases one user's data of their own tenant (`POST /users/erase`,
+    /// docs/personal-data.md), files nothing.
+    DataProtectionOfficer,
 }
 
 impl BusinessRole {
-    pub const ALL: [BusinessRole; 5] = [
+    pub const ALL: [BusinessRole; 6] = [
         BusinessRole::ArClerk,
         BusinessRole::CreditManager,
         BusinessRole::MasterDataSpecialist,
         BusinessRole::Viewer,
         BusinessRole::Auditor,
+        BusinessRole::DataProtectionOfficer,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -33,6 +37,7 @@ impl BusinessRole {
             BusinessRole::MasterDataSpecialist => "master_data_specialist",
             BusinessRole::Viewer => "viewer",
             BusinessRole::Auditor => "auditor",
+            BusinessRole::DataProtectionOfficer => "data_protection_officer",
         }
     }
 
@@ -44,7 +49,9 @@ impl BusinessRole {
             BusinessRole::ArClerk => &["open_dispute_case", "request_delivery_date_change"],
             BusinessRole::CreditManager => &["request_credit_review", "open_dispute_case"],
             BusinessRole::MasterDataSpecialist => &["request_master_data_change"],
-            BusinessRole::Viewer | BusinessRole::Auditor => &[],
+            BusinessRole::Viewer | BusinessRole::Auditor | BusinessRole::DataProtectionOfficer => {
+                &[]
+            }
         }
     }
 }
@@ -54,6 +61,12 @@ impl BusinessRole {
     /// book's `rules.ledger_readers` may name others).
     pub fn seed_reads_every_action(self) -> bool {
         self == BusinessRole::Auditor
+    }
+
+    /// Whether the role erases a user's data (`POST /users/erase`): only
+    /// the data protection officer, of their own tenant.
+    pub fn erases_users(self) -> bool {
+        self == BusinessRole::DataProtectionOfficer
     }
 }
 
@@ -78,7 +91,7 @@ impl fmt::Display for BusinessRole {
 
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "unknown role `{0}` (known: ar_clerk, credit_manager, master_data_specialist, viewer, auditor)"
+    "unknown role `{0}` (known: ar_clerk, credit_manager, master_data_specialist, viewer, auditor, data_protection_officer)"
 )]
 pub struct UnknownRole(pub String);
 

@@ -506,6 +506,7 @@ impl Application {
             PushService::for_settings(&settings.push, cloud_foundry, Arc::clone(&stores.tasks))?;
         let observer = push.map(|service| Arc::new(PushObserver(service)) as Arc<dyn TaskObserver>);
         crate::telemetry::metrics::known_specialists(agent.skills().iter().map(|skill| skill.id));
+        let tasks = Arc::clone(&stores.tasks);
         let engine = TaskEngine::new(stores.tasks, agent, settings.tasks.clone(), observer);
         if let Some(executions) = executions {
             executions.set_notifier(Arc::new(LaterResults(engine.clone())));
@@ -518,6 +519,7 @@ impl Application {
             extended_card,
             auth: validator,
             ledger: stores.ledger,
+            tasks,
             ledger_readers: settings.rules.ledger_readers()?,
             calls: CallsInFlight::new(server.calls_in_flight()),
             body_limits: BodyLimits::new(

@@ -165,9 +165,10 @@ pub struct ConfigurationChange {
     pub success: Option<bool>,
 }
 
-/// One message of any kind. Data accesses and modifications are to come
-/// from the agent's reads and writes, through the seam between the engine
-/// and the agent; until they are hooked in, only the tests build them.
+/// One message of any kind. A user's data erased is a data modification
+/// (`erasure.rs`); data accesses and the modifications of the agent's
+/// reads and writes are to come, through the seam between the engine and
+/// the agent; until they are hooked in, only the tests build data accesses.
 #[derive(Debug, Clone)]
 #[cfg_attr(not(test), allow(dead_code))]
 pub enum AuditMessage {

@@ -13,6 +13,7 @@
 
 mod binding;
 mod client;
+mod erasure;
 mod message;
 mod outbox;
 mod security_gate;
@@ -22,6 +23,7 @@ mod worker;
 
 pub use binding::{AuditBinding, BindingError};
 pub use client::ClientError;
+pub use erasure::{ErasedCounts, ErasedUser, user_data_erased};
 pub use message::{
     AuditMessage, AuditObject, ChangedAttribute, Common, ConfigurationChange, SecurityEvent,
     shortened,
@@ -154,12 +156,32 @@ impl Audit {
     /// its own, so the caller never waits), else as a `type: audit` log
     /// line. A message the service would refuse is dropped here, logged.
     pub fn record(&self, message: AuditMessage) {
+        if let Some(encoded) = self.to_be_stored(&message) {
+            let inner = Arc::clone(&self.0);
+            tokio::spawn(async move { store(&inner, &encoded).await });
+        }
+    }
+
+    /// [`Audit::record`], returning once the message is in the outbox (or
+    /// logged, or dropped as `record` would): for a command that ends
+    /// right after it, and for an erasure, which answers once its audit
+    /// message is kept.
+    pub async fn record_and_wait(&self, message: AuditMessage) {
+        if let Some(encoded) = self.to_be_stored(&message) {
+            store(&self.0, &encoded).await;
+        }
+    }
+
+    /// `message` checked and encoded for the outbox; `None` when it was
+    /// dropped (the service would refuse it) or, without a binding,
+    /// written as a `type: audit` log line instead.
+    fn to_be_stored(&self, message: &AuditMessage) -> Option<message::Encoded> {
         let encoded = match message.encode() {
             Ok(encoded) => encoded,
             Err(error) => {
                 crate::telemetry::metrics::audit_message("dropped");
                 tracing::error!(%error, audit.kind = message.kind().path(), "audit message not recorded");
-                return;
+                return None;
             }
         };
         if !self.0.bound {
@@ -170,32 +192,9 @@ impl Audit {
                 audit.message = %encoded.body,
                 "audit"
             );
-            return;
+            return None;
         }
-        let inner = Arc::clone(&self.0);
-        tokio::spawn(async move {
-            match inner.outbox.put(&encoded, crate::db::now_ms()).await {
-                Ok(outbox::Stored::Queued) => {
-                    crate::telemetry::metrics::audit_message("queued");
-                    inner.counts.queued_one();
-                    inner.wake.notify_one();
-                }
-                Ok(outbox::Stored::Full) => {
-                    crate::telemetry::metrics::audit_message("dropped");
-                    if let Some(held_back) = DROPPED_LINES.admit("full", Instant::now()) {
-                        tracing::error!(
-                            audit.kind = encoded.kind.path(),
-                            dropped_not_logged = held_back,
-                            "audit outbox full (audit.max_queued): message dropped"
-                        );
-                    }
-                }
-                Err(error) => {
-                    crate::telemetry::metrics::audit_message("dropped");
-                    tracing::error!(%error, audit.kind = encoded.kind.path(), "audit message could not be stored");
-                }
-            }
-        });
+        Some(encoded)
     }
 
     /// A request refused (a token, a role, a quota, a bound): a security
@@ -288,6 +287,32 @@ impl Audit {
         let text = serde_json::Value::Object(now).to_string();
         if let Err(error) = self.0.outbox.remember(NAME, &text).await {
             tracing::warn!(%error, "audit: the configuration cannot be remembered");
+        }
+    }
+}
+
+/// Put `encoded` into the outbox and wake the sender; a full outbox or a
+/// failed write drops it, counted and logged.
+async fn store(inner: &Inner, encoded: &message::Encoded) {
+    match inner.outbox.put(encoded, crate::db::now_ms()).await {
+        Ok(outbox::Stored::Queued) => {
+            crate::telemetry::metrics::audit_message("queued");
+            inner.counts.queued_one();
+            inner.wake.notify_one();
+        }
+        Ok(outbox::Stored::Full) => {
+            crate::telemetry::metrics::audit_message("dropped");
+            if let Some(held_back) = DROPPED_LINES.admit("full", Instant::now()) {
+                tracing::error!(
+                    audit.kind = encoded.kind.path(),
+                    dropped_not_logged = held_back,
+                    "audit outbox full (audit.max_queued): message dropped"
+                );
+            }
+        }
+        Err(error) => {
+            crate::telemetry::metrics::audit_message("dropped");
+            tracing::error!(%error, audit.kind = encoded.kind.path(), "audit message could not be stored");
         }
     }
 }

@@ -2,7 +2,7 @@
 //! commands. It lives in the library so `main.rs` only parses and runs it,
 //! and so the commands stay private to the crate.
 
-use super::{actions, ask, card_command, diagnose, eval, finish, serve, triage};
+use super::{actions, ask, card_command, diagnose, erase_user, eval, finish, serve, triage};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -60,6 +60,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+
+    /// Erase one user's data in the store the settings name: their tasks,
+    /// contexts and push configs deleted, their action ledger rows kept
+    /// with the approver replaced by `erased`; audit-logged.
+    #[command(after_help = erase_user::EXAMPLES)]
+    EraseUser(erase_user::EraseUserArgs),
 }
 
 const TOP_EXAMPLES: &str = "\
@@ -82,8 +88,10 @@ impl CommandLine {
     pub async fn run(self) -> ExitCode {
         let command = self.command.unwrap_or(Command::Serve);
         // `serve` sets up its logging from its settings.
-        if !matches!(command, Command::Serve) {
-            crate::telemetry::init_with_default(super::QUIET_LOG);
+        match command {
+            Command::Serve => {}
+            Command::EraseUser(_) => crate::telemetry::init_with_default(super::ERASE_LOG),
+            _ => crate::telemetry::init_with_default(super::QUIET_LOG),
         }
         match command {
             Command::Serve => serve::serve(self.config).await,
@@ -93,6 +101,7 @@ impl CommandLine {
             Command::Eval(args) => finish(eval::run(args).await),
             Command::Actions { json } => actions::run(self.config, json).await,
             Command::Diagnose(args) => diagnose::run(self.config, args).await,
+            Command::EraseUser(args) => erase_user::run(self.config, args).await,
         }
     }
 }

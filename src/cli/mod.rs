@@ -14,6 +14,7 @@ pub mod card_command;
 pub mod client;
 pub mod command_line;
 pub mod diagnose;
+pub mod erase_user;
 pub mod error;
 pub mod eval;
 pub mod local;
@@ -33,6 +34,10 @@ use std::process::ExitCode;
 /// only, and not the in-process server's "authentication is off" warning
 /// (it runs on loopback for this one command).
 pub const QUIET_LOG: &str = "warn,actix_server=error,order_exception_agent::startup=error";
+
+/// The log filter of `erase-user`: the quiet one, and the `type: audit`
+/// line its erasure is without an `auditlog` binding.
+pub const ERASE_LOG: &str = "warn,actix_server=error,order_exception_agent::startup=error,order_exception_agent::audit=info";
 
 /// The exit code for a command's result; an error is one line on stderr
 /// (none when standard output was closed: the reader wanted no more).

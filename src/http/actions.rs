@@ -75,7 +75,7 @@ pub async fn list(request: HttpRequest, state: web::Data<AppState>) -> HttpRespo
     {
         return error_response(
             StatusCode::FORBIDDEN,
-            "the action ledger is for people with a role (ar_clerk, credit_manager, master_data_specialist, viewer or auditor)",
+            "the action ledger is for people with a role (ar_clerk, credit_manager, master_data_specialist, viewer, auditor or data_protection_officer)",
         );
     }
     let (limit, after) = match page_parameters(request.query_string()) {

@@ -54,6 +54,11 @@ pub async fn only_post(request: HttpRequest) -> HttpResponse {
     method_not_allowed(&request, "POST", "send JSON-RPC requests with POST")
 }
 
+/// Another method on a resource answered with POST alone (not JSON-RPC).
+pub async fn only_post_here(request: HttpRequest) -> HttpResponse {
+    method_not_allowed(&request, "POST", "this resource takes POST")
+}
+
 pub async fn only_get(request: HttpRequest) -> HttpResponse {
     method_not_allowed(&request, "GET", "this resource is read with GET")
 }

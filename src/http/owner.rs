@@ -8,15 +8,22 @@
 use crate::auth::{Principal, TokenIssuer, TokenKind};
 use crate::tasks::{IdentityRealm, OwnerScope};
 
+/// The identity service of the token, as owner keys name it.
+pub fn issuer_name(principal: &Principal) -> &'static str {
+    match principal.issuer {
+        TokenIssuer::Ias => "ias",
+        TokenIssuer::Xsuaa => "xsuaa",
+    }
+}
+
 /// The identity service and tenant of the token: IAS `app_tid` (for a
 /// token of the binding's own issuer without one, the binding's), XSUAA
 /// `zid`.
 fn realm(principal: &Principal) -> IdentityRealm {
-    let issuer = match principal.issuer {
-        TokenIssuer::Ias => "ias",
-        TokenIssuer::Xsuaa => "xsuaa",
-    };
-    IdentityRealm::new(issuer, principal.tenant.as_deref().unwrap_or(""))
+    IdentityRealm::new(
+        issuer_name(principal),
+        principal.tenant.as_deref().unwrap_or(""),
+    )
 }
 
 /// Whose tasks the caller may see and touch: a person's own, an
@@ -43,4 +50,14 @@ pub fn person_key(principal: Option<&Principal>) -> Option<String> {
     owner_scope(Some(principal), true)
         .owner()
         .map(str::to_string)
+}
+
+/// The key of the person `user_id` of the caller's own identity service and
+/// tenant: whom a data protection officer of that tenant may erase (a
+/// person of another tenant has another key, and is out of reach).
+pub fn colleague_key(principal: &Principal, user_id: &str) -> String {
+    OwnerScope::user(&realm(principal), user_id)
+        .owner()
+        .unwrap_or_default()
+        .to_string()
 }

@@ -3,7 +3,9 @@
 //! server (`server.rs`) configures its app with it, and `mod.rs`
 //! re-exports the server.
 
-use super::{actions, card_endpoint, error_response, health, index, metrics_endpoint, rpc};
+use super::{
+    actions, card_endpoint, erase_user, error_response, health, index, metrics_endpoint, rpc,
+};
 use actix_web::web;
 
 pub fn routes(config: &mut web::ServiceConfig) {
@@ -29,6 +31,11 @@ pub fn routes(config: &mut web::ServiceConfig) {
             web::resource("/actions")
                 .route(web::get().to(actions::list))
                 .default_service(web::to(error_response::only_get)),
+        )
+        .service(
+            web::resource("/users/erase")
+                .route(web::post().to(erase_user::erase))
+                .default_service(web::to(error_response::only_post_here)),
         )
         .service(
             web::resource("/")

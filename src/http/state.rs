@@ -18,8 +18,11 @@ pub struct AppState {
     pub extended_card: Option<AgentCard>,
     /// `None` when authentication is off.
     pub auth: Option<Arc<TokenValidator>>,
-    /// Filed actions, for `GET /actions`.
+    /// Filed actions, for `GET /actions` and erasing a user's approvals.
     pub ledger: Arc<dyn ActionLedger>,
+    /// Where the engine keeps tasks, for erasing a user's tasks
+    /// (`POST /users/erase`; everything else goes through the engine).
+    pub tasks: Arc<dyn crate::tasks::TaskStore>,
     /// The roles that read every filed action (the rule book's
     /// `rules.ledger_readers`); anyone else reads what they approved.
     pub ledger_readers: std::collections::BTreeSet<crate::roles::BusinessRole>,

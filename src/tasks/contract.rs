@@ -7,7 +7,7 @@
 //! answer differently and why, instead of each store testing its own idea.
 
 use super::settings::FinishedCaps;
-use super::store::{StoreError, TaskStore};
+use super::store::{ErasedTasks, StoreError, TaskStore};
 use crate::a2a::{PushNotificationConfig, Task, TaskKind, TaskState, TaskStatus};
 use std::time::Duration;
 
@@ -555,4 +555,104 @@ pub(crate) async fn trims_like_a_task_store(store: &dyn TaskStore, caps: Finishe
         .unwrap();
     store.trim_finished(caps).await.unwrap();
     assert_eq!(kept(all).await, ["t-waiting", "t-working", "t-hers", "t-4"]);
+}
+
+/// Erasing one owner deletes all its tasks in every state (finished,
+/// waiting, working), with their push configs and contexts, and counts
+/// them; another owner's tasks, and tasks without an owner, stay whole,
+/// in the same context too; the owner's open and finished tasks no longer
+/// count against it; a second erase finds nothing. Run on a store of its
+/// own.
+pub(crate) async fn erases_like_a_task_store(store: &dyn TaskStore) {
+    let (alice, bob) = (Some("ias:t1:user:alice"), Some("ias:t1:user:bob"));
+    let in_context = |id: &str, state, context: &str| {
+        let mut task = task(id, state);
+        task.context_id = context.into();
+        task
+    };
+    let hook = |id: &str| PushNotificationConfig {
+        id: Some(id.into()),
+        url: "https://hook.example/erase".into(),
+        token: Some("a webhook token".into()),
+        authentication: None,
+        payload_version: crate::a2a::PushPayload::V0_3,
+    };
+    for (id, state, context, owner) in [
+        ("e-a-done", TaskState::Completed, "e-c1", alice),
+        ("e-a-waiting", TaskState::InputRequired, "e-c1", alice),
+        ("e-a-working", TaskState::Working, "e-c2", alice),
+        ("e-b-waiting", TaskState::InputRequired, "e-c3", bob),
+        ("e-b-shared", TaskState::Completed, "e-c2", bob),
+        ("e-nobody", TaskState::InputRequired, "e-c4", None),
+    ] {
+        store
+            .create(&in_context(id, state, context), &[], owner)
+            .await
+            .unwrap();
+    }
+    for (task_id, config) in [
+        ("e-a-waiting", "p1"),
+        ("e-a-waiting", "p2"),
+        ("e-a-working", "p3"),
+        ("e-b-waiting", "p4"),
+    ] {
+        store
+            .set_push_config(task_id, &hook(config), 10)
+            .await
+            .unwrap();
+    }
+
+    let erased = store.erase_owner("ias:t1:user:alice").await.unwrap();
+    assert_eq!(
+        erased,
+        ErasedTasks {
+            tasks: 3,
+            contexts: 2,
+            push_configs: 3
+        }
+    );
+    for gone in ["e-a-done", "e-a-waiting", "e-a-working"] {
+        assert_eq!(store.get(gone).await.unwrap(), None, "{gone}");
+        assert!(store.push_configs(gone).await.unwrap().is_empty(), "{gone}");
+    }
+    for kept in ["e-b-waiting", "e-b-shared", "e-nobody"] {
+        assert!(store.get(kept).await.unwrap().is_some(), "{kept}");
+    }
+    assert_eq!(
+        store.push_configs("e-b-waiting").await.unwrap(),
+        [hook("p4")]
+    );
+    assert_eq!(store.open_tasks_of(alice, 100).await.unwrap(), 0);
+    assert_eq!(store.open_tasks_of(bob, 100).await.unwrap(), 1);
+    // Her context is hers no longer: nobody else's task is in e-c1, bob's
+    // is still in e-c2.
+    assert!(
+        !store
+            .context_held_by_another("e-c1", "ias:t1:user:carol")
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .context_held_by_another("e-c2", "ias:t1:user:carol")
+            .await
+            .unwrap()
+    );
+    // Her turn's late write finds nothing to update.
+    assert_eq!(
+        store
+            .update(&in_context("e-a-working", TaskState::Completed, "e-c2"), 1)
+            .await,
+        Err(StoreError::NotFound("e-a-working".into()))
+    );
+    assert_eq!(
+        store.erase_owner("ias:t1:user:alice").await.unwrap(),
+        ErasedTasks::default()
+    );
+    // The same user id of another tenant is another owner.
+    assert_eq!(
+        store.erase_owner("ias:t2:user:bob").await.unwrap(),
+        ErasedTasks::default()
+    );
+    assert!(store.get("e-b-waiting").await.unwrap().is_some());
 }

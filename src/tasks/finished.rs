@@ -83,6 +83,13 @@ impl FinishedTasks {
         expired
     }
 
+    /// Forget every finished task of `owner` (its tasks were erased).
+    pub(super) fn forget(&mut self, owner: &Owner) {
+        for number in self.by_owner.remove(owner).into_iter().flatten() {
+            self.in_order.remove(&number);
+        }
+    }
+
     fn count_of(&self, owner: &Owner) -> usize {
         self.by_owner.get(owner).map_or(0, VecDeque::len)
     }
@@ -151,6 +158,22 @@ mod tests {
         // Two each of alice and bob: alice's oldest finished first.
         assert_eq!(add(&mut tasks, "a2", "alice", &limits), ["a1"]);
         assert_eq!(add(&mut tasks, "c2", "carol", &limits), ["b2"]);
+    }
+
+    #[test]
+    fn a_forgotten_owner_holds_nothing_and_others_keep_theirs() {
+        let limits = limits(10, 3);
+        let mut tasks = FinishedTasks::default();
+        add(&mut tasks, "a1", "alice", &limits);
+        add(&mut tasks, "b1", "bob", &limits);
+        add(&mut tasks, "a2", "alice", &limits);
+        tasks.forget(&Some("alice".into()));
+        assert_eq!(tasks.count_of(&Some("alice".into())), 0);
+        assert_eq!(tasks.count_of(&Some("bob".into())), 1);
+        // Alice's two places are free: two more fit before bob's goes.
+        assert!(add(&mut tasks, "c1", "carol", &limits).is_empty());
+        assert!(add(&mut tasks, "c2", "carol", &limits).is_empty());
+        assert_eq!(add(&mut tasks, "c3", "carol", &limits), ["c1"]);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use super::listing::{TaskPage, TaskQuery};
 use super::settings::FinishedCaps;
-use super::store::{PushConfigSet, StoreError, StoredTask, TaskStore, Written};
+use super::store::{ErasedTasks, PushConfigSet, StoreError, StoredTask, TaskStore, Written};
 use crate::a2a::{PushNotificationConfig, Task};
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -96,6 +96,10 @@ impl TaskStore for MeasuredStore {
             self.0.delete_push_config(task_id, config_id),
         )
         .await
+    }
+
+    async fn erase_owner(&self, owner: &str) -> Result<ErasedTasks, StoreError> {
+        measured("erase_owner", self.0.erase_owner(owner)).await
     }
 
     fn out_of_space(&self) -> bool {

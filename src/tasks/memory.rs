@@ -8,11 +8,12 @@ use super::finished::FinishedTasks;
 use super::listing::{PageCursor, TaskPage, TaskQuery};
 use super::settings::MemoryStoreLimits;
 use super::store::{
-    StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task, skipped_unreadable,
+    ErasedTasks, StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task,
+    skipped_unreadable,
 };
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
 use async_trait::async_trait;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -336,6 +337,35 @@ impl TaskStore for InMemoryTaskStore {
             .unwrap_or_default())
     }
 
+    async fn erase_owner(&self, owner: &str) -> Result<ErasedTasks, StoreError> {
+        // One critical section: no write sees half of it.
+        let mut tasks = self.lock()?;
+        let ids: Vec<String> = tasks
+            .by_id
+            .iter()
+            .filter(|(_, entry)| entry.owner.as_deref() == Some(owner))
+            .map(|(id, _)| id.clone())
+            .collect();
+        let mut contexts = HashSet::new();
+        let mut erased = ErasedTasks::default();
+        for id in ids {
+            let Some(entry) = tasks.by_id.remove(&id) else {
+                continue;
+            };
+            if !entry.terminal {
+                tasks.open_by_age.remove(&entry.sequence);
+            }
+            erased.tasks += 1;
+            erased.push_configs += entry.push_configs.len() as u64;
+            contexts.insert(entry.context_id);
+        }
+        let owner = Some(owner.to_string());
+        tasks.open_by_owner.remove(&owner);
+        tasks.finished.forget(&owner);
+        erased.contexts = contexts.len() as u64;
+        Ok(erased)
+    }
+
     async fn delete_push_config(&self, task_id: &str, config_id: &str) -> Result<bool, StoreError> {
         let mut tasks = self.lock()?;
         let Some(entry) = tasks.by_id.get_mut(task_id) else {
@@ -407,8 +437,8 @@ mod tests {
     use super::*;
     use crate::a2a::TaskState;
     use crate::tasks::contract::{
-        Expect, behaves_like_a_task_store, bounds_like_a_task_store, lists_like_a_task_store, task,
-        trims_like_a_task_store,
+        Expect, behaves_like_a_task_store, bounds_like_a_task_store, erases_like_a_task_store,
+        lists_like_a_task_store, task, trims_like_a_task_store,
     };
     use crate::tasks::settings::FinishedCaps;
     use std::time::Duration;
@@ -428,6 +458,7 @@ mod tests {
             without_owner: limits.max_terminal,
         };
         trims_like_a_task_store(&InMemoryTaskStore::new(limits), caps).await;
+        erases_like_a_task_store(&InMemoryTaskStore::new(MemoryStoreLimits::default())).await;
     }
 
     #[tokio::test]

@@ -43,6 +43,17 @@ pub enum PushConfigSet {
     Full,
 }
 
+/// What [`TaskStore::erase_owner`] deleted: the owner's tasks, the
+/// contexts they were in (a context is nothing but its tasks), and the push
+/// configs they held.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErasedTasks {
+    pub tasks: u64,
+    pub contexts: u64,
+    pub push_configs: u64,
+}
+
 /// A store fault's cause, kept for the log (never for the caller); shared,
 /// since one failed group commit fails every write in it.
 pub type StoreFault = std::sync::Arc<dyn std::error::Error + Send + Sync>;
@@ -218,6 +229,15 @@ pub trait TaskStore: Send + Sync {
 
     /// Remove one push config; `false` when there was none with that id.
     async fn delete_push_config(&self, task_id: &str, config_id: &str) -> Result<bool, StoreError>;
+
+    /// Delete every task of `owner` in one atomic step, whatever its state
+    /// (finished, waiting, a turn running now): with them go their push
+    /// configs, which live with the task, and their contexts, which are
+    /// nothing but their tasks. A turn that runs while this deletes its
+    /// task finds it gone when it writes its result (`NotFound`): nothing
+    /// of it is stored. Tasks of other owners, and tasks without an owner,
+    /// are untouched. Deleting twice deletes nothing the second time.
+    async fn erase_owner(&self, owner: &str) -> Result<ErasedTasks, StoreError>;
 
     /// Whether the last write failed for want of space (and none has
     /// succeeded since): what `/health` shows, without failing the check.

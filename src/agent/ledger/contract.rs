@@ -616,3 +616,78 @@ pub async fn pages_newest_first_by_approver(ledger: Arc<dyn ActionLedger>) {
         .expect("page");
     assert!(nobody.entries.is_empty());
 }
+
+/// Erasing an approver keeps every row they approved (order, action,
+/// request, state, times) and replaces their id and key with `erased`,
+/// also where another row's answer names their approval; the same user id
+/// of another realm, and other approvers, are untouched; a second erase
+/// finds nothing, and the erased rows are no longer listed as theirs.
+pub async fn erasing_an_approver_keeps_the_rows_without_them(ledger: Arc<dyn ActionLedger>) {
+    use super::LedgerQuery;
+    use super::entry::ERASED;
+    let alice = "ias:t-1:user:alice";
+    let other_alice = "xsuaa:t-1:user:alice";
+    let mut first = entry("4725", "bob");
+    first.approver_key = Some("ias:t-1:user:bob".into());
+    ledger.file(first.clone()).await.expect("file");
+    // Alice's later request supersedes bob's open one: its answer names her.
+    let mut hers = versioned("4725", "alice", "W/\"v2\"", "");
+    hers.approver_key = Some(alice.into());
+    hers.task_id = "t-2".into();
+    ledger.file(hers.clone()).await.expect("file");
+    let mut also_hers = entry("4711", "alice");
+    also_hers.approver_key = Some(alice.into());
+    ledger.file(also_hers.clone()).await.expect("file");
+    let mut not_hers = entry("4740", "alice");
+    not_hers.approver_key = Some(other_alice.into());
+    ledger.file(not_hers.clone()).await.expect("file");
+    let before = ledger.list().await.expect("list");
+
+    assert_eq!(ledger.erase_approver(alice).await.expect("erase"), 2);
+
+    let after = ledger.list().await.expect("list");
+    assert_eq!(after.len(), before.len(), "every row is kept");
+    for key in [&hers.key, &also_hers.key] {
+        let was = before.iter().find(|row| row.key == *key).expect("was");
+        let row = ledger.get(key).await.expect("get").expect("kept");
+        assert_eq!(row.approved_by, ERASED);
+        assert_eq!(row.approver_key.as_deref(), Some(ERASED));
+        assert_eq!(
+            (
+                &row.approver_role,
+                &row.approved_at,
+                row.state,
+                &row.task_id
+            ),
+            (
+                &was.approver_role,
+                &was.approved_at,
+                was.state,
+                &was.task_id
+            ),
+            "the approval itself is kept"
+        );
+    }
+    let superseded = ledger.get(&first.key).await.expect("get").expect("kept");
+    assert_eq!(superseded.approved_by, "bob");
+    let answer = superseded.answer.expect("why it was superseded");
+    assert!(
+        answer.starts_with("superseded by a later approval (by erased as ar_clerk in task t-2 at "),
+        "{answer}"
+    );
+    assert!(!answer.contains("alice"), "{answer}");
+    let untouched = ledger.get(&not_hers.key).await.expect("get").expect("kept");
+    assert_eq!(untouched.approved_by, "alice");
+    assert_eq!(untouched.approver_key.as_deref(), Some(other_alice));
+
+    let theirs = ledger
+        .page(&LedgerQuery {
+            approver_key: Some(alice.into()),
+            limit: 10,
+            after: None,
+        })
+        .await
+        .expect("page");
+    assert!(theirs.entries.is_empty(), "{theirs:?}");
+    assert_eq!(ledger.erase_approver(alice).await.expect("erase"), 0);
+}

@@ -108,12 +108,25 @@ impl Filing {
     }
 }
 
+/// What an erased approver's id and key become in the rows they approved
+/// ([`ActionLedger::erase_approver`]): the approval stays, whose it was
+/// does not.
+pub const ERASED: &str = "erased";
+
 /// What a row replaced by a later request says (its `answer`).
 pub(crate) fn superseded_by(new: &LedgerEntry, approved_at: &str) -> String {
     format!(
-        "superseded by a later approval (by {} as {} in task {} at {approved_at}) before it was carried out",
-        new.approved_by, new.approver_role, new.task_id
+        "superseded by a later approval {}{approved_at}) before it was carried out",
+        approval_of(&new.approved_by, &new.approver_role, &new.task_id)
     )
+}
+
+/// How a superseded row's answer names the approval that replaced it:
+/// `(by <approver> as <role> in task <task> at ` (the task id makes it one
+/// approval's), so erasing that approver can find it and name them
+/// [`ERASED`] instead.
+pub(crate) fn approval_of(approved_by: &str, approver_role: &str, task_id: &str) -> String {
+    format!("(by {approved_by} as {approver_role} in task {task_id} at ")
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -167,4 +180,12 @@ pub trait ActionLedger: Send + Sync {
 
     /// How many rows are in each state (the `a2a.actions.ledger` gauge).
     async fn count_by_state(&self) -> Result<RowsByState, LedgerError>;
+
+    /// Erase whose approvals they were: every row `approver_key` approved
+    /// keeps its order, action, request, state, attempts, answers and
+    /// times, and has its approver id and key replaced by [`ERASED`]; the
+    /// answer of a row one of them superseded names [`ERASED`] too. In one
+    /// transaction; returns how many rows the approver had. Twice erases
+    /// nothing the second time.
+    async fn erase_approver(&self, approver_key: &str) -> Result<u64, LedgerError>;
 }

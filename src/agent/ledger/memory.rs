@@ -1,7 +1,7 @@
 //! The ledger for the memory store (nothing survives a restart).
 
 use super::entry::LedgerPage;
-use super::entry::{count_row, no_rows, superseded_by};
+use super::entry::{ERASED, approval_of, count_row, no_rows, superseded_by};
 use super::query::{LedgerCursor, LedgerQuery, key_parts};
 use super::state::{ClaimFacts, claimable, supersedable};
 use super::{
@@ -197,6 +197,33 @@ impl ActionLedger for MemoryLedger {
             .collect())
     }
 
+    async fn erase_approver(&self, approver_key: &str) -> Result<u64, LedgerError> {
+        let mut rows = self.rows()?;
+        let mut renamed = Vec::new();
+        for row in rows.iter_mut() {
+            if row.entry.approver_key.as_deref() == Some(approver_key) {
+                let entry = &mut row.entry;
+                renamed.push((
+                    approval_of(&entry.approved_by, &entry.approver_role, &entry.task_id),
+                    approval_of(ERASED, &entry.approver_role, &entry.task_id),
+                ));
+                entry.approved_by = ERASED.into();
+                entry.approver_key = Some(ERASED.into());
+            }
+        }
+        for row in rows.iter_mut() {
+            let Some(answer) = &mut row.entry.answer else {
+                continue;
+            };
+            for (named, erased) in &renamed {
+                if answer.contains(named.as_str()) {
+                    *answer = answer.replace(named.as_str(), erased);
+                }
+            }
+        }
+        Ok(renamed.len() as u64)
+    }
+
     async fn count_by_state(&self) -> Result<RowsByState, LedgerError> {
         let mut counted = no_rows();
         for row in self.rows()?.iter() {
@@ -210,6 +237,14 @@ impl ActionLedger for MemoryLedger {
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    #[tokio::test]
+    async fn erasing_an_approver_keeps_the_rows_without_them() {
+        super::super::contract::erasing_an_approver_keeps_the_rows_without_them(Arc::new(
+            MemoryLedger::default(),
+        ))
+        .await;
+    }
 
     #[tokio::test]
     async fn files_exactly_once_under_concurrency() {

@@ -10,7 +10,7 @@
 //! knows the first one committed unseen and reports it filed.
 
 use super::entry::LedgerPage;
-use super::entry::{count_row, no_rows, superseded_by};
+use super::entry::{ERASED, approval_of, count_row, no_rows, superseded_by};
 use super::query::{LedgerCursor, LedgerQuery};
 use super::{
     ActionKey, ActionLedger, Claim, ExecutionState, Filing, Finish, LedgerEntry, LedgerError,
@@ -438,6 +438,49 @@ impl ActionLedger for SqlLedger {
         }
         Ok(counted)
     }
+
+    async fn erase_approver(&self, approver_key: &str) -> Result<u64, LedgerError> {
+        // One transaction: the rows and the answers naming them change
+        // together or not at all; a second run finds no row of the key.
+        let mut tx = self.db.pool.begin().await.map_err(unavailable)?;
+        let approved = sqlx::query(
+            "SELECT sales_order, action, approved_by, approver_role, task_id \
+             FROM action_ledger WHERE approver_key = $1",
+        )
+        .bind(approver_key)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(unavailable)?;
+        for row in &approved {
+            let text = |index| row.try_get::<String, _>(index).map_err(unavailable);
+            let (sales_order, action, role, task_id) = (text(0)?, text(1)?, text(3)?, text(4)?);
+            let named = approval_of(&text(2)?, &role, &task_id);
+            // Only a row of the same order and action can have been
+            // superseded by this approval.
+            sqlx::query(
+                "UPDATE action_ledger SET answer = REPLACE(answer, $1, $2) \
+                 WHERE sales_order = $3 AND action = $4 AND state = 'superseded'",
+            )
+            .bind(&named)
+            .bind(approval_of(ERASED, &role, &task_id))
+            .bind(&sales_order)
+            .bind(&action)
+            .execute(&mut *tx)
+            .await
+            .map_err(unavailable)?;
+        }
+        sqlx::query(
+            "UPDATE action_ledger SET approved_by = $1, approver_key = $2 WHERE approver_key = $3",
+        )
+        .bind(ERASED)
+        .bind(ERASED)
+        .bind(approver_key)
+        .execute(&mut *tx)
+        .await
+        .map_err(unavailable)?;
+        tx.commit().await.map_err(unavailable)?;
+        Ok(approved.len() as u64)
+    }
 }
 
 #[cfg(test)]
@@ -563,6 +606,22 @@ mod tests {
             return;
         };
         old_rows_are_their_approver_s_once_adopted(db).await;
+    }
+
+    #[tokio::test]
+    async fn sqlite_erasing_an_approver_keeps_the_rows_without_them() {
+        contract::erasing_an_approver_keeps_the_rows_without_them(ledger(
+            test_support::sqlite().await,
+        ))
+        .await;
+    }
+
+    #[tokio::test]
+    async fn postgres_erasing_an_approver_keeps_the_rows_without_them() {
+        let Some(db) = test_support::postgres("postgres_erasing_an_approver").await else {
+            return;
+        };
+        contract::erasing_an_approver_keeps_the_rows_without_them(ledger(db)).await;
     }
 
     #[tokio::test]

@@ -6,6 +6,7 @@
 //! (`sqlite_writer`), else the writer task of `group_commit`; reads and the
 //! push config edits run on the pool.
 
+mod erase;
 mod group_commit;
 mod listing;
 mod packed_body;
@@ -17,7 +18,7 @@ mod worker_writers;
 use super::listing::{TaskPage, TaskQuery};
 use super::settings::FinishedCaps;
 use super::store::{
-    PushConfigSet, StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task,
+    ErasedTasks, PushConfigSet, StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task,
 };
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
 use crate::db::{Database, DbError, Dialect, StoreSettings, now_ms};
@@ -480,6 +481,10 @@ impl TaskStore for SqlTaskStore {
         Ok(removed.unwrap_or(false))
     }
 
+    async fn erase_owner(&self, owner: &str) -> Result<ErasedTasks, StoreError> {
+        self.erase(owner).await
+    }
+
     fn out_of_space(&self) -> bool {
         self.out_of_space.load(std::sync::atomic::Ordering::Relaxed)
     }
@@ -551,8 +556,8 @@ mod tests {
     use super::*;
     use crate::db::test_support;
     use crate::tasks::contract::{
-        Expect, behaves_like_a_task_store, bounds_like_a_task_store, lists_like_a_task_store, task,
-        trims_like_a_task_store,
+        Expect, behaves_like_a_task_store, bounds_like_a_task_store, erases_like_a_task_store,
+        lists_like_a_task_store, task, trims_like_a_task_store,
     };
 
     const LEASE: Duration = Duration::from_secs(1);
@@ -691,6 +696,17 @@ mod tests {
         bounds_like_a_task_store(&store(test_support::sqlite_file(&dir).await)).await;
         if let Some(db) = test_support::postgres("sql_stores_bound_like_a_task_store").await {
             bounds_like_a_task_store(&store(db)).await;
+        }
+    }
+
+    /// Erasing an owner, each on a store of its own.
+    #[tokio::test]
+    async fn sql_stores_erase_like_a_task_store() {
+        erases_like_a_task_store(&store(test_support::sqlite().await)).await;
+        let dir = test_support::TempDir::new();
+        erases_like_a_task_store(&store(test_support::sqlite_file(&dir).await)).await;
+        if let Some(db) = test_support::postgres("sql_stores_erase_like_a_task_store").await {
+            erases_like_a_task_store(&store(db)).await;
         }
     }
 

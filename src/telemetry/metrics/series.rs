@@ -152,7 +152,7 @@ pub(super) const LEDGER_STATES: [&str; 5] =
     ["recorded", "retrying", "done", "failed", "superseded"];
 
 /// The task store's operations (`tasks::TaskStore`'s methods).
-pub(super) const STORE_OPERATIONS: [&str; 15] = [
+pub(super) const STORE_OPERATIONS: [&str; 16] = [
     "get",
     "create",
     "context_held_by_another",
@@ -167,6 +167,7 @@ pub(super) const STORE_OPERATIONS: [&str; 15] = [
     "expired_leases",
     "purge_finished",
     "count_open",
+    "erase_owner",
     OTHER,
 ];
 /// The task store's errors that are faults (lost races are not counted).

@@ -409,7 +409,7 @@ async fn with_authentication_off_the_one_local_caller_reaches_every_task() {
 }
 
 /// `GET /actions` as `token`: the rows.
-async fn ledger(app: &TestApp, token: &str) -> Vec<Value> {
+pub(crate) async fn ledger(app: &TestApp, token: &str) -> Vec<Value> {
     let response = app
         .client
         .get(format!("{}/actions", app.address))
@@ -423,7 +423,7 @@ async fn ledger(app: &TestApp, token: &str) -> Vec<Value> {
 }
 
 /// `text` asked and approved in its task by `approver`: one ledger row.
-async fn approved(app: &TestApp, approver: &str, text: &str) -> Value {
+pub(crate) async fn approved(app: &TestApp, approver: &str, text: &str) -> Value {
     let mut message = user_message(text);
     message["messageId"] = json!(uuid::Uuid::new_v4().to_string());
     let asked = ok(

@@ -165,11 +165,10 @@ pub struct ConfigurationChange {
     pub success: Option<bool>,
 }
 
-/// One message of any kind. Data accesses and modifications are to come
-/// from the agent's reads and writes, through the seam between the engine
-/// and the agent; until they are hooked in, only the tests build them.
+/// One message of any kind: security events and the configuration from
+/// this room, data accesses from the S/4HANA reads (`backend/`), data
+/// modifications from the writes of approved actions (`agent/execution`).
 #[derive(Debug, Clone)]
-#[cfg_attr(not(test), allow(dead_code))]
 pub enum AuditMessage {
     Security(SecurityEvent),
     DataAccess(DataAccess),

@@ -125,3 +125,84 @@ impl ChangeMessages {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::message::{
+        AuditObject, ChangedAttribute, Common, DataModification, DataSubject,
+    };
+    use crate::audit::{AuditSettings, Outbox};
+    use crate::db::Database;
+    use std::collections::BTreeMap;
+
+    fn modification() -> AuditMessage {
+        let ids = BTreeMap::from([("SalesOrder".to_string(), "4740".to_string())]);
+        AuditMessage::DataModification(DataModification {
+            common: Common::now("alice"),
+            object: AuditObject {
+                object_type: "API_SALES_ORDER_SRV.A_SalesOrder".into(),
+                id: ids.clone(),
+            },
+            data_subject: DataSubject {
+                subject_type: "API_BUSINESS_PARTNER.A_BusinessPartner".into(),
+                role: Some("Customer".into()),
+                id: ids,
+            },
+            attributes: vec![ChangedAttribute {
+                name: "RequestedDeliveryDate".into(),
+                old: None,
+                new: Some("2026-12-18".into()),
+            }],
+            success: Some(true),
+        })
+    }
+
+    /// Rows put in a transaction are stored with it: not when it rolls
+    /// back, once when it commits.
+    async fn stored_with_the_transaction(database: Database) {
+        let audit = Audit::new(
+            &AuditSettings::default(),
+            Outbox::sql(database.clone(), 10),
+            true,
+        );
+        let outbox = Outbox::sql(database.clone(), 10);
+        let messages = ChangeMessages::new(&audit, vec![modification()]);
+        let rows = messages.rows();
+        assert!(!rows.is_empty(), "bound, SQL: for the transaction");
+        let mut transaction = database.pool.begin().await.unwrap();
+        rows.put_in(&mut transaction, 100).await.unwrap();
+        transaction.rollback().await.unwrap();
+        assert_eq!(outbox.counts().await.unwrap().queued, 0, "rolled back");
+        let mut transaction = database.pool.begin().await.unwrap();
+        rows.put_in(&mut transaction, 100).await.unwrap();
+        transaction.commit().await.unwrap();
+        messages.settle(true);
+        let due = outbox.claim_due(100, 200, 10).await.unwrap();
+        assert_eq!(due.len(), 1, "committed once");
+        assert_eq!(due[0].kind.path(), "data-modifications");
+        assert!(due[0].body.contains("\"success\":true"), "{}", due[0].body);
+    }
+
+    #[tokio::test]
+    async fn sqlite_stores_the_rows_with_the_transaction_only() {
+        stored_with_the_transaction(crate::db::test_support::sqlite().await).await;
+    }
+
+    #[tokio::test]
+    async fn postgres_stores_the_rows_with_the_transaction_only() {
+        let Some(database) = crate::db::test_support::postgres("audit rows in a transaction").await
+        else {
+            return;
+        };
+        stored_with_the_transaction(database).await;
+    }
+
+    #[test]
+    fn without_a_binding_nothing_is_for_a_transaction() {
+        let audit = Audit::new(&AuditSettings::default(), Outbox::memory(10), false);
+        let messages = ChangeMessages::new(&audit, vec![modification()]);
+        assert!(messages.rows().is_empty());
+        assert_eq!(messages.after.len(), 1, "recorded after the change");
+    }
+}

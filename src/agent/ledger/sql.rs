@@ -389,7 +389,7 @@ impl ActionLedger for SqlLedger {
         let update = update.as_str();
         let done = crate::db::once_more(|| async move {
             let mut transaction = self.db.pool.begin().await?;
-            let done = bind_key(sqlx::query(&update), key)
+            let done = bind_key(sqlx::query(update), key)
                 .bind(finish.state.as_str())
                 .bind(finish.answer.as_deref())
                 .bind(next)

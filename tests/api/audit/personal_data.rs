@@ -8,6 +8,7 @@
 //! data each request read, and one data modification per write, with the
 //! exact JSON of reference/audit-log.md §2.4–§2.5; and it receives every
 //! one of them once after it answered 503 through the whole walkthrough.
+//! A write S/4HANA refuses (403) is a modification with `success: false`.
 
 use crate::doubles::audit_log::AuditLogDouble;
 use crate::helpers::{state, status_text, wait_until};
@@ -365,5 +366,59 @@ async fn with_the_auditor_down_through_the_walkthrough_every_message_arrives_onc
             health["audit"]["outbox"] == json!({"queued": 0, "keptAside": 0})
         })
         .await
+    );
+}
+
+#[tokio::test]
+async fn a_write_s4hana_refuses_is_a_modification_with_success_false() {
+    use crate::doubles::s4hana::users::known::CLERK;
+    use crate::doubles::s4hana::{Access, Scope};
+    let audit = AuditLogDouble::start().await;
+    let world = world(&audit).await;
+    world.s4.set_access(
+        CLERK.1,
+        Access {
+            read: Scope::All,
+            change: Scope::Nothing,
+            services: None,
+        },
+    );
+    let token = clerk();
+    let asked = send(
+        &world.app,
+        &token,
+        crate::helpers::user_message("customer wants a later delivery date on 4740"),
+    )
+    .await;
+    let dated = reply(
+        &world.app,
+        &token,
+        &asked,
+        &crate::helpers::delivery_day().written,
+    )
+    .await;
+    let refused = reply(&world.app, &token, &dated, "approve").await;
+    assert!(
+        status_text(&refused).contains("S/4HANA refused it"),
+        "{}",
+        status_text(&refused)
+    );
+    assert!(world.s4.changes().is_empty());
+    assert!(
+        wait_until(Duration::from_secs(10), async || {
+            audit.accepted("data-modifications").len() == 1
+        })
+        .await,
+        "{:?}",
+        kinds_received(&audit)
+    );
+    let modification = &audit.accepted("data-modifications")[0];
+    assert_eq!(modification["success"], false, "{modification}");
+    assert_eq!(modification["user"], USER);
+    assert_eq!(modification["object"]["id"]["SalesOrder"], "4740");
+    assert_eq!(
+        modification["attributes"][0],
+        json!({"name": "RequestedDeliveryDate", "old": "2026-12-07",
+               "new": crate::helpers::delivery_day().iso})
     );
 }

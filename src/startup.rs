@@ -244,9 +244,10 @@ fn started_configuration(settings: &Settings) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// The order source the settings ask for.
+/// The order source the settings ask for (its data accesses as
+/// `type: audit` log lines: no audit room runs beside it).
 pub fn order_source(settings: &Settings) -> Result<Arc<dyn OrderSource>, BackendError> {
-    Ok(order_source_and_s4(settings)?.0)
+    Ok(order_source_and_s4(settings, &crate::audit::Audit::default())?.0)
 }
 
 type SourceAndWriter = (
@@ -255,13 +256,18 @@ type SourceAndWriter = (
 );
 
 /// The order source, and the S/4HANA source itself when it is one (its
-/// writes carry approved actions out).
-fn order_source_and_s4(settings: &Settings) -> Result<SourceAndWriter, BackendError> {
+/// writes carry approved actions out); its reads of personal data are
+/// reported to `audit`.
+fn order_source_and_s4(
+    settings: &Settings,
+    audit: &crate::audit::Audit,
+) -> Result<SourceAndWriter, BackendError> {
     if settings.backend.source == crate::backend::SourceKind::S4hana {
         let source = Arc::new(crate::backend::s4hana::build(
             &settings.backend.s4hana,
             settings.backend.blocks.clone(),
             &settings.cloud_foundry,
+            audit.clone(),
         )?);
         return Ok((source.clone(), Some(source)));
     }
@@ -277,6 +283,17 @@ fn order_source_and_s4(settings: &Settings) -> Result<SourceAndWriter, BackendEr
         ),
         None,
     ))
+}
+
+/// The audit room on the stores' database (its outbox beside the ledger).
+fn start_audit(settings: &Settings, stores: &Stores) -> Result<crate::audit::Audit, StartupError> {
+    // Its client may be the first to need the TLS crypto provider.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Ok(crate::audit::Audit::start(
+        &settings.audit,
+        &settings.cloud_foundry.services,
+        stores.database.clone(),
+    )?)
 }
 
 /// Results of approved actions that arrive after the answer: a follow-up
@@ -353,11 +370,13 @@ fn action_hook(
 }
 
 /// Who carries approved actions out: S/4HANA when `actions.executor` says
-/// so and the source is S/4HANA, else the ledger only.
+/// so and the source is S/4HANA, else the ledger only; the writes are
+/// reported to `audit`.
 fn executions(
     settings: &Settings,
     ledger: &Arc<dyn ActionLedger>,
     s4: Option<Arc<crate::backend::s4hana::S4HanaSource>>,
+    audit: &crate::audit::Audit,
 ) -> Result<Arc<Executions>, StartupError> {
     use crate::agent::execution::{ExecutorKind, s4::S4Executor};
     // Judged at start whichever executor runs: a hook URL the guard refuses
@@ -380,7 +399,7 @@ fn executions(
         }
         (ExecutorKind::Ledger, _) => Executions::ledger_only(Arc::clone(ledger)),
     };
-    let executions = Arc::new(executions);
+    let executions = Arc::new(executions.with_audit(audit.clone()));
     executions.spawn_retry_job();
     executions.spawn_ledger_count(settings.store.sweep_interval());
     Ok(executions)
@@ -409,9 +428,10 @@ impl Application {
         crate::audit::AuditBinding::from_services(&settings.cloud_foundry.services)
             .map_err(crate::audit::AuditSetupError::from)?;
         let stores = open_stores(&settings).await?;
-        let (orders, s4) = order_source_and_s4(&settings)?;
+        let audit = start_audit(&settings, &stores)?;
+        let (orders, s4) = order_source_and_s4(&settings, &audit)?;
         let rules = RuleBook::new(&OrderExceptionAgent::registry(), &settings.rules)?;
-        let executions = executions(&settings, &stores.ledger, s4)?;
+        let executions = executions(&settings, &stores.ledger, s4, &audit)?;
         let approvals = Approvals::new(rules, Arc::clone(&stores.ledger), Arc::clone(&orders))
             .with_executions(Arc::clone(&executions));
         let agent = Arc::new(
@@ -420,8 +440,14 @@ impl Application {
                 .with_batch_settings(settings.batch.clone()),
         );
         let configuration = started_configuration(&settings);
-        let application =
-            Self::build_with_stores(settings, agent, stores, Some(executions), Some(orders))?;
+        let application = Self::build_with_stores(
+            settings,
+            agent,
+            stores,
+            Some(executions),
+            Some(orders),
+            audit,
+        )?;
         application
             .audit
             .configuration_at_start(&configuration)
@@ -455,7 +481,8 @@ impl Application {
         agent: Arc<dyn Agent>,
     ) -> Result<Self, StartupError> {
         let stores = open_stores(&settings).await?;
-        Self::build_with_stores(settings, agent, stores, None, None)
+        let audit = start_audit(&settings, &stores)?;
+        Self::build_with_stores(settings, agent, stores, None, None, audit)
     }
 
     /// Plain wiring: each part from its settings, then the HTTP server.
@@ -465,17 +492,13 @@ impl Application {
         stores: Stores,
         executions: Option<Arc<Executions>>,
         orders: Option<Arc<dyn OrderSource>>,
+        audit: crate::audit::Audit,
     ) -> Result<Self, StartupError> {
         tracing::info!(store = %stores.location, "task store and action ledger");
         // One TLS crypto provider for the whole process (ring); a second
         // install attempt (tests build many apps) is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let cloud_foundry = &settings.cloud_foundry;
-        let audit = crate::audit::Audit::start(
-            &settings.audit,
-            &cloud_foundry.services,
-            stores.database.clone(),
-        )?;
         let validator =
             TokenValidator::from_settings(&settings.auth, cloud_foundry, &settings.clock)?;
         if validator.is_none() {

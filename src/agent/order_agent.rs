@@ -117,7 +117,7 @@ impl OrderExceptionAgent {
     /// Several orders: list them (a blocked-orders query) or take the
     /// named ones, fan them out, answer per order.
     async fn batch(&self, request: BatchRequest, turn: &Turn, language: Language) -> Reply {
-        let orders = Arc::clone(&self.orders).as_user(turn.caller.user_token.as_ref());
+        let orders = Arc::clone(&self.orders).as_user(turn.caller.reading());
         let bound = self.batch.bound();
         let (work, left_out) = match request {
             BatchRequest::Named(numbers) => {
@@ -244,7 +244,7 @@ impl OrderExceptionAgent {
         language: Language,
     ) -> Result<Reply, crate::backend::BackendError> {
         // Every read of this turn is made as the caller.
-        let orders = Arc::clone(&self.orders).as_user(turn.caller.user_token.as_ref());
+        let orders = Arc::clone(&self.orders).as_user(turn.caller.reading());
         let mut said = turn.earlier.clone();
         said.push(UserMessage {
             text: turn.text.clone(),

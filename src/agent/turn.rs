@@ -31,6 +31,14 @@ impl Caller {
     pub fn is_person(&self) -> bool {
         self.user_id.is_some()
     }
+
+    /// Who the turn's reads are made as: the person's token and user id.
+    pub fn reading(&self) -> crate::backend::ReadingUser<'_> {
+        crate::backend::ReadingUser {
+            token: self.user_token.as_ref(),
+            user_id: self.user_id.as_deref(),
+        }
+    }
 }
 
 /// One user message as the agent reads it: the text of its text parts and

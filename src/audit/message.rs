@@ -165,12 +165,11 @@ pub struct ConfigurationChange {
     pub success: Option<bool>,
 }
 
-/// One message of any kind. A user's data erased is a data modification
-/// (`erasure.rs`); data accesses and the modifications of the agent's
-/// reads and writes are to come, through the seam between the engine and
-/// the agent; until they are hooked in, only the tests build data accesses.
+/// One message of any kind: security events and the configuration from
+/// this room, data accesses from the S/4HANA reads (`backend/`), data
+/// modifications from the writes of approved actions (`agent/execution`)
+/// and of one user's data erased (`erasure.rs`).
 #[derive(Debug, Clone)]
-#[cfg_attr(not(test), allow(dead_code))]
 pub enum AuditMessage {
     Security(SecurityEvent),
     DataAccess(DataAccess),

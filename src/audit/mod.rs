@@ -5,34 +5,45 @@
 //! and nothing is lost while it is away, and sent by one worker per
 //! instance (`worker`, `client`) when an `auditlog` service is bound
 //! (`binding`). Without a binding every message is a `type: audit` log
-//! line instead: the same events, visible locally. Security events of
+//! line instead: the same events, visible locally. The handle every room
+//! holds, and how one message is recorded, is `handle`. Security events of
 //! refused requests go through a gate (`security_gate`) so that a flood
 //! of bad tokens writes one event per reason and address per minute.
+//! The reads of personal data a request makes are data accesses, at most
+//! one per object, subject and attributes a request and a bounded number
+//! of them (`access_log`); the writes of an approved action are data
+//! modifications that go into the outbox in the transaction of the ledger
+//! row they belong to (`with_change`).
 //! Other rooms hand their events to [`Audit`]; this room imports nothing
 //! of theirs (docs/audit.md).
 
+mod access_log;
 mod binding;
 mod client;
 mod erasure;
+mod handle;
 mod message;
 mod outbox;
 mod security_gate;
 mod settings;
 mod shared_counts;
+mod with_change;
 mod worker;
 
+pub use access_log::AccessLog;
 pub use binding::{AuditBinding, BindingError};
 pub use client::ClientError;
 pub use erasure::{ErasedCounts, ErasedUser, user_data_erased};
+pub use handle::Audit;
 pub use message::{
-    AuditMessage, AuditObject, ChangedAttribute, Common, ConfigurationChange, SecurityEvent,
-    shortened,
+    AuditMessage, AuditObject, ChangedAttribute, Common, ConfigurationChange, DataModification,
+    DataSubject, SecurityEvent, shortened,
 };
 pub use outbox::{Outbox, OutboxCounts};
 pub use settings::AuditSettings;
+pub use with_change::{ChangeMessages, OutboxRows};
 
 use crate::db::Database;
-use shared_counts::SharedCounts;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -59,56 +70,7 @@ pub enum AuditSetupError {
     Client(#[from] ClientError),
 }
 
-/// Lines about dropped messages: one per interval.
-static DROPPED_LINES: crate::telemetry::throttle::Throttle =
-    crate::telemetry::throttle::Throttle::new(std::time::Duration::from_secs(10));
-
-struct Inner {
-    /// Durable place of messages (when bound) and of what is remembered
-    /// between starts.
-    outbox: Arc<Outbox>,
-    /// Whether an `auditlog` binding sends the messages; else they are
-    /// log lines.
-    bound: bool,
-    wake: Arc<tokio::sync::Notify>,
-    counts: Arc<SharedCounts>,
-    gate: security_gate::SecurityGate,
-}
-
-/// The audit room's handle: cheap to clone, shared by every room that
-/// reports events.
-#[derive(Clone)]
-pub struct Audit(Arc<Inner>);
-
-impl std::fmt::Debug for Audit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Audit")
-            .field("bound", &self.0.bound)
-            .finish()
-    }
-}
-
-impl Default for Audit {
-    /// Log lines only, nothing remembered (commands, unit tests).
-    fn default() -> Self {
-        Audit::new(&AuditSettings::default(), Outbox::memory(0), false)
-    }
-}
-
 impl Audit {
-    fn new(settings: &AuditSettings, outbox: Outbox, bound: bool) -> Audit {
-        Audit(Arc::new(Inner {
-            outbox: Arc::new(outbox),
-            bound,
-            wake: Arc::new(tokio::sync::Notify::new()),
-            counts: Arc::new(SharedCounts::default()),
-            gate: security_gate::SecurityGate::new(
-                settings.window(),
-                settings.max_security_event_keys,
-            ),
-        }))
-    }
-
     /// The audit room for these bindings: with an `auditlog` binding, an
     /// outbox in `database` (memory without one) and its worker, started
     /// here (within a Tokio runtime); without, log lines. A `standard` plan
@@ -150,51 +112,6 @@ impl Audit {
     /// The outbox as the worker last counted it; `None` without a binding.
     pub fn outbox_counts(&self) -> Option<OutboxCounts> {
         self.0.bound.then(|| self.0.counts.get())
-    }
-
-    /// Record `message`: into the outbox when bound (stored by a task of
-    /// its own, so the caller never waits), else as a `type: audit` log
-    /// line. A message the service would refuse is dropped here, logged.
-    pub fn record(&self, message: AuditMessage) {
-        if let Some(encoded) = self.to_be_stored(&message) {
-            let inner = Arc::clone(&self.0);
-            tokio::spawn(async move { store(&inner, &encoded).await });
-        }
-    }
-
-    /// [`Audit::record`], returning once the message is in the outbox (or
-    /// logged, or dropped as `record` would): for a command that ends
-    /// right after it, and for an erasure, which answers once its audit
-    /// message is kept.
-    pub async fn record_and_wait(&self, message: AuditMessage) {
-        if let Some(encoded) = self.to_be_stored(&message) {
-            store(&self.0, &encoded).await;
-        }
-    }
-
-    /// `message` checked and encoded for the outbox; `None` when it was
-    /// dropped (the service would refuse it) or, without a binding,
-    /// written as a `type: audit` log line instead.
-    fn to_be_stored(&self, message: &AuditMessage) -> Option<message::Encoded> {
-        let encoded = match message.encode() {
-            Ok(encoded) => encoded,
-            Err(error) => {
-                crate::telemetry::metrics::audit_message("dropped");
-                tracing::error!(%error, audit.kind = message.kind().path(), "audit message not recorded");
-                return None;
-            }
-        };
-        if !self.0.bound {
-            crate::telemetry::metrics::audit_message("logged");
-            tracing::info!(
-                log.type = "audit",
-                audit.kind = encoded.kind.path(),
-                audit.message = %encoded.body,
-                "audit"
-            );
-            return None;
-        }
-        Some(encoded)
     }
 
     /// A request refused (a token, a role, a quota, a bound): a security
@@ -287,32 +204,6 @@ impl Audit {
         let text = serde_json::Value::Object(now).to_string();
         if let Err(error) = self.0.outbox.remember(NAME, &text).await {
             tracing::warn!(%error, "audit: the configuration cannot be remembered");
-        }
-    }
-}
-
-/// Put `encoded` into the outbox and wake the sender; a full outbox or a
-/// failed write drops it, counted and logged.
-async fn store(inner: &Inner, encoded: &message::Encoded) {
-    match inner.outbox.put(encoded, crate::db::now_ms()).await {
-        Ok(outbox::Stored::Queued) => {
-            crate::telemetry::metrics::audit_message("queued");
-            inner.counts.queued_one();
-            inner.wake.notify_one();
-        }
-        Ok(outbox::Stored::Full) => {
-            crate::telemetry::metrics::audit_message("dropped");
-            if let Some(held_back) = DROPPED_LINES.admit("full", Instant::now()) {
-                tracing::error!(
-                    audit.kind = encoded.kind.path(),
-                    dropped_not_logged = held_back,
-                    "audit outbox full (audit.max_queued): message dropped"
-                );
-            }
-        }
-        Err(error) => {
-            crate::telemetry::metrics::audit_message("dropped");
-            tracing::error!(%error, audit.kind = encoded.kind.path(), "audit message could not be stored");
         }
     }
 }

@@ -74,6 +74,38 @@ fn queued(row: &sqlx::any::AnyRow) -> Result<Option<Queued>, sqlx::Error> {
     }))
 }
 
+/// Store `message` through `executor` (the pool, or a connection inside
+/// another room's transaction), due at `now_ms`, unless `max_queued` are
+/// there: the bound and the insert in one statement.
+pub(super) async fn insert<'e, E>(
+    executor: E,
+    message: &Encoded,
+    now_ms: i64,
+    max_queued: u64,
+) -> Result<Stored, sqlx::Error>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let inserted = sqlx::query(
+        "INSERT INTO audit_outbox (id, kind, body, attempts, due_ms, created_ms) \
+         SELECT $1, $2, $3, 0, $4, $4 \
+         WHERE (SELECT COUNT(*) FROM audit_outbox) < $5 \
+         ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(message.id.clone())
+    .bind(message.kind.path())
+    .bind(message.body.clone())
+    .bind(now_ms)
+    .bind(i64::try_from(max_queued).unwrap_or(i64::MAX))
+    .execute(executor)
+    .await?;
+    Ok(if inserted.rows_affected() == 1 {
+        Stored::Queued
+    } else {
+        Stored::Full
+    })
+}
+
 impl Outbox {
     pub fn memory(max_queued: u64) -> Outbox {
         Outbox {
@@ -115,29 +147,23 @@ impl Outbox {
                 Ok(Stored::Queued)
             }
             Place::Sql(database) => {
-                // The bound and the insert in one statement.
-                let inserted = crate::db::once_more(|| {
-                    sqlx::query(
-                        "INSERT INTO audit_outbox (id, kind, body, attempts, due_ms, created_ms) \
-                         SELECT $1, $2, $3, 0, $4, $4 \
-                         WHERE (SELECT COUNT(*) FROM audit_outbox) < $5 \
-                         ON CONFLICT (id) DO NOTHING",
-                    )
-                    .bind(&message.id)
-                    .bind(message.kind.path())
-                    .bind(&message.body)
-                    .bind(now_ms)
-                    .bind(i64::try_from(self.max_queued).unwrap_or(i64::MAX))
-                    .execute(&database.pool)
+                let stored = crate::db::once_more(|| {
+                    insert(&database.pool, message, now_ms, self.max_queued)
                 })
                 .await?;
-                Ok(if inserted.rows_affected() == 1 {
-                    Stored::Queued
-                } else {
-                    Stored::Full
-                })
+                Ok(stored)
             }
         }
+    }
+
+    /// Whether the messages live in the service's database (the table
+    /// another room's transaction can write them into).
+    pub fn is_sql(&self) -> bool {
+        matches!(self.place, Place::Sql(_))
+    }
+
+    pub fn max_queued(&self) -> u64 {
+        self.max_queued
     }
 
     /// Up to `most` messages due at `now_ms`, each claimed until

@@ -1,5 +1,6 @@
 //! The audit room's settings (`audit.*`): how many messages the outbox
-//! holds, how security events are aggregated, how the worker retries.
+//! holds, how security events are aggregated, how the worker retries, how
+//! many data accesses one request records.
 //! The binding itself is `VCAP_SERVICES.auditlog` (binding.rs), never a
 //! setting.
 
@@ -23,6 +24,10 @@ pub struct AuditSettings {
     pub retry_max_secs: u64,
     /// How often the worker looks for due messages when idle.
     pub poll_interval_ms: u64,
+    /// Data accesses one request records at most (one per business partner
+    /// and kind of data read); past it a read is not recorded but logged
+    /// as an error and counted `dropped`.
+    pub max_data_accesses_per_request: usize,
 }
 
 impl Default for AuditSettings {
@@ -33,6 +38,7 @@ impl Default for AuditSettings {
             max_security_event_keys: 1_000,
             retry_max_secs: 300,
             poll_interval_ms: 1_000,
+            max_data_accesses_per_request: 500,
         }
     }
 }

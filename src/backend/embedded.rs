@@ -4,9 +4,8 @@
 
 use super::{
     BackendError, BlockRules, BlockedQuery, CreditAccount, Customer, Incompletion, MAX_NAME_PART,
-    OrderSource, PriceCondition, SalesOrder,
+    OrderSource, PriceCondition, ReadingUser, SalesOrder,
 };
-use crate::secret::BearerToken;
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use std::path::Path;
@@ -127,7 +126,7 @@ impl EmbeddedOrders {
 #[async_trait]
 impl OrderSource for EmbeddedOrders {
     /// The demo data is the same for every user.
-    fn as_user(self: Arc<Self>, _user: Option<&BearerToken>) -> Arc<dyn OrderSource> {
+    fn as_user(self: Arc<Self>, _user: ReadingUser<'_>) -> Arc<dyn OrderSource> {
         self
     }
 

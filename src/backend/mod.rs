@@ -18,7 +18,7 @@ pub use rules::BlockRules;
 pub use settings::{BackendSettings, S4HanaSettings, SourceKind};
 pub use source::{
     BackendError, BlockField, BlockKind, BlockedQuery, Blocks, CreditAccount, Customer,
-    Incompletion, MAX_NAME_PART, OrderSource, PriceCondition, ReadIdentity, Refusal, SalesOrder,
-    SalesOrderItem, SourceInfo, UnconfiguredBlock,
+    Incompletion, MAX_NAME_PART, OrderSource, PriceCondition, ReadIdentity, ReadingUser, Refusal,
+    SalesOrder, SalesOrderItem, SourceInfo, UnconfiguredBlock,
 };
 pub use subject::Subject;

@@ -283,6 +283,15 @@ impl BackendError {
     }
 }
 
+/// Who a turn reads as: the person's own token (S/4HANA is read with it)
+/// and their user id (the audit log names whom personal data was read
+/// for). Both `None` for the source's own identity.
+#[derive(Clone, Copy, Default)]
+pub struct ReadingUser<'a> {
+    pub token: Option<&'a BearerToken>,
+    pub user_id: Option<&'a str>,
+}
+
 /// Whose identity the source reads with, for `GET /health`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -336,9 +345,11 @@ pub trait OrderSource: Send + Sync {
     }
 
     /// This source as the calling user sees it: every read of the returned
-    /// source is made with `user`'s identity (the embedded data is the same
-    /// for everyone). Called once per turn.
-    fn as_user(self: Arc<Self>, user: Option<&BearerToken>) -> Arc<dyn OrderSource>;
+    /// source is made with `user`'s identity, and the personal data it
+    /// reads is a data access for the audit log in `user`'s name (the
+    /// embedded data is the same for everyone and is no one's personal
+    /// data). Called once per turn.
+    fn as_user(self: Arc<Self>, user: ReadingUser<'_>) -> Arc<dyn OrderSource>;
 
     /// The order with everything its block note names, incomplete master
     /// data included (S/4HANA: after its partners' addresses are read).

@@ -53,6 +53,9 @@ pub async fn run(config: Option<PathBuf>, args: DiagnoseArgs) -> ExitCode {
         &settings.backend.s4hana,
         settings.backend.blocks.clone(),
         &settings.cloud_foundry,
+        // A diagnosis reads no personal data but a sample order; any
+        // data access it makes is a `type: audit` line.
+        crate::audit::Audit::default(),
     ) {
         Ok(source) => Arc::new(source),
         Err(error) => {

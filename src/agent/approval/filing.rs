@@ -69,7 +69,7 @@ impl Approvals {
         role: BusinessRole,
         turn: &Turn,
     ) -> Result<Filing, NotFiled> {
-        let orders = Arc::clone(&self.orders).as_user(turn.caller.user_token.as_ref());
+        let orders = Arc::clone(&self.orders).as_user(turn.caller.reading());
         match orders.sales_order(&proposal.sales_order).await {
             Ok(Some(_)) => {}
             Ok(None) => return Err(NotFiled::UnknownOrder(proposal.sales_order.clone())),

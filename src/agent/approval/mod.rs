@@ -481,6 +481,7 @@ mod tests {
             state: ExecutionState::Done,
             answer: Some("204".into()),
             retry_in_ms: None,
+            audit: Default::default(),
         };
         ledger
             .finish(&earlier.key, "busy", &done)

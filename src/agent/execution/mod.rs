@@ -14,14 +14,20 @@
 //! retry job is a trace of its own, linked to the approval's trace kept
 //! with the row and logged under the approval's correlation id, so "I
 //! approved it in task X" can be followed past the first attempt.
+//!
+//! Auditors see every write: an attempt's writes are data modifications
+//! (`modifications`), stored with the row's outcome in one transaction
+//! where the ledger and the audit outbox share the SQL database.
 
 pub mod approved;
 pub mod date;
 pub mod hook;
+pub mod modifications;
 pub mod s4;
 pub mod said;
 mod settings;
 
+pub use modifications::Modifications;
 pub use said::{Change, Reason, Said};
 pub use settings::{ActionSettings, ExecutorKind, NoteTextIdError};
 
@@ -67,7 +73,13 @@ pub trait ActionExecutor: Send + Sync {
         false
     }
 
-    async fn execute(&self, entry: &LedgerEntry, user: Option<&BearerToken>) -> Executed;
+    /// One attempt; every write it makes in S/4HANA goes into `made`.
+    async fn execute(
+        &self,
+        entry: &LedgerEntry,
+        user: Option<&BearerToken>,
+        made: &Modifications,
+    ) -> Executed;
 }
 
 /// Where a result that arrives after the answer goes (a push notification
@@ -83,7 +95,12 @@ pub struct LedgerOnly;
 
 #[async_trait]
 impl ActionExecutor for LedgerOnly {
-    async fn execute(&self, _entry: &LedgerEntry, _user: Option<&BearerToken>) -> Executed {
+    async fn execute(
+        &self,
+        _entry: &LedgerEntry,
+        _user: Option<&BearerToken>,
+        _made: &Modifications,
+    ) -> Executed {
         Executed::LedgerOnly
     }
 }
@@ -107,6 +124,8 @@ pub struct Executions {
     instance: String,
     tokens: Mutex<HashMap<ActionKey, BearerToken>>,
     notifier: std::sync::OnceLock<Arc<dyn ResultNotifier>>,
+    /// Where the writes' data modifications go.
+    audit: crate::audit::Audit,
 }
 
 impl Executions {
@@ -122,7 +141,15 @@ impl Executions {
             instance: uuid::Uuid::new_v4().simple().to_string(),
             tokens: Mutex::new(HashMap::new()),
             notifier: std::sync::OnceLock::new(),
+            audit: crate::audit::Audit::default(),
         }
+    }
+
+    /// Report the writes of approved actions to `audit` (without: as
+    /// `type: audit` log lines).
+    pub fn with_audit(mut self, audit: crate::audit::Audit) -> Self {
+        self.audit = audit;
+        self
     }
 
     /// Send results that arrive after the answer here (set once).
@@ -186,11 +213,17 @@ impl Executions {
             error.type = tracing::field::Empty,
             otel.status_description = tracing::field::Empty,
         );
-        let executed =
-            tracing::Instrument::instrument(self.executor.execute(&claimed, user), span.clone())
-                .await;
+        let made = Modifications::of(&claimed);
+        let executed = tracing::Instrument::instrument(
+            self.executor.execute(&claimed, user, &made),
+            span.clone(),
+        )
+        .await;
         let attempts = claimed.attempts + 1;
-        let (finish, report, error_type) = self.outcome(&claimed, executed, attempts);
+        let (mut finish, report, error_type) = self.outcome(&claimed, executed, attempts);
+        // The writes' messages go with the outcome, in its transaction.
+        let messages = crate::audit::ChangeMessages::new(&self.audit, made.take());
+        finish.audit = messages.rows();
         span.record("action.outcome", finish.state.as_str());
         span.record("action.attempts", i64::from(attempts));
         crate::telemetry::metrics::action_executed(
@@ -235,8 +268,12 @@ impl Executions {
             .finish(&claimed.key, &claim.owner, &finish)
             .await
         {
-            Ok(entry) => Report { entry, ..report },
+            Ok(entry) => {
+                messages.settle(entry.is_some());
+                Report { entry, ..report }
+            }
             Err(error) => {
+                messages.settle(false);
                 tracing::error!(%error, sales_order = %claimed.key.sales_order, "recording the outcome failed");
                 report
             }
@@ -281,6 +318,7 @@ impl Executions {
             state,
             answer: Some(answer),
             retry_in_ms,
+            audit: Default::default(),
         };
         let report = |state, said| Report {
             state,
@@ -506,7 +544,12 @@ mod tests {
 
     #[async_trait]
     impl ActionExecutor for Scripted {
-        async fn execute(&self, _entry: &LedgerEntry, _user: Option<&BearerToken>) -> Executed {
+        async fn execute(
+            &self,
+            _entry: &LedgerEntry,
+            _user: Option<&BearerToken>,
+            _made: &Modifications,
+        ) -> Executed {
             self.calls.fetch_add(1, Ordering::SeqCst);
             let mut script = self.script.lock().expect("lock");
             if script.is_empty() {

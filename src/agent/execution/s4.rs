@@ -18,10 +18,11 @@
 //!   set up ([`super::hook`]).
 
 use super::hook::{ActionHook, HookFailure, idempotency_key, payload};
+use super::modifications::Modifications;
 use super::{ActionExecutor, ActionSettings, Change, Executed, Reason};
 use crate::agent::ledger::LedgerEntry;
 use crate::backend::s4hana::S4HanaSource;
-use crate::backend::s4hana::writes::{OrderText, S4Writer, WriteError, odata_date};
+use crate::backend::s4hana::writes::{OrderState, OrderText, S4Writer, WriteError, odata_date};
 use crate::secret::BearerToken;
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
@@ -85,16 +86,21 @@ impl ActionExecutor for S4Executor {
         self.source.shared().settings.url.is_none()
     }
 
-    async fn execute(&self, entry: &LedgerEntry, user: Option<&BearerToken>) -> Executed {
+    async fn execute(
+        &self,
+        entry: &LedgerEntry,
+        user: Option<&BearerToken>,
+        made: &Modifications,
+    ) -> Executed {
         let writer = match self.source.writer(user).await {
             Ok(writer) => writer,
             Err(error) => return ended(error),
         };
         match entry.key.action.as_str() {
-            "request_delivery_date_change" => self.delivery_date(&writer, entry).await,
-            "request_credit_review" => self.credit_review(&writer, entry).await,
+            "request_delivery_date_change" => self.delivery_date(&writer, entry, made).await,
+            "request_credit_review" => self.credit_review(&writer, entry, made).await,
             _ => {
-                if let Err(error) = self.note(&writer, entry).await {
+                if let Err(error) = self.note(&writer, entry, made).await {
                     return ended(error);
                 }
                 let noted = |hook_answer| Change::Noted {
@@ -121,7 +127,12 @@ impl ActionExecutor for S4Executor {
 }
 
 impl S4Executor {
-    async fn delivery_date(&self, writer: &S4Writer, entry: &LedgerEntry) -> Executed {
+    async fn delivery_date(
+        &self,
+        writer: &S4Writer,
+        entry: &LedgerEntry,
+        made: &Modifications,
+    ) -> Executed {
         let order = entry.key.sales_order.as_str();
         let date = parameter(entry, "requestedDeliveryDate");
         let Some(odata) = odata_date(date) else {
@@ -151,6 +162,20 @@ impl S4Executor {
             Ok(None) => return not_found(),
             Err(error) => return ended(error),
         };
+        made.sold_to(&state.sold_to_party);
+        // What a MERGE with `fields` changes in an order read as `before`.
+        let merged = |before: &OrderState, success: bool| {
+            let old_date = Some(before.requested_delivery_date.as_str()).filter(|d| !d.is_empty());
+            let mut changes = vec![("RequestedDeliveryDate", old_date, Some(date))];
+            if clear {
+                changes.push((
+                    "DeliveryBlockReason",
+                    Some(before.delivery_block_reason.as_str()),
+                    Some(""),
+                ));
+            }
+            made.order_fields(order, &changes, success);
+        };
         if state.requested_delivery_date == date
             && (!clear || state.delivery_block_reason.is_empty())
         {
@@ -167,7 +192,9 @@ impl S4Executor {
         } else {
             as_explained
         };
-        match writer.update_order(order, etag, &fields).await {
+        let written = writer.update_order(order, etag, &fields).await;
+        merged(&state, written.is_ok());
+        match written {
             Ok(()) => Executed::Done(what),
             Err(WriteError::Stale(_)) => {
                 // Changed since it was explained: does the approval still hold?
@@ -191,7 +218,9 @@ impl S4Executor {
                         },
                     );
                 }
-                match writer.update_order(order, &now.etag, &fields).await {
+                let written = writer.update_order(order, &now.etag, &fields).await;
+                merged(&now, written.is_ok());
+                match written {
                     Ok(()) => Executed::Done(what),
                     Err(error) => ended(error),
                 }
@@ -200,9 +229,14 @@ impl S4Executor {
         }
     }
 
-    async fn credit_review(&self, writer: &S4Writer, entry: &LedgerEntry) -> Executed {
+    async fn credit_review(
+        &self,
+        writer: &S4Writer,
+        entry: &LedgerEntry,
+        made: &Modifications,
+    ) -> Executed {
         let order = entry.key.sales_order.as_str();
-        if let Err(error) = self.note(writer, entry).await {
+        if let Err(error) = self.note(writer, entry, made).await {
             return ended(error);
         }
         let release = entry
@@ -217,16 +251,31 @@ impl S4Executor {
         if !release {
             return Executed::Done(what);
         }
-        match writer.order_state(order).await {
+        let before = match writer.order_state(order).await {
             Ok(Some(state)) if state.total_credit_check_status != "B" => {
                 return Executed::AlreadyDone(what);
             }
-            Ok(_) => {}
+            Ok(state) => state,
             Err(error) => return ended(error),
-        }
+        };
+        let old_status = before.as_ref().map_or("B", |state| {
+            made.sold_to(&state.sold_to_party);
+            state.total_credit_check_status.as_str()
+        });
         match writer.release_credit_block(order).await {
-            Ok(_) => Executed::Done(what),
-            Err(error) => ended(error),
+            Ok(_) => {
+                // The status S/4HANA gives a released order, for the audit log.
+                let after = writer.order_state(order).await.ok().flatten();
+                let new_status = after
+                    .as_ref()
+                    .map(|state| state.total_credit_check_status.as_str());
+                made.credit_block_released(order, old_status, new_status, true);
+                Executed::Done(what)
+            }
+            Err(error) => {
+                made.credit_block_released(order, old_status, None, false);
+                ended(error)
+            }
         }
     }
 
@@ -234,7 +283,12 @@ impl S4Executor {
     /// `actions.note_text_id` of its own, created, or extended with
     /// `If-Match` (a 412 reads the texts again, once). Never the text the
     /// agent reads as the customer's note (the start refuses that id too).
-    async fn note(&self, writer: &S4Writer, entry: &LedgerEntry) -> Result<(), WriteError> {
+    async fn note(
+        &self,
+        writer: &S4Writer,
+        entry: &LedgerEntry,
+        made: &Modifications,
+    ) -> Result<(), WriteError> {
         let order = entry.key.sales_order.as_str();
         let id = self.settings.note_text_id.clone();
         let customer = &self.source.shared().rules.customer_note_text_id;
@@ -265,10 +319,14 @@ impl S4Executor {
             }) {
                 Some(existing) => {
                     let joined = format!("{}\n{line}", existing.long_text);
-                    writer.update_text(order, existing, &joined).await
+                    let written = writer.update_text(order, existing, &joined).await;
+                    let text_key = (existing.language.as_str(), existing.long_text_id.as_str());
+                    let old = Some(existing.long_text.as_str());
+                    made.text(order, text_key, old, &joined, written.is_ok());
+                    written
                 }
                 None => {
-                    writer
+                    let written = writer
                         .create_text(
                             order,
                             &OrderText {
@@ -278,7 +336,15 @@ impl S4Executor {
                                 etag: String::new(),
                             },
                         )
-                        .await
+                        .await;
+                    made.text(
+                        order,
+                        (language.as_str(), id.as_str()),
+                        None,
+                        &line,
+                        written.is_ok(),
+                    );
+                    written
                 }
             };
             match written {

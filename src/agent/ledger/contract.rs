@@ -115,6 +115,7 @@ pub async fn execution_state_transitions(ledger: Arc<dyn ActionLedger>) {
         state: ExecutionState::Retrying,
         answer: Some("S/4HANA answered 503".into()),
         retry_in_ms: Some(0),
+        audit: Default::default(),
     };
     assert!(
         ledger
@@ -157,6 +158,7 @@ pub async fn execution_state_transitions(ledger: Arc<dyn ActionLedger>) {
                 state: ExecutionState::Done,
                 answer: Some("204".into()),
                 retry_in_ms: None,
+                audit: Default::default(),
             },
         )
         .await
@@ -197,6 +199,7 @@ pub async fn execution_state_transitions(ledger: Arc<dyn ActionLedger>) {
                 state: ExecutionState::Failed,
                 answer: Some("403".into()),
                 retry_in_ms: None,
+                audit: Default::default(),
             },
         )
         .await
@@ -284,6 +287,7 @@ async fn finish_done(ledger: &Arc<dyn ActionLedger>, key: &ActionKey) {
                 state: ExecutionState::Done,
                 answer: Some("ledger only".into()),
                 retry_in_ms: None,
+                audit: Default::default(),
             },
         )
         .await
@@ -417,6 +421,7 @@ pub async fn an_open_earlier_request_is_superseded_unless_it_is_being_carried_ou
                 state: ExecutionState::Retrying,
                 answer: Some("503".into()),
                 retry_in_ms: Some(60_000),
+                audit: Default::default(),
             },
         )
         .await
@@ -524,6 +529,7 @@ pub async fn rows_are_counted_by_state_and_keep_the_approvals_trace(ledger: Arc<
         state: ExecutionState::Failed,
         answer: Some("you may not change sales order 4725 (403)".into()),
         retry_in_ms: None,
+        audit: Default::default(),
     };
     ledger
         .finish(&key("4725"), "a", &refused)

@@ -8,6 +8,9 @@
 //! key makes a second run file nothing a first one filed, and a second run
 //! that finds exactly its own row (same approver, task and millisecond)
 //! knows the first one committed unseen and reports it filed.
+//!
+//! An attempt's outcome is stored in one transaction with the audit
+//! messages of its writes (`Finish::audit`, the audit room's rows).
 
 use super::entry::LedgerPage;
 use super::entry::{ERASED, approval_of, count_row, no_rows, superseded_by};
@@ -381,19 +384,29 @@ impl ActionLedger for SqlLedger {
              updated_ms = $8, attempts = attempts + $9, lease_owner = NULL, \
              lease_until_ms = NULL WHERE {BY_KEY} AND lease_owner = $10"
         );
-        let done = crate::db::once_more(|| {
-            bind_key(sqlx::query(&update), key)
+        // The outcome and the audit messages of the attempt's writes in one
+        // transaction: neither is stored without the other.
+        let update = update.as_str();
+        let done = crate::db::once_more(|| async move {
+            let mut transaction = self.db.pool.begin().await?;
+            let done = bind_key(sqlx::query(update), key)
                 .bind(finish.state.as_str())
                 .bind(finish.answer.as_deref())
                 .bind(next)
                 .bind(now)
                 .bind(counted)
                 .bind(owner)
-                .execute(&self.db.pool)
+                .execute(&mut *transaction)
+                .await?;
+            if done.rows_affected() == 1 && !finish.audit.is_empty() {
+                finish.audit.put_in(&mut transaction, now).await?;
+            }
+            transaction.commit().await?;
+            Ok::<u64, sqlx::Error>(done.rows_affected())
         })
         .await
         .map_err(unavailable)?;
-        if done.rows_affected() != 1 {
+        if done != 1 {
             return Ok(None);
         }
         self.get(key).await

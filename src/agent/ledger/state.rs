@@ -1,7 +1,7 @@
 //! The execution state of a ledger row and the two requests that move it:
 //! a [`Claim`] (take the row for one attempt, under a lease) and a
-//! [`Finish`] (the attempt's outcome). Shared by the memory and SQL ledgers
-//! so both decide the same way.
+//! [`Finish`] (the attempt's outcome, with the audit messages of its
+//! writes). Shared by the memory and SQL ledgers so both decide the same way.
 
 use serde::{Deserialize, Serialize};
 
@@ -90,6 +90,10 @@ pub struct Finish {
     pub answer: Option<String>,
     /// For `retrying`: when to try again, from now.
     pub retry_in_ms: Option<u64>,
+    /// Audit messages of the attempt's writes that the SQL ledger stores
+    /// in the transaction of this outcome (empty otherwise: the audit room
+    /// records them itself).
+    pub audit: crate::audit::OutboxRows,
 }
 
 /// The facts of a row a claim decides on (both ledgers use this).

@@ -238,7 +238,10 @@ pub async fn run(
     if !metadata_ok {
         return steps;
     }
-    let reader = Arc::clone(source).as_user(user.as_ref());
+    let reader = Arc::clone(source).as_user(crate::backend::ReadingUser {
+        token: user.as_ref(),
+        user_id: None,
+    });
     let name = "sample read";
     match sample_order {
         Some(number) => match reader.sales_order(number).await {

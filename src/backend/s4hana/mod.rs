@@ -15,8 +15,11 @@
 //! or by the blocked-orders query) stay in it and are never shared with
 //! another user or turn. The source itself is `source`, what its readers
 //! and writers share `shared`, an order as read `loaded`; customers found
-//! by name (`A_Customer`) are `customers`.
+//! by name (`A_Customer`) are `customers`. The reads of a business
+//! partner's personal data are data accesses for the audit log
+//! (`audited`, the turn's reader holds its access log).
 
+mod audited;
 pub mod connectivity;
 mod customers;
 pub mod diagnose;
@@ -30,6 +33,7 @@ mod source;
 pub mod transport;
 pub mod writes;
 
+pub use audited::business_partner;
 pub use setup::build;
 pub use shared::S4Shared;
 pub use source::S4HanaSource;

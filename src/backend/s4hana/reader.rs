@@ -6,9 +6,10 @@ use super::loaded::{AddressCheck, Loaded};
 use super::shared::S4Shared;
 use super::transport::Target;
 use super::{customers, reads};
+use crate::audit::AccessLog;
 use crate::backend::{
     BackendError, BlockedQuery, CreditAccount, Customer, Incompletion, OrderSource, PriceCondition,
-    SalesOrder, SourceInfo,
+    ReadingUser, SalesOrder, SourceInfo,
 };
 use crate::secret::BearerToken;
 use async_trait::async_trait;
@@ -27,23 +28,31 @@ impl Loaded {
     }
 }
 
-/// One turn's view of S/4HANA: one user, one target.
+/// Whom the audit log names when the source reads with its own identity
+/// (direct mode without a user, `diagnose`).
+const SOURCE_IDENTITY: &str = "order-exception-agent";
+
+/// One turn's view of S/4HANA: one user, one target, the turn's data
+/// accesses.
 pub struct S4Reader {
     shared: Arc<S4Shared>,
     user: Option<BearerToken>,
     target: tokio::sync::OnceCell<Target>,
     loaded: Mutex<HashMap<String, Loaded>>,
+    accesses: AccessLog,
 }
 
 impl S4Reader {
-    /// A reader for `user` (`None`: the source's own identity) with
+    /// A reader for `user` (no token: the source's own identity) with
     /// nothing read yet.
-    pub(super) fn new(shared: Arc<S4Shared>, user: Option<&BearerToken>) -> Self {
+    pub(super) fn new(shared: Arc<S4Shared>, user: ReadingUser<'_>) -> Self {
+        let accesses = AccessLog::new(&shared.audit, user.user_id.unwrap_or(SOURCE_IDENTITY));
         S4Reader {
             shared,
-            user: user.cloned(),
+            user: user.token.cloned(),
             target: tokio::sync::OnceCell::new(),
             loaded: Mutex::new(HashMap::new()),
+            accesses,
         }
     }
 
@@ -92,6 +101,7 @@ impl S4Reader {
             loaded.addresses = match reads::gaps(
                 &self.shared,
                 target,
+                &self.accesses,
                 &loaded.order,
                 &loaded.partners,
             )
@@ -115,7 +125,7 @@ impl OrderSource for S4Reader {
         self.shared.describe()
     }
 
-    fn as_user(self: Arc<Self>, user: Option<&BearerToken>) -> Arc<dyn OrderSource> {
+    fn as_user(self: Arc<Self>, user: ReadingUser<'_>) -> Arc<dyn OrderSource> {
         Arc::new(S4Reader::new(Arc::clone(&self.shared), user))
     }
 
@@ -135,7 +145,7 @@ impl OrderSource for S4Reader {
 
     async fn credit_account(&self, customer: &str) -> Result<Option<CreditAccount>, BackendError> {
         let target = self.target().await?;
-        reads::credit_account(&self.shared, target, customer).await
+        reads::credit_account(&self.shared, target, &self.accesses, customer).await
     }
 
     async fn list_price(
@@ -157,7 +167,14 @@ impl OrderSource for S4Reader {
         // Not checked yet, or the check failed for the block note: the
         // incompletion is the answer, so a failure speaks.
         let target = self.target().await?;
-        let gaps = reads::gaps(&self.shared, target, &loaded.order, &loaded.partners).await?;
+        let gaps = reads::gaps(
+            &self.shared,
+            target,
+            &self.accesses,
+            &loaded.order,
+            &loaded.partners,
+        )
+        .await?;
         loaded.addresses = AddressCheck::Read(gaps.clone());
         self.keep(sales_order, &loaded);
         Ok(gaps)
@@ -167,7 +184,7 @@ impl OrderSource for S4Reader {
     /// them, nor the addresses the query checked, again.
     async fn blocked_orders(&self, query: &BlockedQuery) -> Result<Vec<SalesOrder>, BackendError> {
         let target = self.target().await?;
-        let found = reads::blocked_orders(&self.shared, target, query).await?;
+        let found = reads::blocked_orders(&self.shared, target, &self.accesses, query).await?;
         Ok(found
             .iter()
             .map(|loaded| {

@@ -1,10 +1,12 @@
 //! The reads of one question, as OData V2 requests, and their mapping to
 //! the normalised order, credit account, price and incompletion.
 
+use super::audited;
 use super::loaded::{AddressCheck, Loaded, PartnerAddress};
 use super::odata::{self, decimal, literal, query, results, text};
 use super::shared::S4Shared;
 use super::transport::{Read, Target};
+use crate::audit::AccessLog;
 use crate::backend::{
     Amount, BackendError, BlockKind, BlockRules, BlockedQuery, Blocks, CreditAccount, Incompletion,
     PriceCondition, SalesOrder, SalesOrderItem, Subject,
@@ -177,14 +179,16 @@ fn condition_rate(rules: &BlockRules, elements: &Value) -> Result<Option<Amount>
         .transpose()
 }
 
-/// The required address fields each partner's address leaves empty.
+/// The required address fields each partner's address leaves empty (each
+/// address read a data access in `accesses`).
 pub(crate) async fn gaps(
     shared: &S4Shared,
     target: &Target,
+    accesses: &AccessLog,
     order: &SalesOrder,
     partners: &[PartnerAddress],
 ) -> Result<Vec<Incompletion>, BackendError> {
-    let found = addresses(shared, target, partners, Some(&order.sales_order)).await?;
+    let found = addresses(shared, target, accesses, partners, Some(&order.sales_order)).await?;
     Ok(gaps_from(shared, order, partners, &found))
 }
 
@@ -205,10 +209,12 @@ fn distinct(partners: &[PartnerAddress]) -> Vec<&PartnerAddress> {
     distinct
 }
 
-/// The distinct addresses of `partners`, read in parallel.
+/// The distinct addresses of `partners`, read in parallel; each one found
+/// is a data access.
 async fn addresses(
     shared: &S4Shared,
     target: &Target,
+    accesses: &AccessLog,
     partners: &[PartnerAddress],
     sales_order: Option<&str>,
 ) -> Result<Addresses, BackendError> {
@@ -218,9 +224,17 @@ async fn addresses(
         .map(|partner| address(shared, target, partner, sales_order));
     let mut found = HashMap::new();
     for (partner, result) in distinct.iter().zip(join_all(reads).await) {
+        let address = result?;
+        if address.is_some() {
+            audited::address_read(
+                accesses,
+                &partner.partner,
+                &shared.rules.required_address_fields,
+            );
+        }
         found.insert(
             (partner.partner.clone(), partner.address_id.clone()),
-            result?,
+            address,
         );
     }
     Ok(found)
@@ -307,10 +321,12 @@ async fn address(
 }
 
 /// The credit limit (`CreditManagementAccount`) and the open receivables
-/// (`A_OperationalAcctgDocItemCube`, summed), read in parallel.
+/// (`A_OperationalAcctgDocItemCube`, summed), read in parallel: a data
+/// access of the customer's credit data when either answered with rows.
 pub(crate) async fn credit_account(
     shared: &S4Shared,
     target: &Target,
+    accesses: &AccessLog,
     customer: &str,
 ) -> Result<Option<CreditAccount>, BackendError> {
     let mut filter = format!("BusinessPartner eq {}", literal_raw(customer));
@@ -361,6 +377,12 @@ pub(crate) async fn credit_account(
         shared.transport.get(target, account),
         shared.transport.get(target, open)
     )?;
+    audited::credit_read(
+        accesses,
+        customer,
+        account.as_ref().is_some_and(|set| !results(set).is_empty()),
+        open.as_ref().is_some_and(|set| !results(set).is_empty()),
+    );
     let Some(account) = account.as_ref().and_then(|set| results(set).first()) else {
         return Ok(None);
     };
@@ -530,6 +552,7 @@ fn blocked_filter(rules: &BlockRules, query: &BlockedQuery) -> Option<String> {
 pub(crate) async fn blocked_orders(
     shared: &S4Shared,
     target: &Target,
+    accesses: &AccessLog,
     wanted: &BlockedQuery,
 ) -> Result<Vec<Loaded>, BackendError> {
     if wanted.limit == 0 {
@@ -575,7 +598,7 @@ pub(crate) async fn blocked_orders(
             .iter()
             .flat_map(|(_, partners)| partners.iter().cloned())
             .collect();
-        addresses(shared, target, &all, None).await?
+        addresses(shared, target, accesses, &all, None).await?
     } else {
         HashMap::new()
     };

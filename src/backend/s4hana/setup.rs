@@ -56,11 +56,13 @@ fn http(settings: &S4HanaSettings) -> Result<reqwest::Client, BackendError> {
         .map_err(|error| bad(format!("cannot build the S/4HANA HTTP client: {error}")))
 }
 
-/// The S/4HANA source the settings describe.
+/// The S/4HANA source the settings describe; the personal data its
+/// readers read is reported to `audit`.
 pub fn build(
     settings: &S4HanaSettings,
     rules: BlockRules,
     env: &CloudFoundry,
+    audit: crate::audit::Audit,
 ) -> Result<S4HanaSource, BackendError> {
     refuse_tests_only(
         env.on_cloud_foundry(),
@@ -84,6 +86,7 @@ pub fn build(
         },
         rules,
         settings: settings.clone(),
+        audit,
     }))
 }
 

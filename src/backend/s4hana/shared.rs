@@ -1,16 +1,18 @@
 //! What every reader and writer of S/4HANA shares: the transport, the
-//! block rules and the settings, and what they say of the source. A leaf
+//! block rules, the settings and the audit room the reads report their
+//! data accesses to, and what they say of the source. A leaf
 //! below the source, its readers, its writers and its set-up, which all
 //! hold it.
 
 use super::transport::{Connection, Transport};
 use crate::backend::{BlockRules, S4HanaSettings};
 
-/// What every reader shares: the transport and the rules.
+/// What every reader shares: the transport, the rules, the audit room.
 pub struct S4Shared {
     pub transport: Transport,
     pub rules: BlockRules,
     pub settings: S4HanaSettings,
+    pub audit: crate::audit::Audit,
 }
 
 impl S4Shared {

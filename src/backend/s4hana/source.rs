@@ -6,9 +6,8 @@ use super::reader::S4Reader;
 use super::shared::S4Shared;
 use crate::backend::{
     BackendError, BlockedQuery, CreditAccount, Customer, Incompletion, OrderSource, PriceCondition,
-    SalesOrder, SourceInfo,
+    ReadingUser, SalesOrder, SourceInfo,
 };
-use crate::secret::BearerToken;
 use async_trait::async_trait;
 use std::sync::Arc;
 
@@ -27,7 +26,7 @@ impl S4HanaSource {
         &self.shared
     }
 
-    fn reader(&self, user: Option<&BearerToken>) -> S4Reader {
+    fn reader(&self, user: ReadingUser<'_>) -> S4Reader {
         S4Reader::new(Arc::clone(&self.shared), user)
     }
 }
@@ -38,23 +37,29 @@ impl OrderSource for S4HanaSource {
         self.shared.describe()
     }
 
-    fn as_user(self: Arc<Self>, user: Option<&BearerToken>) -> Arc<dyn OrderSource> {
+    fn as_user(self: Arc<Self>, user: ReadingUser<'_>) -> Arc<dyn OrderSource> {
         Arc::new(self.reader(user))
     }
 
     async fn sales_order(&self, sales_order: &str) -> Result<Option<SalesOrder>, BackendError> {
-        self.reader(None).sales_order(sales_order).await
+        self.reader(ReadingUser::default())
+            .sales_order(sales_order)
+            .await
     }
 
     async fn sales_order_fields(
         &self,
         sales_order: &str,
     ) -> Result<Option<SalesOrder>, BackendError> {
-        self.reader(None).sales_order_fields(sales_order).await
+        self.reader(ReadingUser::default())
+            .sales_order_fields(sales_order)
+            .await
     }
 
     async fn credit_account(&self, customer: &str) -> Result<Option<CreditAccount>, BackendError> {
-        self.reader(None).credit_account(customer).await
+        self.reader(ReadingUser::default())
+            .credit_account(customer)
+            .await
     }
 
     async fn list_price(
@@ -62,15 +67,21 @@ impl OrderSource for S4HanaSource {
         customer: &str,
         material: &str,
     ) -> Result<Option<PriceCondition>, BackendError> {
-        self.reader(None).list_price(customer, material).await
+        self.reader(ReadingUser::default())
+            .list_price(customer, material)
+            .await
     }
 
     async fn incompletion(&self, sales_order: &str) -> Result<Vec<Incompletion>, BackendError> {
-        self.reader(None).incompletion(sales_order).await
+        self.reader(ReadingUser::default())
+            .incompletion(sales_order)
+            .await
     }
 
     async fn blocked_orders(&self, query: &BlockedQuery) -> Result<Vec<SalesOrder>, BackendError> {
-        self.reader(None).blocked_orders(query).await
+        self.reader(ReadingUser::default())
+            .blocked_orders(query)
+            .await
     }
 
     async fn customers_named(
@@ -78,6 +89,8 @@ impl OrderSource for S4HanaSource {
         part: &str,
         limit: usize,
     ) -> Result<Vec<Customer>, BackendError> {
-        self.reader(None).customers_named(part, limit).await
+        self.reader(ReadingUser::default())
+            .customers_named(part, limit)
+            .await
     }
 }

@@ -21,7 +21,7 @@ async fn blocked_orders_by_customer_kind_and_bound(
     orders: Arc<dyn OrderSource>,
     _s4: Option<&S4Double>,
 ) {
-    let orders = orders.as_user(None);
+    let orders = orders.as_user(Default::default());
     let all = BlockedQuery::any(50);
     assert_eq!(
         numbers(&*orders, all.clone()).await,
@@ -154,7 +154,7 @@ async fn a_turn_reads_again_only_what_its_query_did_not_read() {
     let (orders, s4) =
         crate::agent::sources::order_source(crate::agent::sources::Source::S4hana).await;
     let s4 = s4.expect("the double");
-    let turn = orders.clone().as_user(None);
+    let turn = orders.clone().as_user(Default::default());
     turn.blocked_orders(&BlockedQuery::any(50))
         .await
         .expect("listed");
@@ -174,7 +174,7 @@ async fn a_turn_reads_again_only_what_its_query_did_not_read() {
     let targets: Vec<String> = s4.requests().into_iter().map(|r| r.target).collect();
     assert!(targets.is_empty(), "read again: {targets:#?}");
 
-    let turn = orders.clone().as_user(None);
+    let turn = orders.clone().as_user(Default::default());
     let credit = BlockedQuery::any(5).of_kind(BlockKind::Credit);
     assert_eq!(numbers(&*turn, credit).await, ["4711"]);
     s4.clear_requests();
@@ -190,7 +190,7 @@ async fn a_turn_reads_again_only_what_its_query_did_not_read() {
         "{targets:#?}"
     );
 
-    let turn = orders.as_user(None);
+    let turn = orders.as_user(Default::default());
     s4.clear_requests();
     turn.sales_order("4723")
         .await

@@ -37,6 +37,8 @@ pub struct OrderState {
     pub requested_delivery_date: String,
     pub delivery_block_reason: String,
     pub total_credit_check_status: String,
+    /// The customer whose order it is (the data subject of a write).
+    pub sold_to_party: String,
 }
 
 /// One sales order text.
@@ -105,7 +107,7 @@ impl S4Writer {
             service: SALES,
             entity_set: "A_SalesOrder",
             path: format!(
-                "A_SalesOrder({})?$select=SalesOrder,RequestedDeliveryDate,DeliveryBlockReason,TotalCreditCheckStatus",
+                "A_SalesOrder({})?$select=SalesOrder,SoldToParty,RequestedDeliveryDate,DeliveryBlockReason,TotalCreditCheckStatus",
                 odata::literal(order)
             ),
             sales_order: Some(order),
@@ -125,6 +127,7 @@ impl S4Writer {
             requested_delivery_date: iso_date(&value["RequestedDeliveryDate"]),
             delivery_block_reason: text_of(&value, "DeliveryBlockReason"),
             total_credit_check_status: text_of(&value, "TotalCreditCheckStatus"),
+            sold_to_party: text_of(&value, "SoldToParty"),
         }))
     }
 

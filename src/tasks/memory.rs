@@ -8,7 +8,8 @@ use super::finished::FinishedTasks;
 use super::listing::{PageCursor, TaskPage, TaskQuery};
 use super::settings::MemoryStoreLimits;
 use super::store::{
-    StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task, skipped_unreadable,
+    StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task, opening_message_id,
+    skipped_unreadable,
 };
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
 use async_trait::async_trait;
@@ -32,11 +33,19 @@ struct Entry {
     changed_ms: i64,
     context_id: String,
     state: TaskState,
+    /// The `messageId` that opened the task, its key in `by_message`.
+    opened_by: Option<String>,
 }
+
+/// A caller's message: its owner key and `messageId`.
+type MessageKey = (Option<String>, String);
 
 #[derive(Default)]
 struct Tasks {
     by_id: HashMap<String, Entry>,
+    /// The task each held task's opening message opened: one key per task
+    /// in `by_id` at most, gone with it, so it is bounded as tasks are.
+    by_message: HashMap<MessageKey, String>,
     /// Finished tasks in the order they finished and per owner (a task
     /// finishes once).
     finished: FinishedTasks,
@@ -48,6 +57,18 @@ struct Tasks {
 }
 
 impl Tasks {
+    /// Forget task `id`, and the message that opened it.
+    fn remove(&mut self, id: &str) {
+        if let Some(entry) = self.by_id.remove(id)
+            && let Some(message_id) = entry.opened_by
+        {
+            let key = (entry.owner, message_id);
+            if self.by_message.get(&key).is_some_and(|opened| opened == id) {
+                self.by_message.remove(&key);
+            }
+        }
+    }
+
     /// One more open task of `owner`, or one fewer.
     fn count_open(&mut self, owner: &Option<String>, opened: bool) {
         if opened {
@@ -104,13 +125,13 @@ impl InMemoryTaskStore {
         let purged = tasks.finished.add(now, id, owner, &self.limits);
         let expired = tasks.finished.expire(now, &self.limits);
         for id in purged.into_iter().chain(expired) {
-            tasks.by_id.remove(&id);
+            tasks.remove(&id);
         }
     }
 
     fn expire(&self, tasks: &mut Tasks, now: Instant) {
         for id in tasks.finished.expire(now, &self.limits) {
-            tasks.by_id.remove(&id);
+            tasks.remove(&id);
         }
     }
 }
@@ -161,6 +182,12 @@ impl TaskStore for InMemoryTaskStore {
         let sequence = tasks.next_sequence;
         tasks.next_sequence += 1;
         let owner = owner.map(str::to_string);
+        let opened_by = opening_message_id(task).map(str::to_string);
+        if let Some(message_id) = &opened_by {
+            tasks
+                .by_message
+                .insert((owner.clone(), message_id.clone()), task.id.clone());
+        }
         if !terminal {
             tasks.open_by_age.insert(sequence, task.id.clone());
             tasks.count_open(&owner, true);
@@ -178,6 +205,7 @@ impl TaskStore for InMemoryTaskStore {
                 changed_ms: crate::db::now_ms(),
                 context_id: task.context_id.clone(),
                 state: task.status.state,
+                opened_by,
             },
         );
         if terminal {
@@ -288,6 +316,26 @@ impl TaskStore for InMemoryTaskStore {
             .take(usize::try_from(at_most).unwrap_or(usize::MAX))
             .map(|(_, id)| id.clone())
             .collect())
+    }
+
+    async fn opened_by(
+        &self,
+        owner: Option<&str>,
+        message_id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let tasks = self.lock()?;
+        let now = Instant::now();
+        let key = (owner.map(str::to_string), message_id.to_string());
+        Ok(tasks
+            .by_message
+            .get(&key)
+            .filter(|id| {
+                tasks
+                    .by_id
+                    .get(id.as_str())
+                    .is_some_and(|entry| !self.expired(entry, now))
+            })
+            .cloned())
     }
 
     async fn context_held_by_another(

@@ -25,6 +25,7 @@ mod memory;
 mod observer;
 mod owner_realm;
 mod push_configs;
+mod repeat;
 mod reply;
 mod running;
 mod settings;

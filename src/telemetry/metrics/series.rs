@@ -152,9 +152,10 @@ pub(super) const LEDGER_STATES: [&str; 5] =
     ["recorded", "retrying", "done", "failed", "superseded"];
 
 /// The task store's operations (`tasks::TaskStore`'s methods).
-pub(super) const STORE_OPERATIONS: [&str; 15] = [
+pub(super) const STORE_OPERATIONS: [&str; 16] = [
     "get",
     "create",
+    "opened_by",
     "context_held_by_another",
     "open_tasks_of",
     "waiting_since",

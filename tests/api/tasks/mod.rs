@@ -7,3 +7,4 @@ mod budget;
 mod dropped_connections;
 mod durability;
 mod lifecycle;
+mod repeats;

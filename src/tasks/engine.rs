@@ -49,6 +49,9 @@ struct Inner {
     /// Push notifications (`push/`), when push is on.
     observer: Option<Arc<dyn TaskObserver>>,
     running: Arc<RunningTurns>,
+    /// The runtime the engine was made on (the process's own), where turns
+    /// nobody waits for run: it outlives the server's workers.
+    home: Option<tokio::runtime::Handle>,
 }
 
 /// How `message/send` found the task.
@@ -75,6 +78,7 @@ impl TaskEngine {
                 settings,
                 observer,
                 running: Arc::new(RunningTurns::default()),
+                home: tokio::runtime::Handle::try_current().ok(),
             }),
         }
     }
@@ -490,6 +494,7 @@ impl TaskEngine {
             observer: self.inner.observer.clone(),
             running: Arc::clone(&self.inner.running),
             call: call.clone(),
+            home: self.inner.home.clone(),
         };
         Started::Running(StartedTurn {
             task: working,
@@ -802,6 +807,14 @@ impl TaskEngine {
     /// caller's cap; runs until the runtime stops.
     pub fn spawn_maintenance(&self, every: Maintenance) -> tokio::task::JoinHandle<()> {
         self.upkeep().spawn(every)
+    }
+
+    /// At shutdown, the server stopped: the turns running here get until
+    /// `deadline` to end, those still running then end `failed` (to be
+    /// asked again), and the push notifications queued go out
+    /// (`shutdown.rs`).
+    pub async fn wind_down(&self, deadline: tokio::time::Instant) {
+        self.upkeep().wind_down(deadline).await;
     }
 
     fn upkeep(&self) -> Upkeep {

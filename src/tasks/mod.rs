@@ -29,6 +29,7 @@ mod repeat;
 mod reply;
 mod running;
 mod settings;
+mod shutdown;
 mod sql;
 mod store;
 mod turn;

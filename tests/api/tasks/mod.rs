@@ -8,3 +8,4 @@ mod dropped_connections;
 mod durability;
 mod lifecycle;
 mod repeats;
+mod shutdown;

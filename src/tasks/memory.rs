@@ -501,6 +501,33 @@ mod tests {
         assert!(store.get("done-9").await.unwrap().is_some());
     }
 
+    /// The messages that opened tasks are remembered as long as their tasks
+    /// are: one evicted past the cap takes its message with it, so the map
+    /// is bounded as the tasks are; a repeat of a kept one still finds it.
+    #[tokio::test]
+    async fn an_evicted_task_takes_the_message_that_opened_it_along() {
+        let limits = MemoryStoreLimits {
+            max_terminal: 3,
+            ..MemoryStoreLimits::default()
+        };
+        let store = InMemoryTaskStore::new(limits);
+        for i in 0..10 {
+            let mut opened = task(&format!("done-{i}"), TaskState::Completed);
+            let mut message = crate::a2a::Message::agent_text("hello");
+            message.role = crate::a2a::Role::User;
+            message.message_id = format!("m-{i}");
+            opened.history = Some(vec![message]);
+            store.create(&opened, &[], Some("alice")).await.unwrap();
+        }
+        assert_eq!(store.opened_by(Some("alice"), "m-0").await, Ok(None));
+        assert_eq!(
+            store.opened_by(Some("alice"), "m-9").await,
+            Ok(Some("done-9".into()))
+        );
+        let held = store.lock().map(|tasks| tasks.by_message.len()).unwrap();
+        assert_eq!(held, 3, "one remembered message per task held");
+    }
+
     #[tokio::test]
     async fn finished_tasks_expire_after_the_retention() {
         let limits = MemoryStoreLimits {

@@ -226,6 +226,11 @@ pub struct Application {
     public_url: String,
     server: Serving,
     audit: crate::audit::Audit,
+    /// For the turns still running when the server stops.
+    engine: TaskEngine,
+    /// `server.shutdown_timeout_secs`: what requests and turns get after
+    /// SIGTERM.
+    grace: std::time::Duration,
 }
 
 /// What the configuration-change event at start records: the rule book as
@@ -537,7 +542,7 @@ impl Application {
         engine.spawn_maintenance(Maintenance::from_settings(&settings.store));
         let server = &settings.server;
         let state = AppState {
-            engine,
+            engine: engine.clone(),
             card,
             extended_card,
             auth: validator,
@@ -560,12 +565,15 @@ impl Application {
             audit: audit.clone(),
         };
         let port = bound.local.port();
+        let grace = std::time::Duration::from_secs(server.shutdown_timeout_secs);
         let server = crate::http::serve(bound, state, server)?;
         Ok(Application {
             port,
             public_url,
             server,
             audit,
+            engine,
+            grace,
         })
     }
 
@@ -578,8 +586,14 @@ impl Application {
         &self.public_url
     }
 
+    /// Serve until SIGTERM; then the requests in flight and the turns
+    /// running (a non-blocking send's, a stream's) get the grace to end,
+    /// and what is still running then ends `failed`, to be asked again
+    /// ([`TaskEngine::wind_down`]).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.until_stopped().await
+        let (stopped, asked) = self.server.until_stopped().await;
+        self.engine.wind_down(asked + self.grace).await;
+        stopped
     }
 }
 

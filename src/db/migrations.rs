@@ -55,6 +55,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "audit outbox and audit state",
         include_str!("migrations/0013_audit_outbox.sql"),
     ),
+    (
+        15,
+        "tasks remember the message that opened them",
+        include_str!("migrations/0015_task_opened_by_message.sql"),
+    ),
 ];
 
 /// The migrations built into the binary, as sqlx's migrator takes them.

@@ -1,7 +1,9 @@
 //! Binding the listener and running the actix server on it: workers,
 //! connection limit, request timeout, closed clients, graceful shutdown
-//! (actix handles SIGTERM within `server.shutdown_timeout_secs`), and the
-//! one middleware (local origins only while authentication is off).
+//! (actix handles SIGTERM within `server.shutdown_timeout_secs`; the time
+//! SIGTERM came is kept, so the turns still running get the same grace,
+//! `startup.rs`), and the one middleware (local origins only while
+//! authentication is off).
 
 use super::ServerSettings;
 use super::state::AppState;
@@ -57,10 +59,42 @@ pub fn bind(settings: &ServerSettings, reachable: bool) -> Result<Bound, BindErr
 pub struct Serving(actix_web::dev::Server);
 
 impl Serving {
-    /// Wait until the server has stopped.
-    pub async fn until_stopped(self) -> std::io::Result<()> {
-        self.0.await
+    /// Wait until the server has stopped; also when it was asked to stop
+    /// (SIGTERM or SIGINT; the time it stopped when no signal was seen),
+    /// where the grace of what runs on after the server starts.
+    pub async fn until_stopped(self) -> (std::io::Result<()>, tokio::time::Instant) {
+        let asked = tokio::spawn(stop_asked());
+        let stopped = self.0.await;
+        let asked = match asked.is_finished() {
+            true => asked.await.ok().flatten(),
+            false => {
+                asked.abort();
+                None
+            }
+        };
+        (stopped, asked.unwrap_or_else(tokio::time::Instant::now))
     }
+}
+
+/// When SIGTERM or SIGINT arrives (actix hears them too, and stops the
+/// server); `None` when neither can be listened to.
+async fn stop_asked() -> Option<tokio::time::Instant> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (mut terminate, mut interrupt) = match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) {
+        (Ok(terminate), Ok(interrupt)) => (terminate, interrupt),
+        (Err(error), _) | (_, Err(error)) => {
+            tracing::warn!(%error, "cannot listen for SIGTERM: the shutdown grace starts when the server has stopped");
+            return None;
+        }
+    };
+    tokio::select! {
+        _ = terminate.recv() => {}
+        _ = interrupt.recv() => {}
+    }
+    Some(tokio::time::Instant::now())
 }
 
 /// Serve the routes on `bound` with `state`.

@@ -185,6 +185,10 @@ impl TaskObserver for PushObserver {
         self.0.delete(task_id, config_id).await
     }
 
+    async fn flush(&self, deadline: tokio::time::Instant) -> usize {
+        self.0.flush(deadline).await
+    }
+
     fn changed(&self, task: &Task, configs: &[PushNotificationConfig], call: &CallContext) {
         let state = task.status.state;
         let snapshot;

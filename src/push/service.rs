@@ -37,6 +37,13 @@ pub struct PushService {
     pub(super) tasks: Mutex<HashMap<String, TaskPush>>,
     /// One delivery worker per task keeps the order of events.
     pub(super) workers: Mutex<HashMap<String, mpsc::UnboundedSender<Notification>>>,
+    /// Notifications queued and not yet delivered or given up, what the
+    /// shutdown waits for (`worker::flush`).
+    pub(super) undelivered: std::sync::atomic::AtomicUsize,
+    /// The runtime the service was made on (the process's own), where the
+    /// workers and heartbeats run: a worker spawned on a server worker's
+    /// runtime would die when the server stops, its queue with it.
+    pub(super) home: Option<tokio::runtime::Handle>,
 }
 
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -99,6 +106,8 @@ impl PushService {
             store,
             tasks: Mutex::new(HashMap::new()),
             workers: Mutex::new(HashMap::new()),
+            undelivered: std::sync::atomic::AtomicUsize::new(0),
+            home: tokio::runtime::Handle::try_current().ok(),
         }))
     }
 }

@@ -1,12 +1,19 @@
 //! The ordered delivery worker: one per task with push configs, so a
 //! task's notifications arrive in the order of its events, never blocking
-//! the turn; and the heartbeat, a `working` notification every
-//! `push.heartbeat_ms` while the task works.
+//! the turn; the heartbeat, a `working` notification every
+//! `push.heartbeat_ms` while the task works; and, at shutdown, the wait
+//! for what is queued (the queue is in memory: what is not out when the
+//! process ends is lost, and said so in the log).
 
 use super::service::{Notification, PushService, lock};
 use crate::a2a::{Task, TaskState};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 use tokio::sync::mpsc;
+
+/// How often the shutdown looks whether the queue is empty.
+const FLUSH_LOOK_EVERY: Duration = Duration::from_millis(20);
 
 impl PushService {
     pub(super) fn enqueue(self: &Arc<Self>, task: Arc<Task>) {
@@ -15,13 +22,35 @@ impl PushService {
             let (sender, receiver) = mpsc::unbounded_channel::<Notification>();
             let service = Arc::clone(self);
             let task_id = task.id.clone();
-            tokio::spawn(async move { service.work(task_id, receiver).await });
+            self.spawn(async move { service.work(task_id, receiver).await });
             sender
         });
         // The span that caused the notification (the turn) parents its
         // deliveries.
+        self.undelivered.fetch_add(1, Ordering::SeqCst);
         if sender.send((task, tracing::Span::current())).is_err() {
+            self.undelivered.fetch_sub(1, Ordering::SeqCst);
             tracing::warn!("push worker gone; notification dropped");
+        }
+    }
+
+    /// Run `job` on the service's home runtime (else the current one).
+    fn spawn(&self, job: impl std::future::Future<Output = ()> + Send + 'static) {
+        match &self.home {
+            Some(home) => drop(home.spawn(job)),
+            None => drop(tokio::spawn(job)),
+        }
+    }
+
+    /// Wait until every notification queued is delivered or given up, at
+    /// most until `deadline`; how many were left.
+    pub(crate) async fn flush(&self, deadline: tokio::time::Instant) -> usize {
+        loop {
+            let left = self.undelivered.load(Ordering::SeqCst);
+            if left == 0 || tokio::time::Instant::now() >= deadline {
+                return left;
+            }
+            tokio::time::sleep(FLUSH_LOOK_EVERY).await;
         }
     }
 
@@ -39,11 +68,17 @@ impl PushService {
             for config in &configs {
                 self.deliver(config, &task, &call, &cause).await;
             }
+            self.undelivered.fetch_sub(1, Ordering::SeqCst);
             if task.status.state.is_terminal() {
                 break;
             }
         }
         lock(&self.workers).remove(&task_id);
+        // Queued after the terminal state (a late heartbeat): not sent.
+        queue.close();
+        while queue.try_recv().is_ok() {
+            self.undelivered.fetch_sub(1, Ordering::SeqCst);
+        }
         // A finished task needs no snapshot or caller token any more; its
         // configs stay listable in the task store.
         lock(&self.tasks).remove(&task_id);
@@ -52,7 +87,7 @@ impl PushService {
     /// Send `working` notifications while the task works.
     pub(super) fn start_heartbeat(self: &Arc<Self>, task_id: String) {
         let service = Arc::clone(self);
-        tokio::spawn(async move {
+        self.spawn(async move {
             loop {
                 tokio::time::sleep(service.settings.heartbeat()).await;
                 let beat = {

@@ -145,6 +145,7 @@ pub(crate) async fn behaves_like_a_task_store(store: &dyn TaskStore, expect: Exp
     );
 
     push_configs_are_bounded_per_task(store).await;
+    remembers_the_message_that_opened_a_task(store).await;
 
     // A working task whose lease runs out is reported; renewals keep it.
     store
@@ -268,6 +269,55 @@ async fn push_configs_are_bounded_per_task(store: &dyn TaskStore) {
     let kept = store.push_configs("bounded").await.unwrap();
     assert_eq!(kept.len(), 3, "nothing stored is lost: {kept:?}");
     assert!(kept.contains(&replacement));
+}
+
+/// A task opened by a message of `role` with `message_id`.
+fn opened(id: &str, role: crate::a2a::Role, message_id: &str) -> Task {
+    let mut message = crate::a2a::Message::agent_text("hello");
+    message.role = role;
+    message.message_id = message_id.into();
+    Task {
+        history: Some(vec![message]),
+        // Waiting: neither leased nor finished, so the lease and purge
+        // checks that follow do not see these.
+        ..task(id, TaskState::InputRequired)
+    }
+}
+
+/// `opened_by`: the task a caller's message opened, for that caller only
+/// (authentication off, `None`, is a caller of its own); a task the agent
+/// opened, or one whose messageId is too long, is not remembered.
+async fn remembers_the_message_that_opened_a_task(store: &dyn TaskStore) {
+    use crate::a2a::Role::{Agent, User};
+    let long = "m".repeat(super::store::MAX_REMEMBERED_MESSAGE_ID + 1);
+    for (id, role, message_id, owner) in [
+        ("by-alice", User, "m-1", Some("alice")),
+        ("by-nobody", User, "m-2", None),
+        ("by-agent", Agent, "m-3", Some("alice")),
+        ("long-id", User, long.as_str(), Some("alice")),
+    ] {
+        store
+            .create(&opened(id, role, message_id), &[], owner)
+            .await
+            .unwrap();
+    }
+    let opened_by = |owner, message_id| store.opened_by(owner, message_id);
+    assert_eq!(
+        opened_by(Some("alice"), "m-1").await,
+        Ok(Some("by-alice".into()))
+    );
+    assert_eq!(opened_by(Some("bob"), "m-1").await, Ok(None));
+    assert_eq!(opened_by(None, "m-1").await, Ok(None));
+    assert_eq!(opened_by(None, "m-2").await, Ok(Some("by-nobody".into())));
+    assert_eq!(opened_by(Some("alice"), "m-2").await, Ok(None));
+    assert_eq!(opened_by(Some("alice"), "m-3").await, Ok(None));
+    assert_eq!(opened_by(Some("alice"), &long).await, Ok(None));
+    assert_eq!(opened_by(Some("alice"), "never-sent").await, Ok(None));
+
+    // Erasing an owner forgets the messages that opened their tasks too.
+    store.erase_owner("alice").await.unwrap();
+    assert_eq!(opened_by(Some("alice"), "m-1").await, Ok(None));
+    assert_eq!(opened_by(None, "m-2").await, Ok(Some("by-nobody".into())));
 }
 
 /// A task of `owner` in `context`, for the list contract.

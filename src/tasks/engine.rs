@@ -21,8 +21,9 @@ use super::listing::{TaskPage, TaskQuery};
 use super::maintenance::{Maintenance, Upkeep};
 use super::observer::{self, TaskObserver};
 use super::push_configs::push_config_error;
+use super::repeat;
 use super::reply::{agent_message, archive_status_message, pending_approval, set_status};
-use super::running::{RunningTurns, TurnChannel, stored_version};
+use super::running::{Opening, RunningTurns, TurnChannel, stored_version};
 use super::settings::TaskSettings;
 use super::store::{StoreError, StoredTask, TaskStore, Written};
 use super::turn::{StartedTurn, TurnRun};
@@ -48,6 +49,9 @@ struct Inner {
     /// Push notifications (`push/`), when push is on.
     observer: Option<Arc<dyn TaskObserver>>,
     running: Arc<RunningTurns>,
+    /// The runtime the engine was made on (the process's own), where turns
+    /// nobody waits for run: it outlives the server's workers.
+    home: Option<tokio::runtime::Handle>,
 }
 
 /// How `message/send` found the task.
@@ -74,6 +78,7 @@ impl TaskEngine {
                 settings,
                 observer,
                 running: Arc::new(RunningTurns::default()),
+                home: tokio::runtime::Handle::try_current().ok(),
             }),
         }
     }
@@ -130,6 +135,13 @@ impl TaskEngine {
         )?;
         let message = params.message;
         checks::check_message(&message, &self.inner.settings, call.rules.v1_field_names)?;
+        // A repeat (the same caller, the same messageId) gets the task the
+        // first sending opened; one that continued a task, below.
+        if let Some(task) =
+            repeat::task_opened_by(&*self.inner.store, &self.inner.running, &message, call).await?
+        {
+            return Ok((Started::AsItIs(Box::new(task)), history_length));
+        }
         let request_hint = language::hint(params.metadata.as_ref()).map(str::to_string);
         // An inline push config is checked before anything is created.
         let push = match configuration.push_notification_config {
@@ -167,6 +179,10 @@ impl TaskEngine {
                         .is_none_or(|c| *c == stored.task.context_id)
                 });
                 match existing {
+                    Some(stored) if repeat::continued_by(&stored.task, &message.message_id) => {
+                        tracing::info!(a2a.task.id = %task_id, "a repeated message: its task as it stands");
+                        Started::AsItIs(Box::new(stored.task))
+                    }
                     Some(stored) if ask_again::question_unseen(&stored.task) => Started::AsItIs(
                         Box::new(ask_again::show_question(&*self.inner.store, stored).await?),
                     ),
@@ -455,8 +471,17 @@ impl TaskEngine {
         if let Some(written) = &written {
             self.notify(&task, written, call);
         }
+        // Not stored yet: a repeat of its message finds it here.
+        let opening = match (&written, super::store::opening_message_id(&task)) {
+            (None, Some(message_id)) => Some(Opening {
+                owner: call.owner().map(str::to_string),
+                message_id: message_id.to_string(),
+                task: Arc::clone(&working),
+            }),
+            _ => None,
+        };
         let stored = stored_version(written.map(|w| w.version));
-        self.inner.running.keep_stored(&task.id, &stored);
+        self.inner.running.keep_stored(&task.id, &stored, opening);
         let progress = input.progress.clone();
         let turn = TurnRun {
             task,
@@ -469,6 +494,7 @@ impl TaskEngine {
             observer: self.inner.observer.clone(),
             running: Arc::clone(&self.inner.running),
             call: call.clone(),
+            home: self.inner.home.clone(),
         };
         Started::Running(StartedTurn {
             task: working,
@@ -781,6 +807,14 @@ impl TaskEngine {
     /// caller's cap; runs until the runtime stops.
     pub fn spawn_maintenance(&self, every: Maintenance) -> tokio::task::JoinHandle<()> {
         self.upkeep().spawn(every)
+    }
+
+    /// At shutdown, the server stopped: the turns running here get until
+    /// `deadline` to end, those still running then end `failed` (to be
+    /// asked again), and the push notifications queued go out
+    /// (`shutdown.rs`).
+    pub async fn wind_down(&self, deadline: tokio::time::Instant) {
+        self.upkeep().wind_down(deadline).await;
     }
 
     fn upkeep(&self) -> Upkeep {

@@ -164,7 +164,7 @@ impl Upkeep {
     /// End `stored` in `state` with `reason` as the agent's message, and
     /// tell its webhooks and followers; `false` when another writer changed
     /// or ended it first (then it is left as that writer left it).
-    async fn end_task(
+    pub(super) async fn end_task(
         &self,
         stored: StoredTask,
         state: TaskState,

@@ -45,6 +45,14 @@ impl TaskStore for MeasuredStore {
         measured("create", self.0.create(task, push_configs, owner)).await
     }
 
+    async fn opened_by(
+        &self,
+        owner: Option<&str>,
+        message_id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        measured("opened_by", self.0.opened_by(owner, message_id)).await
+    }
+
     async fn context_held_by_another(
         &self,
         context_id: &str,

@@ -9,6 +9,7 @@ use super::listing::{PageCursor, TaskPage, TaskQuery};
 use super::settings::MemoryStoreLimits;
 use super::store::{
     ErasedTasks, StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task,
+    opening_message_id,
     skipped_unreadable,
 };
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
@@ -33,11 +34,19 @@ struct Entry {
     changed_ms: i64,
     context_id: String,
     state: TaskState,
+    /// The `messageId` that opened the task, its key in `by_message`.
+    opened_by: Option<String>,
 }
+
+/// A caller's message: its owner key and `messageId`.
+type MessageKey = (Option<String>, String);
 
 #[derive(Default)]
 struct Tasks {
     by_id: HashMap<String, Entry>,
+    /// The task each held task's opening message opened: one key per task
+    /// in `by_id` at most, gone with it, so it is bounded as tasks are.
+    by_message: HashMap<MessageKey, String>,
     /// Finished tasks in the order they finished and per owner (a task
     /// finishes once).
     finished: FinishedTasks,
@@ -49,6 +58,18 @@ struct Tasks {
 }
 
 impl Tasks {
+    /// Forget task `id`, and the message that opened it.
+    fn remove(&mut self, id: &str) {
+        if let Some(entry) = self.by_id.remove(id)
+            && let Some(message_id) = entry.opened_by
+        {
+            let key = (entry.owner, message_id);
+            if self.by_message.get(&key).is_some_and(|opened| opened == id) {
+                self.by_message.remove(&key);
+            }
+        }
+    }
+
     /// One more open task of `owner`, or one fewer.
     fn count_open(&mut self, owner: &Option<String>, opened: bool) {
         if opened {
@@ -105,13 +126,13 @@ impl InMemoryTaskStore {
         let purged = tasks.finished.add(now, id, owner, &self.limits);
         let expired = tasks.finished.expire(now, &self.limits);
         for id in purged.into_iter().chain(expired) {
-            tasks.by_id.remove(&id);
+            tasks.remove(&id);
         }
     }
 
     fn expire(&self, tasks: &mut Tasks, now: Instant) {
         for id in tasks.finished.expire(now, &self.limits) {
-            tasks.by_id.remove(&id);
+            tasks.remove(&id);
         }
     }
 }
@@ -162,6 +183,12 @@ impl TaskStore for InMemoryTaskStore {
         let sequence = tasks.next_sequence;
         tasks.next_sequence += 1;
         let owner = owner.map(str::to_string);
+        let opened_by = opening_message_id(task).map(str::to_string);
+        if let Some(message_id) = &opened_by {
+            tasks
+                .by_message
+                .insert((owner.clone(), message_id.clone()), task.id.clone());
+        }
         if !terminal {
             tasks.open_by_age.insert(sequence, task.id.clone());
             tasks.count_open(&owner, true);
@@ -179,6 +206,7 @@ impl TaskStore for InMemoryTaskStore {
                 changed_ms: crate::db::now_ms(),
                 context_id: task.context_id.clone(),
                 state: task.status.state,
+                opened_by,
             },
         );
         if terminal {
@@ -291,6 +319,26 @@ impl TaskStore for InMemoryTaskStore {
             .collect())
     }
 
+    async fn opened_by(
+        &self,
+        owner: Option<&str>,
+        message_id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let tasks = self.lock()?;
+        let now = Instant::now();
+        let key = (owner.map(str::to_string), message_id.to_string());
+        Ok(tasks
+            .by_message
+            .get(&key)
+            .filter(|id| {
+                tasks
+                    .by_id
+                    .get(id.as_str())
+                    .is_some_and(|entry| !self.expired(entry, now))
+            })
+            .cloned())
+    }
+
     async fn context_held_by_another(
         &self,
         context_id: &str,
@@ -352,6 +400,11 @@ impl TaskStore for InMemoryTaskStore {
             let Some(entry) = tasks.by_id.remove(&id) else {
                 continue;
             };
+            if let Some(message_id) = &entry.opened_by {
+                tasks
+                    .by_message
+                    .remove(&(entry.owner.clone(), message_id.clone()));
+            }
             if !entry.terminal {
                 tasks.open_by_age.remove(&entry.sequence);
             }
@@ -482,6 +535,33 @@ mod tests {
         assert!(store.get("open").await.unwrap().is_some());
         assert!(store.get("done-0").await.unwrap().is_none());
         assert!(store.get("done-9").await.unwrap().is_some());
+    }
+
+    /// The messages that opened tasks are remembered as long as their tasks
+    /// are: one evicted past the cap takes its message with it, so the map
+    /// is bounded as the tasks are; a repeat of a kept one still finds it.
+    #[tokio::test]
+    async fn an_evicted_task_takes_the_message_that_opened_it_along() {
+        let limits = MemoryStoreLimits {
+            max_terminal: 3,
+            ..MemoryStoreLimits::default()
+        };
+        let store = InMemoryTaskStore::new(limits);
+        for i in 0..10 {
+            let mut opened = task(&format!("done-{i}"), TaskState::Completed);
+            let mut message = crate::a2a::Message::agent_text("hello");
+            message.role = crate::a2a::Role::User;
+            message.message_id = format!("m-{i}");
+            opened.history = Some(vec![message]);
+            store.create(&opened, &[], Some("alice")).await.unwrap();
+        }
+        assert_eq!(store.opened_by(Some("alice"), "m-0").await, Ok(None));
+        assert_eq!(
+            store.opened_by(Some("alice"), "m-9").await,
+            Ok(Some("done-9".into()))
+        );
+        let held = store.lock().map(|tasks| tasks.by_message.len()).unwrap();
+        assert_eq!(held, 3, "one remembered message per task held");
     }
 
     #[tokio::test]

@@ -120,6 +120,12 @@ pub trait TaskObserver: Send + Sync {
 
     /// `tasks/pushNotificationConfig/delete`.
     async fn delete_config(&self, task_id: &str, config_id: &str) -> Result<(), PushConfigError>;
+
+    /// At shutdown: wait until every change heard so far is delivered (or
+    /// given up), at most until `deadline`; how many were still waiting.
+    async fn flush(&self, _deadline: tokio::time::Instant) -> usize {
+        0
+    }
 }
 
 /// Tell `observer`, when push is on, of a stored change: `written` holds

@@ -39,6 +39,15 @@ pub(super) fn stored_version(version: Option<u64>) -> StoredVersion {
     }))
 }
 
+/// A new task not stored yet (a blocking send's, stored once finished):
+/// the caller's message that opened it, so that a repeat of that message
+/// finds it while its turn runs here, and the task as it was claimed.
+pub(super) struct Opening {
+    pub(super) owner: Option<String>,
+    pub(super) message_id: String,
+    pub(super) task: Arc<Task>,
+}
+
 /// A turn in flight: its event channel and how to stop it.
 struct RunningTurn {
     events: broadcast::Sender<TaskEvent>,
@@ -46,6 +55,8 @@ struct RunningTurn {
     /// Where the turn stores its task, once it runs: a caller told to ask
     /// again while it runs marks it there.
     stored: Option<StoredVersion>,
+    /// The opening message of a task not stored yet.
+    opening: Option<Opening>,
 }
 
 /// A new turn's event channel (with its first listener) and cancel switch.
@@ -97,6 +108,7 @@ impl RunningTurns {
                 events: events.clone(),
                 cancel: Arc::clone(&cancel),
                 stored: None,
+                opening: None,
             },
         );
         if replaced.is_none() {
@@ -109,11 +121,33 @@ impl RunningTurns {
         }
     }
 
-    /// Where the running turn of `task_id` stores its task.
-    pub(super) fn keep_stored(&self, task_id: &str, stored: &StoredVersion) {
+    /// Where the running turn of `task_id` stores its task, and, for a
+    /// task not stored yet, the message that opened it.
+    pub(super) fn keep_stored(
+        &self,
+        task_id: &str,
+        stored: &StoredVersion,
+        opening: Option<Opening>,
+    ) {
         if let Some(running) = self.turns().get_mut(task_id) {
             running.stored = Some(Arc::clone(stored));
+            running.opening = opening;
         }
+    }
+
+    /// The task not stored yet that `owner`'s message `message_id` opened,
+    /// while its turn runs here, and where that turn stores it. A look
+    /// through the turns running here (as many as calls in flight).
+    pub(super) fn opened_here(
+        &self,
+        owner: Option<&str>,
+        message_id: &str,
+    ) -> Option<(Arc<Task>, StoredVersion)> {
+        self.turns().values().find_map(|turn| {
+            let opening = turn.opening.as_ref()?;
+            (opening.message_id == message_id && opening.owner.as_deref() == owner)
+                .then(|| Some((Arc::clone(&opening.task), turn.stored.clone()?)))?
+        })
     }
 
     /// Where the turn running for `task_id` stores its task, if one runs.

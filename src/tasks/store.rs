@@ -186,6 +186,17 @@ pub trait TaskStore: Send + Sync {
         owner: Option<&str>,
     ) -> Result<Written, StoreError>;
 
+    /// The task `owner`'s message `message_id` opened (see
+    /// [`opening_message_id`]), if it is still held: a repeated message is
+    /// answered with it instead of opening a second task. Kept with the
+    /// task itself (written by the same `create`, gone when it goes), so
+    /// the two never disagree.
+    async fn opened_by(
+        &self,
+        owner: Option<&str>,
+        message_id: &str,
+    ) -> Result<Option<String>, StoreError>;
+
     /// Whether some task of `context_id` belongs to anyone but `owner`
     /// (a task without an owner counts as someone else's): such a context
     /// is not `owner`'s to join.
@@ -293,6 +304,24 @@ pub(crate) fn add_push_config(
     configs.retain(|c| c.id != config.id);
     configs.push(config.clone());
     PushConfigSet::Stored
+}
+
+/// The longest `messageId` a store remembers a task by: the longest a
+/// client may send (-32602 past it, `a2a::decode`), so every message is
+/// remembered; kept here too so an index key stays small whatever the
+/// decoder allows.
+pub const MAX_REMEMBERED_MESSAGE_ID: usize = crate::a2a::decode::MAX_ID_BYTES;
+
+/// The `messageId` a new task is remembered by: its first message, when
+/// that is the caller's (a follow-up task the agent opens has none) and
+/// its id is at most [`MAX_REMEMBERED_MESSAGE_ID`] bytes.
+pub(crate) fn opening_message_id(task: &Task) -> Option<&str> {
+    task.history
+        .as_ref()
+        .and_then(|history| history.first())
+        .filter(|message| message.role == crate::a2a::Role::User)
+        .map(|message| message.message_id.as_str())
+        .filter(|id| !id.is_empty() && id.len() <= MAX_REMEMBERED_MESSAGE_ID)
 }
 
 /// Room for a typical task's JSON (3–6 kB with its answer and proposal):

@@ -29,7 +29,14 @@ use tokio::sync::{Notify, broadcast};
 /// A turn that is not running on its own yet: whoever waits for it drives
 /// it ([`PendingTurn::next_event`]); dropped before its end, it goes on as
 /// a tokio task of its own, so a turn is never lost with its waiter.
-pub(super) struct PendingTurn(Option<Pin<Box<dyn Future<Output = ()> + Send>>>);
+pub(super) struct PendingTurn {
+    turn: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
+    /// Where it runs on its own: the runtime the engine was made on, which
+    /// outlives the server's workers (a turn spawned on a worker's runtime
+    /// would die when the server stops, before the shutdown grace ends);
+    /// `None`: the current one.
+    home: Option<tokio::runtime::Handle>,
+}
 
 impl PendingTurn {
     /// The next event of the turn, driving the turn meanwhile.
@@ -37,12 +44,12 @@ impl PendingTurn {
         &mut self,
         events: &mut broadcast::Receiver<TaskEvent>,
     ) -> Result<TaskEvent, broadcast::error::RecvError> {
-        if let Some(turn) = self.0.as_mut() {
+        if let Some(turn) = self.turn.as_mut() {
             tokio::select! {
                 biased;
                 event = events.recv() => return event,
                 // The turn ended; its last events wait in the channel.
-                () = turn => self.0 = None,
+                () = turn => self.turn = None,
             }
         }
         events.recv().await
@@ -51,8 +58,12 @@ impl PendingTurn {
     /// Let the turn go on as a task of its own (before the waiter waits
     /// for anything the turn may hold).
     pub(super) fn run_on_its_own(&mut self) {
-        if let Some(turn) = self.0.take() {
-            match tokio::runtime::Handle::try_current() {
+        if let Some(turn) = self.turn.take() {
+            match self
+                .home
+                .clone()
+                .map_or_else(tokio::runtime::Handle::try_current, Ok)
+            {
                 Ok(runtime) => drop(runtime.spawn(turn)),
                 // Only when the runtime itself is going away.
                 Err(error) => tracing::warn!(%error, "a turn stopped with its runtime"),
@@ -97,6 +108,8 @@ pub(super) struct TurnRun {
     /// Where the turn is registered; it unregisters itself at its end.
     pub(super) running: Arc<RunningTurns>,
     pub(super) call: CallContext,
+    /// The runtime it runs on when nobody drives it ([`PendingTurn`]).
+    pub(super) home: Option<tokio::runtime::Handle>,
 }
 
 impl TurnRun {
@@ -126,10 +139,14 @@ impl TurnRun {
         );
         self.call.tags.record(&span);
         let correlation = self.call.correlation_id.clone();
-        PendingTurn(Some(Box::pin(tracing::Instrument::instrument(
-            crate::telemetry::outbound::correlation_scope(correlation, self.run()),
-            span,
-        ))))
+        let home = self.home.clone();
+        PendingTurn {
+            turn: Some(Box::pin(tracing::Instrument::instrument(
+                crate::telemetry::outbound::correlation_scope(correlation, self.run()),
+                span,
+            ))),
+            home,
+        }
     }
 
     /// The whole turn: run the agent, store its reply, publish the

@@ -27,6 +27,8 @@ pub(super) enum Write {
         lease_until: Option<i64>,
         push_configs: String,
         owner: Option<String>,
+        /// The `messageId` that opened the task (`store::opening_message_id`).
+        message_id: Option<String>,
     },
     Update {
         id: String,
@@ -67,12 +69,12 @@ async fn insert_all(
 ) -> Result<std::collections::HashSet<String>, sqlx::Error> {
     let sql = format!(
         "INSERT INTO tasks (id, context_id, state, terminal, body, version, updated_ms, \
-         lease_owner, lease_until_ms, push_configs, owner) \
+         lease_owner, lease_until_ms, push_configs, owner, message_id) \
          SELECT column1, column2, column3, column4, column5, 1, column6, column7, column8, column9, \
-         column10 \
+         column10, column11 \
          FROM (VALUES {}) AS new_tasks WHERE true \
          ON CONFLICT (id) DO NOTHING RETURNING id",
-        placeholders(creates.len(), 10)
+        placeholders(creates.len(), 11)
     );
     let now = now_ms();
     let mut query = sqlx::query(&sql);
@@ -87,6 +89,7 @@ async fn insert_all(
             lease_until,
             push_configs,
             owner,
+            message_id,
         } = write
         {
             query = query
@@ -99,7 +102,8 @@ async fn insert_all(
                 .bind(lease_owner.as_deref())
                 .bind(*lease_until)
                 .bind(push_configs.as_str())
-                .bind(owner.as_deref());
+                .bind(owner.as_deref())
+                .bind(message_id.as_deref());
         }
     }
     let rows = query.fetch_all(&mut *connection).await?;
@@ -426,6 +430,7 @@ pub(super) mod test_writes {
             lease_until: None,
             push_configs: "[]".into(),
             owner: None,
+            message_id: None,
         }
     }
 

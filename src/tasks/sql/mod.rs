@@ -19,6 +19,7 @@ use super::listing::{TaskPage, TaskQuery};
 use super::settings::FinishedCaps;
 use super::store::{
     ErasedTasks, PushConfigSet, StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task,
+    opening_message_id,
 };
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
 use crate::db::{Database, DbError, Dialect, StoreSettings, now_ms};
@@ -360,6 +361,35 @@ impl TaskStore for SqlTaskStore {
         first_column_ids(&rows)
     }
 
+    async fn opened_by(
+        &self,
+        owner: Option<&str>,
+        message_id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        // `tasks_by_message` answers it; two tasks of one message (two
+        // repeats that raced) answer the first (ids are UUIDv7: time first).
+        let row = crate::db::once_more(|| {
+            let query = match owner {
+                Some(owner) => sqlx::query(
+                    "SELECT id FROM tasks WHERE message_id = $1 AND owner = $2 \
+                     ORDER BY id LIMIT 1",
+                )
+                .bind(message_id)
+                .bind(owner),
+                None => sqlx::query(
+                    "SELECT id FROM tasks WHERE message_id = $1 AND owner IS NULL \
+                     ORDER BY id LIMIT 1",
+                )
+                .bind(message_id),
+            };
+            query.fetch_optional(&self.db.pool)
+        })
+        .await
+        .map_err(unavailable)?;
+        row.map(|row| row.try_get::<String, _>(0).map_err(unavailable))
+            .transpose()
+    }
+
     async fn context_held_by_another(
         &self,
         context_id: &str,
@@ -401,6 +431,7 @@ impl TaskStore for SqlTaskStore {
                 lease_until,
                 push_configs: encoded_push_configs,
                 owner: owner.map(str::to_string),
+                message_id: opening_message_id(task).map(str::to_string),
             })
             .await?;
         if !matches!(created, WriteOutcome::Created(true)) {

@@ -488,8 +488,8 @@ fn write_batch(
     {
         let mut insert = transaction.prepare_cached(
             "INSERT INTO tasks (id, context_id, state, terminal, body, version, updated_ms, \
-             lease_owner, lease_until_ms, push_configs, owner) \
-             VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?8, ?9, ?10) ON CONFLICT (id) DO NOTHING",
+             lease_owner, lease_until_ms, push_configs, owner, message_id) \
+             VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (id) DO NOTHING",
         )?;
         let mut update = transaction.prepare_cached(
             "UPDATE tasks SET state = ?2, terminal = ?3, body = ?4, version = version + 1, \
@@ -509,6 +509,7 @@ fn write_batch(
                     lease_until,
                     push_configs,
                     owner,
+                    message_id,
                 } => WriteOutcome::Created(
                     insert.execute(params![
                         id,
@@ -520,7 +521,8 @@ fn write_batch(
                         lease_owner,
                         lease_until,
                         push_configs,
-                        owner
+                        owner,
+                        message_id
                     ])? == 1,
                 ),
                 Write::Update {

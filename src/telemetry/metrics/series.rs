@@ -152,9 +152,10 @@ pub(super) const LEDGER_STATES: [&str; 5] =
     ["recorded", "retrying", "done", "failed", "superseded"];
 
 /// The task store's operations (`tasks::TaskStore`'s methods).
-pub(super) const STORE_OPERATIONS: [&str; 16] = [
+pub(super) const STORE_OPERATIONS: [&str; 18] = [
     "get",
     "create",
+    "opened_by",
     "context_held_by_another",
     "open_tasks_of",
     "waiting_since",
@@ -166,6 +167,7 @@ pub(super) const STORE_OPERATIONS: [&str; 16] = [
     "renew_leases",
     "expired_leases",
     "purge_finished",
+    "trim_finished",
     "count_open",
     "erase_owner",
     OTHER,

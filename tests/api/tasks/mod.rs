@@ -7,3 +7,5 @@ mod budget;
 mod dropped_connections;
 mod durability;
 mod lifecycle;
+mod repeats;
+mod shutdown;

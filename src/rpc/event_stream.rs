@@ -153,6 +153,14 @@ impl EventStream {
                     self.ready.push_back(body);
                     self.done = true;
                 }
+                // Only a blocking send's task is first stored by its turn;
+                // a stream's task is stored before, so none comes here.
+                Ok(TaskEvent::Refused(full)) => {
+                    let body =
+                        self.error_event(&EngineError::InvalidParams(full.to_string()).into());
+                    self.ready.push_back(body);
+                    self.done = true;
+                }
                 Err(RecvError::Lagged(missed)) => {
                     tracing::warn!(missed, "a slow stream reader missed task events");
                 }

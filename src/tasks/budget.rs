@@ -7,6 +7,7 @@
 use super::call::CallContext;
 use super::error::EngineError;
 use super::events::{Answer, TaskEvent};
+use super::open_bound::OpenBound;
 use super::reply::{ResultPath, working_note};
 use super::running::RunningTurns;
 use super::settings::TaskSettings;
@@ -92,6 +93,9 @@ impl Waiter<'_> {
                 Ok(Ok(TaskEvent::StoreFailed(error))) => {
                     return Err(EngineError::Store(error));
                 }
+                Ok(Ok(TaskEvent::Refused(full))) => {
+                    return Err(EngineError::InvalidParams(full.to_string()));
+                }
                 Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
                 Ok(Err(broadcast::error::RecvError::Closed)) => break,
                 Err(_) => {
@@ -118,6 +122,13 @@ impl Waiter<'_> {
                         if let Some(message) = answered_message(&mut events) {
                             return Ok(Answer::Message(message));
                         }
+                        // Stored `working`, it is open: it must fit the
+                        // caller's bound (the turn goes on regardless, and
+                        // stores its result only if that fits then).
+                        OpenBound::of(self.settings, call.owner())
+                            .room_for_one_more(self.store, call.owner())
+                            .await?
+                            .map_err(|full| EngineError::InvalidParams(full.to_string()))?;
                         at.version =
                             Some(self.store.create(&task, &[], call.owner()).await?.version);
                     }

@@ -1,13 +1,11 @@
 //! The checks a request passes before a turn runs, so that what one caller
 //! sends cannot make the instance hold more than the settings allow: its
 //! `historyLength`, the message (its size, role, parts and text), whether
-//! the task it continues has room for it, and whether the caller may open
-//! one more task.
+//! the task it continues has room for it (whether the caller may open one
+//! more task is asked where a task is first stored open: `open_bound`).
 
-use super::call::CallContext;
 use super::error::EngineError;
 use super::settings::TaskSettings;
-use super::store::TaskStore;
 use crate::a2a::{Message, Part, PushNotificationConfig, Role, Task};
 
 /// `historyLength`: negative is an error; absent keeps everything.
@@ -129,31 +127,4 @@ pub(super) fn check_room(
 /// configs.
 pub(super) fn config_room(task: &Task, settings: &TaskSettings) -> usize {
     settings.max_task_bytes.saturating_sub(json_bytes(task))
-}
-
-/// Whether the caller may open one more task: fewer than its bound of
-/// open tasks (`tasks.max_open_per_caller`; with authentication off the
-/// instance's, `tasks.max_open_without_authentication`).
-pub(super) async fn check_open_tasks(
-    store: &dyn TaskStore,
-    settings: &TaskSettings,
-    call: &CallContext,
-) -> Result<(), EngineError> {
-    let owner = call.owner();
-    let bound = settings.max_open_of(owner);
-    let open = store.open_tasks_of(owner, bound).await?;
-    if open >= bound {
-        tracing::warn!(open, bound, "a caller reached its bound of open tasks");
-        let (whose, setting) = match owner {
-            Some(_) => ("you have", "tasks.max_open_per_caller"),
-            None => ("this instance has", "tasks.max_open_without_authentication"),
-        };
-        return Err(EngineError::InvalidParams(format!(
-            "{whose} {open} open tasks (running or waiting for an answer), as many as may be \
-             open at once ({setting}): answer or cancel (tasks/cancel) a waiting task first; \
-             a waiting task ends by itself after {}",
-            crate::clock::duration_in_words(settings.waiting_expiry())
-        )));
-    }
-    Ok(())
 }

@@ -20,6 +20,7 @@ use super::language::{self, TurnCues};
 use super::listing::{TaskPage, TaskQuery};
 use super::maintenance::{Maintenance, Upkeep};
 use super::observer::{self, TaskObserver};
+use super::open_bound::OpenBound;
 use super::push_configs::push_config_error;
 use super::repeat;
 use super::reply::{agent_message, archive_status_message, pending_approval, set_status};
@@ -253,7 +254,15 @@ impl TaskEngine {
         call: &CallContext,
         defer_store: bool,
     ) -> Result<Started, EngineError> {
-        checks::check_open_tasks(&*self.inner.store, &self.inner.settings, call).await?;
+        // Stored now as `working`, the task is open: it must fit the
+        // caller's bound. A deferred one is counted when the turn stores it
+        // (`open_bound`), and only if it stays open.
+        if !defer_store {
+            self.open_bound(call)
+                .room_for_one_more(&*self.inner.store, call.owner())
+                .await?
+                .map_err(|full| EngineError::InvalidParams(full.to_string()))?;
+        }
         let task_id = uuid::Uuid::now_v7().to_string();
         let (text, data) = (message.text(), message.data());
         // A text too short to tell its language in a conversation that goes
@@ -493,6 +502,7 @@ impl TaskEngine {
             agent: Arc::clone(&self.inner.agent),
             observer: self.inner.observer.clone(),
             running: Arc::clone(&self.inner.running),
+            open_bound: self.open_bound(call),
             call: call.clone(),
             home: self.inner.home.clone(),
         };
@@ -825,6 +835,11 @@ impl TaskEngine {
             waiting_expiry: self.inner.settings.waiting_expiry(),
             finished_caps: self.inner.settings.finished_caps(),
         }
+    }
+
+    /// The bound of open tasks `call`'s caller is held to.
+    fn open_bound(&self, call: &CallContext) -> OpenBound {
+        OpenBound::of(&self.inner.settings, call.owner())
     }
 
     fn waiter(&self) -> Waiter<'_> {

@@ -8,6 +8,7 @@
 //! listens, `running.rs`), and the task's next turn sends on it. Followers
 //! only hear of turns run by this instance.
 
+use super::open_bound::OpenTasksFull;
 use super::store::{StoreError, TaskJson};
 use crate::a2a::{Artifact, Message, Task};
 use std::sync::Arc;
@@ -27,6 +28,9 @@ pub enum TaskEvent {
     Artifact(Arc<Task>, ArtifactPiece),
     /// The turn's result could not be stored.
     StoreFailed(StoreError),
+    /// The turn's result was not stored: a deferred task that would stay
+    /// open, of a caller who holds as many open tasks as it may.
+    Refused(OpenTasksFull),
     /// The turn answered a bare message and its task was never stored
     /// (a blocking send whose agent asked for [`crate::agent::Reply::wants_message_only`]).
     Message(Arc<Message>),

@@ -23,6 +23,7 @@ mod maintenance;
 mod measured_store;
 mod memory;
 mod observer;
+mod open_bound;
 mod owner_realm;
 mod push_configs;
 mod repeat;

@@ -14,6 +14,7 @@ use super::ask_again;
 use super::call::CallContext;
 use super::events::{ArtifactPiece, TaskEvent};
 use super::observer::{self, TaskObserver};
+use super::open_bound::OpenBound;
 use super::reply::{agent_message, apply_reply, chunk_events};
 use super::running::{RunningTurns, StoredVersion};
 use super::store::{StoreError, TaskStore, Written};
@@ -107,6 +108,9 @@ pub(super) struct TurnRun {
     pub(super) observer: Option<Arc<dyn TaskObserver>>,
     /// Where the turn is registered; it unregisters itself at its end.
     pub(super) running: Arc<RunningTurns>,
+    /// The caller's bound of open tasks, for a deferred task that stays
+    /// open when the turn first stores it.
+    pub(super) open_bound: OpenBound,
     pub(super) call: CallContext,
     /// The runtime it runs on when nobody drives it ([`PendingTurn`]).
     pub(super) home: Option<tokio::runtime::Handle>,
@@ -179,6 +183,7 @@ impl TurnRun {
             store,
             agent,
             observer,
+            open_bound,
             call,
             ..
         } = self;
@@ -251,6 +256,22 @@ impl TurnRun {
         let mut at = stored_version.lock().await;
         if at.told_to_ask_again {
             ask_again::mark(&mut task);
+        }
+        // A deferred task is first stored now: one that stays open must fit
+        // its caller's bound, else the caller hears why and nothing is kept.
+        if at.version.is_none() {
+            match open_bound.admits(&*store, &task, call.owner()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(full)) => {
+                    let _ = events.send(TaskEvent::Refused(full));
+                    return None;
+                }
+                Err(error) => {
+                    tracing::error!(a2a.task.id = %task.id, %error, "the caller's open tasks could not be counted");
+                    let _ = events.send(TaskEvent::StoreFailed(error));
+                    return None;
+                }
+            }
         }
         let mut stored = store_result(&*store, &task, at.version, call.owner()).await;
         // A store that is briefly down gets a few more tries (a value that

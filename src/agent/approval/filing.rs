@@ -113,7 +113,13 @@ impl Approvals {
             ledger.action = entry.key.action.as_str(),
             ledger.outcome = tracing::field::Empty,
         );
+        // With the ledger-only executor the row is filed done: nothing
+        // claims or finishes it after.
+        let entry = self.executions.filed_done(entry);
         let filed = tracing::Instrument::instrument(self.ledger.file(entry), span.clone()).await;
+        if let Ok(Filing::Filed(entry)) = &filed {
+            self.executions.count_filed_done(entry);
+        }
         span.record(
             "ledger.outcome",
             match &filed {
@@ -129,8 +135,8 @@ impl Approvals {
         filed
     }
 
-    /// Hand a recorded row to the executor (the ledger-only one does
-    /// nothing more): the row as execution left it, and what the user
+    /// Hand a recorded row to the executor (a row the ledger-only one
+    /// filed is done already): the row as execution left it, and what the user
     /// reads about it ([`Said::Nothing`] when there is nothing to add). A
     /// row that is no longer open (done or failed before) is not run again.
     pub(super) async fn carry_out(&self, entry: LedgerEntry, turn: &Turn) -> (LedgerEntry, Said) {

@@ -697,3 +697,43 @@ pub async fn erasing_an_approver_keeps_the_rows_without_them(ledger: Arc<dyn Act
     assert!(theirs.entries.is_empty(), "{theirs:?}");
     assert_eq!(ledger.erase_approver(alice).await.expect("erase"), 0);
 }
+
+/// A row filed `done` (the ledger-only executor: recording is all there
+/// is) keeps its answer and one attempt, reads back so, is no one's to
+/// claim or retry, and is filed once per key like any other; an open row
+/// of another request is superseded, as by any filing.
+pub async fn a_row_filed_done_is_finished_at_once(ledger: Arc<dyn ActionLedger>) {
+    let Filing::Filed(open) = ledger.file(entry("4711", "u0")).await.expect("file") else {
+        panic!("a fresh row files");
+    };
+    assert_eq!(open.state, ExecutionState::Recorded);
+    let mut done = entry("4711", "u1");
+    done.key = ActionKey::new("4711", ACTION, "W/\"later\"", "");
+    done.state = ExecutionState::Done;
+    done.answer = Some("ledger only".into());
+    let Filing::Filed(filed) = ledger.file(done.clone()).await.expect("file") else {
+        panic!("a row of another version files");
+    };
+    assert_eq!(filed.state, ExecutionState::Done);
+    assert_eq!(filed.attempts, 1);
+    assert_eq!(filed.answer.as_deref(), Some("ledger only"));
+    let read = ledger.get(&done.key).await.expect("get").expect("stored");
+    assert_eq!(
+        (read.state, read.attempts, read.answer.as_deref()),
+        (ExecutionState::Done, 1, Some("ledger only"))
+    );
+    assert!(
+        ledger
+            .claim(&done.key, &claim("a", 60_000, false))
+            .await
+            .expect("claim")
+            .is_none(),
+        "a done row is not claimed"
+    );
+    let earlier = ledger.get(&open.key).await.expect("get").expect("stored");
+    assert_eq!(earlier.state, ExecutionState::Superseded);
+    let Filing::AlreadyFiled(again) = ledger.file(done).await.expect("file") else {
+        panic!("the same key files once");
+    };
+    assert_eq!(again.approved_by, "u1");
+}

@@ -137,9 +137,13 @@ pub enum LedgerError {
 
 #[async_trait]
 pub trait ActionLedger: Send + Sync {
-    /// File the entry unless its key is filed already. An open row of
-    /// another key for the same order and action is superseded first when
-    /// its lease is free; while one is held, nothing is filed.
+    /// File the entry unless its key is filed already. It is filed
+    /// `recorded`, for an executor to carry out; or `done` with its answer
+    /// and one attempt when `entry.state` says `done` (recording is all
+    /// there is: the ledger-only executor), which takes no claim and no
+    /// finish after it. An open row of another key for the same order and
+    /// action is superseded first when its lease is free; while one is
+    /// held, nothing is filed.
     async fn file(&self, entry: LedgerEntry) -> Result<Filing, LedgerError>;
 
     /// Every entry, oldest first (the CLI `actions`, for the operator on

@@ -70,6 +70,8 @@ impl ActionLedger for MemoryLedger {
         }
         let now = now_ms();
         entry.approved_at = rfc3339_from_unix_ms(now);
+        // Filed done (recording is all there is) or recorded for an executor.
+        let done = entry.state == ExecutionState::Done;
         if let Some(open) = rows.iter_mut().find(|row| row.open_for(&entry.key)) {
             if !supersedable(&open.facts(), now) {
                 return Ok(Filing::EarlierOpen(open.entry.clone()));
@@ -81,9 +83,11 @@ impl ActionLedger for MemoryLedger {
             open.next_attempt_ms = None;
             open.updated_ms = now;
         }
-        entry.state = ExecutionState::Recorded;
-        entry.attempts = 0;
-        entry.answer = None;
+        if !done {
+            entry.state = ExecutionState::Recorded;
+            entry.answer = None;
+        }
+        entry.attempts = u32::from(done);
         entry.next_attempt_at = None;
         entry.updated_at = entry.approved_at.clone();
         rows.push(Row {
@@ -249,6 +253,14 @@ mod tests {
     #[tokio::test]
     async fn files_exactly_once_under_concurrency() {
         super::super::contract::files_exactly_once_under_concurrency(Arc::new(
+            MemoryLedger::default(),
+        ))
+        .await;
+    }
+
+    #[tokio::test]
+    async fn a_row_filed_done_is_finished_at_once() {
+        super::super::contract::a_row_filed_done_is_finished_at_once(Arc::new(
             MemoryLedger::default(),
         ))
         .await;

@@ -172,17 +172,25 @@ impl ActionLedger for SqlLedger {
     async fn file(&self, mut new: LedgerEntry) -> Result<Filing, LedgerError> {
         let approved_ms = now_ms();
         new.approved_at = rfc3339_from_unix_ms(approved_ms);
-        new.state = ExecutionState::Recorded;
-        new.attempts = 0;
-        new.answer = None;
+        // Filed done (recording is all there is) or recorded for an executor.
+        let done = new.state == ExecutionState::Done;
+        if !done {
+            new.state = ExecutionState::Recorded;
+            new.answer = None;
+        }
+        new.attempts = u32::from(done);
         new.next_attempt_at = None;
         new.updated_at = new.approved_at.clone();
         let parameters = serde_json::Value::Object(new.parameters.clone()).to_string();
         // No conflict target: the key, and the one open row per order and
-        // action (a partial unique index), both stop it.
+        // action (a partial unique index), both stop it; a row filed done
+        // is not open, so an open row of the order and action stops it by
+        // the `NOT EXISTS` (read in that index).
         let insert = format!(
-            "INSERT INTO action_ledger ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, \
-             $10, $11, $12, 'recorded', 0, NULL, NULL, $13, $14, $15, $16) ON CONFLICT DO NOTHING"
+            "INSERT INTO action_ledger ({COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, \
+             $10, $11, $12, $17, $18, $19, NULL, $13, $14, $15, $16 WHERE NOT EXISTS \
+             (SELECT 1 FROM action_ledger WHERE sales_order = $1 AND action = $2 \
+             AND state IN ('recorded', 'retrying')) ON CONFLICT DO NOTHING"
         );
         let run_insert = || {
             bind_key(sqlx::query(&insert), &new.key)
@@ -198,6 +206,9 @@ impl ActionLedger for SqlLedger {
                 .bind(new.trace_parent.as_deref())
                 .bind(new.correlation_id.as_deref())
                 .bind(new.approver_key.as_deref())
+                .bind(new.state.as_str())
+                .bind(i64::from(new.attempts))
+                .bind(new.answer.as_deref())
                 .execute(&self.db.pool)
         };
         for _ in 0..FILING_ROUNDS {
@@ -511,6 +522,14 @@ mod tests {
     #[tokio::test]
     async fn sqlite_files_exactly_once_under_concurrency() {
         contract::files_exactly_once_under_concurrency(ledger(test_support::sqlite().await)).await;
+    }
+
+    #[tokio::test]
+    async fn sqlite_and_postgres_file_a_done_row_finished_at_once() {
+        contract::a_row_filed_done_is_finished_at_once(ledger(test_support::sqlite().await)).await;
+        if let Some(db) = test_support::postgres("ledger_a_row_filed_done").await {
+            contract::a_row_filed_done_is_finished_at_once(ledger(db)).await;
+        }
     }
 
     #[tokio::test]

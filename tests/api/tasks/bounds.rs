@@ -160,6 +160,47 @@ async fn without_authentication_the_bound_is_the_instances() {
     assert_eq!(state(&done), "completed", "{done}");
 }
 
+/// The bound counts tasks that stay open, where they are first stored:
+/// at the bound a blocking question that completes is still answered (it
+/// holds nothing open), one that would wait is refused when its turn ends,
+/// and a non-blocking send, whose task is stored `working` before its
+/// turn, is refused before it runs.
+#[tokio::test]
+async fn at_the_bound_only_a_task_that_would_stay_open_is_refused() {
+    for (name, store) in [("sqlite", Store::Sqlite), ("memory", Store::Memory)] {
+        let app = TestApp::builder()
+            .store(store)
+            .settings(|settings| settings.tasks.max_open_without_authentication = 1)
+            .spawn()
+            .await;
+        let waiting = app.send_text("hello").await;
+        assert_eq!(state(&waiting), "input-required", "{waiting}");
+
+        let done = app.send_text("why is order 4711 blocked").await;
+        assert_eq!(state(&done), "completed", "{name}: {done}");
+
+        let error = send_error(&app, user_message("hello")).await;
+        assert_eq!(error["code"], -32602, "{name}: {error}");
+        let said = error["message"].as_str().expect("a message");
+        assert!(said.starts_with("this instance has 1 open tasks"), "{said}");
+
+        let error = app
+            .rpc_error(
+                "message/send",
+                json!({"message": user_message("why is order 4711 blocked"),
+                       "configuration": {"blocking": false}}),
+            )
+            .await;
+        assert_eq!(error["code"], -32602, "{name}: {error}");
+
+        // The refused turn kept nothing: the waiting task is still the
+        // only open one, and canceling it makes room.
+        app.rpc("tasks/cancel", json!({"id": waiting["id"]})).await;
+        let again = app.send_text("hello").await;
+        assert_eq!(state(&again), "input-required", "{name}: {again}");
+    }
+}
+
 /// A task that waits longer than the expiry ends `canceled`, saying why.
 #[tokio::test]
 async fn a_task_that_waits_too_long_ends_canceled() {

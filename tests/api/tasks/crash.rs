@@ -1,11 +1,12 @@
 //! Nothing acknowledged is lost (issue 54): tasks answered right before a
 //! crash of the database (PostgreSQL stopped `immediate`, its WAL replayed
 //! at the next start) or of the service (SIGKILL, SQLite) are all there
-//! after it.
+//! after it; and a PostgreSQL that is down is refused at once, then served
+//! again when it is back, without a restart of the service.
 
 use crate::helpers::binary::start_binary;
 use crate::helpers::own_postgres::OwnPostgres;
-use crate::helpers::{Store, TestApp, user_message, wait_until};
+use crate::helpers::{Store, TestApp, state, user_message, wait_until};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -131,4 +132,82 @@ async fn every_answered_task_survives_a_kill_of_the_service_on_sqlite() {
     );
     second.terminate().await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The store's state as `/health` shows it, if any.
+async fn store_state(app: &TestApp) -> Option<String> {
+    let health = app.get_json("/health").await;
+    assert_eq!(health["status"], "UP", "never failing the check: {health}");
+    health["store"]["state"].as_str().map(str::to_string)
+}
+
+#[tokio::test]
+async fn a_postgres_that_is_down_is_refused_at_once_and_served_again_when_back() {
+    let Some(cluster) = OwnPostgres::start("a_postgres_that_is_down_is_refused_at_once").await
+    else {
+        return;
+    };
+    let app = TestApp::builder()
+        .store(Store::Postgres(cluster.url()))
+        .spawn()
+        .await;
+    let before = app.send_text("why is order 4711 blocked by credit").await;
+    assert_eq!(store_state(&app).await, None);
+    cluster.crash().await;
+
+    // The first calls find it gone (each may wait out the pool's 5 s).
+    let mut seen = None;
+    let found_down = wait_until(Duration::from_secs(30), async || {
+        let _ = app.rpc("tasks/get", json!({ "id": before["id"] })).await;
+        seen = store_state(&app).await;
+        seen.is_some()
+    })
+    .await;
+    assert!(found_down, "/health never said the database is down");
+    let said = seen.unwrap_or_default();
+    assert!(said.starts_with("database unreachable"), "{said}");
+
+    // Known down: answered at once. A client that gives up after 2 s (the
+    // pool alone waits 5 s, and a turn's retries 4.2 s more) gets the
+    // answer, the same -32603 as any store that does not answer.
+    let impatient = app.giving_up_after(Duration::from_secs(2));
+    for (method, params) in [
+        (
+            "message/send",
+            json!({ "message": user_message("why is order 4712 blocked by credit") }),
+        ),
+        ("tasks/get", json!({ "id": before["id"] })),
+    ] {
+        let error = impatient.rpc_error(method, params).await;
+        assert_eq!(error["code"], -32603, "{method}: {error}");
+        assert_eq!(
+            error["message"], "task store unavailable: please try again shortly",
+            "{method}: no internals: {error}"
+        );
+    }
+    // The ledger too: 503 at once.
+    let actions = impatient
+        .client
+        .get(format!("{}/actions", app.address))
+        .send()
+        .await
+        .expect("answered before the client gives up");
+    assert_eq!(actions.status(), 503);
+
+    cluster.start_again().await;
+    let mut answer = Value::Null;
+    let served = wait_until(Duration::from_secs(20), async || {
+        answer = app
+            .rpc(
+                "message/send",
+                json!({ "message": user_message("why is order 4713 blocked by credit") }),
+            )
+            .await;
+        answer.get("result").is_some()
+    })
+    .await;
+    assert!(served, "served again without a restart: {answer}");
+    assert_eq!(store_state(&app).await, None, "/health no longer says down");
+    let kept = app.rpc("tasks/get", json!({ "id": before["id"] })).await;
+    assert_eq!(state(&kept["result"]), state(&before), "{kept}");
 }

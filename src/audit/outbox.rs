@@ -5,7 +5,9 @@
 //! is not stored ([`Stored::Full`]). A message is claimed by one worker at
 //! a time (its due time moved forward, compared and set), deleted once
 //! accepted, rescheduled on a failure that may pass, kept aside with the
-//! reason on one that cannot.
+//! reason on one that cannot. Its statements are not refused while the
+//! database is known down (they wait, as the task calls no longer do): the
+//! worker waits for the database instead (`until_reachable`).
 
 use super::message::{Encoded, Kind};
 use crate::db::Database;
@@ -124,6 +126,15 @@ impl Outbox {
     fn rows(rows: &Mutex<VecDeque<MemoryRow>>) -> std::sync::MutexGuard<'_, VecDeque<MemoryRow>> {
         rows.lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Returns once the outbox's database is not known down (at once for
+    /// memory and SQLite): the worker waits here rather than failing a
+    /// round, and warning, every poll while PostgreSQL is down.
+    pub async fn until_reachable(&self) {
+        if let Place::Sql(database) = &self.place {
+            database.availability.until_up().await;
+        }
     }
 
     /// Store a message, due now, unless the outbox is full.

@@ -40,6 +40,7 @@ impl Worker {
 
     async fn run(self) {
         loop {
+            self.outbox.until_reachable().await;
             let sent_some = match self.round().await {
                 Ok(taken) => taken > 0,
                 Err(error) => {

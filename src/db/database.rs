@@ -3,6 +3,7 @@
 //! leaf of their own so that the files that open, tune and migrate the
 //! database use them without using `mod.rs`, which uses those files.
 
+use super::availability::Availability;
 use sqlx::AnyPool;
 use std::path::PathBuf;
 
@@ -23,6 +24,9 @@ pub struct Database {
     /// The SQLite file, for the task writer's own connection; `None` for
     /// SQLite in memory and PostgreSQL.
     pub sqlite_file: Option<PathBuf>,
+    /// Whether it is known down (PostgreSQL): statements fail at once
+    /// while it is (`availability`).
+    pub availability: Availability,
 }
 
 #[derive(Debug, thiserror::Error)]

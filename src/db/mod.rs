@@ -4,13 +4,15 @@
 //! (`database`), the `postgresql-db` binding read as a URL
 //! (`binding`), SQLite's tuning and checkpoints (`sqlite`), the PostgreSQL
 //! pool (`postgres`), the schema migrations (`migrations`), connections
-//! replaced unseen (`reconnect`), owner keys of an older form brought to
+//! replaced unseen (`reconnect`), a database known down refused at once
+//! and probed until it answers (`availability`), owner keys of an older form brought to
 //! the current one (`legacy_owners`) and the settings (`settings`). Besides
 //! this room's schema changes, only `tasks/` and `agent/ledger` run queries
 //! on it; the SQL there is written
 //! once for both databases (`$n` parameters, `ON CONFLICT`, `RETURNING` work
 //! in both).
 
+mod availability;
 mod binding;
 mod database;
 mod legacy_owners;
@@ -20,6 +22,7 @@ mod reconnect;
 mod settings;
 mod sqlite;
 
+pub use availability::DatabaseDown;
 pub use database::{Database, DbError, Dialect};
 pub use legacy_owners::LegacyOwners;
 pub use postgres::isolated_postgres_schema;
@@ -28,6 +31,7 @@ pub use settings::{StoreBackend, StoreSettings};
 pub use sqlite::writer_connection as sqlite_writer_connection;
 
 use crate::cloud_foundry::VcapServices;
+use std::future::Future;
 
 /// Which store the settings and the bindings ask for.
 pub fn backend(settings: &StoreSettings, services: &VcapServices) -> StoreBackend {
@@ -53,6 +57,24 @@ impl Database {
         };
         database.migrate().await?;
         Ok(Some(database))
+    }
+}
+
+impl Database {
+    /// [`once_more`](reconnect::once_more) on this database: refused at once while it is known
+    /// down (and released as soon as it is found down while waiting),
+    /// each failure shown to its availability.
+    pub async fn once_more<T, F, Fut>(&self, statement: F) -> Result<T, sqlx::Error>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, sqlx::Error>>,
+    {
+        let availability = &self.availability;
+        availability
+            .unless_down(reconnect::once_more_seen(statement, |error| {
+                availability.observe(error)
+            }))
+            .await
     }
 }
 

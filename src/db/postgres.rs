@@ -1,6 +1,7 @@
 //! PostgreSQL, for several instances: a URL from the settings or the
-//! `postgresql-db` binding, a bounded pool; and fresh schemas for tests and
-//! benchmarks.
+//! `postgresql-db` binding, a bounded pool (and the same connect options
+//! for the probe of a database found unreachable: `availability`); and
+//! fresh schemas for tests and benchmarks.
 
 use super::binding::{binding_url, postgres_binding, redact};
 use super::{Database, DbError, Dialect, StoreSettings};
@@ -30,7 +31,7 @@ pub(super) async fn open(
     let pool = AnyPoolOptions::new()
         .max_connections(settings.pool_size())
         .acquire_timeout(Duration::from_secs(5))
-        .connect_with(options)
+        .connect_with(options.clone())
         .await
         .map_err(|source| DbError::Connect {
             location: location.clone(),
@@ -39,6 +40,7 @@ pub(super) async fn open(
     Ok(Database {
         pool,
         dialect: Dialect::Postgres,
+        availability: super::availability::Availability::probed(options, &location),
         location,
         single_connection: false,
         sqlite_file: None,

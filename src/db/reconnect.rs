@@ -9,6 +9,12 @@
 //! writes the callers guard (the task writes are compare-and-set on the
 //! version or `ON CONFLICT DO NOTHING` on the id; the ledger insert is
 //! `ON CONFLICT DO NOTHING` on its key). Each caller says why at its call.
+//!
+//! `Database::once_more` (mod.rs) is the same behind the database's availability:
+//! refused at once while the database is known down, and each failure
+//! shown to it, so that one that may mean the database is gone has the
+//! probe look. The audit outbox uses the plain [`once_more`]: its messages
+//! wait for the database rather than fail fast.
 
 use std::future::Future;
 
@@ -30,15 +36,36 @@ pub fn connection_lost(error: &sqlx::Error) -> bool {
 /// Run `statement`; when it failed because its connection is gone, run it
 /// once more (the pool hands out a tested or new connection). Only for
 /// statements that may run twice (see the module doc).
-pub async fn once_more<T, F, Fut>(mut statement: F) -> Result<T, sqlx::Error>
+pub async fn once_more<T, F, Fut>(statement: F) -> Result<T, sqlx::Error>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, sqlx::Error>>,
+{
+    once_more_seen(statement, |_| ()).await
+}
+
+/// [`once_more`], showing each failure to `seen`.
+pub(super) async fn once_more_seen<T, F, Fut>(
+    mut statement: F,
+    seen: impl Fn(&sqlx::Error),
+) -> Result<T, sqlx::Error>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, sqlx::Error>>,
 {
     match statement().await {
         Err(error) if connection_lost(&error) => {
+            seen(&error);
             tracing::warn!(%error, "database connection lost; running the statement again on a fresh one");
-            statement().await
+            let outcome = statement().await;
+            if let Err(error) = &outcome {
+                seen(error);
+            }
+            outcome
+        }
+        Err(error) => {
+            seen(&error);
+            Err(error)
         }
         outcome => outcome,
     }

@@ -75,6 +75,7 @@ pub(super) async fn open(settings: &StoreSettings) -> Result<Database, DbError> 
     Ok(Database {
         pool,
         dialect: Dialect::Sqlite,
+        availability: super::availability::Availability::always_up(&location),
         location,
         single_connection: in_memory,
         sqlite_file: file,

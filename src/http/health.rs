@@ -36,7 +36,14 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
     };
     // Shown, never failing the check: a restart would lose a SQLite file.
     body["store"] = json!(state.store);
-    if state.engine.store_out_of_space() {
+    // Shown, never failing the check: a restart brings no database back,
+    // and every instance would be restarted over and over.
+    if state.engine.store_database_down() {
+        body["store"]["state"] = json!(
+            "database unreachable: calls that need the store are refused (-32603) at once \
+             until it answers again (tried every second); nothing acknowledged is lost"
+        );
+    } else if state.engine.store_out_of_space() {
         body["store"]["state"] = json!(
             "no space left: new tasks and changes are refused (-32603) until space returns; \
              nothing acknowledged is lost"

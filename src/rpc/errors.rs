@@ -108,7 +108,12 @@ fn told(error: &EngineError) -> (ErrorCode, String) {
             (ErrorCode::InternalError, STORE_UNAVAILABLE.to_string())
         }
         EngineError::Store(error @ StoreError::Unavailable(_)) => {
-            tracing::error!(%error, "answered -32603: the task store is unavailable");
+            // Known down: said once when it went down, not per call.
+            if error.while_known_down() {
+                tracing::debug!(%error, "answered -32603: the task store's database is down");
+            } else {
+                tracing::error!(%error, "answered -32603: the task store is unavailable");
+            }
             (ErrorCode::InternalError, STORE_UNAVAILABLE.to_string())
         }
         EngineError::Store(

@@ -520,6 +520,11 @@ impl TaskEngine {
         self.inner.store.out_of_space()
     }
 
+    /// Whether the task store's database is known down.
+    pub fn store_database_down(&self) -> bool {
+        self.inner.store.database_down()
+    }
+
     /// The one lookup of a task on a caller's behalf: the task if `call`
     /// may see it, else `None`, exactly as for an id that does not exist
     /// (the same read either way, so neither the answer nor its time tells

@@ -114,6 +114,10 @@ impl TaskStore for MeasuredStore {
         self.0.out_of_space()
     }
 
+    fn database_down(&self) -> bool {
+        self.0.database_down()
+    }
+
     async fn renew_leases(&self, task_ids: &[String]) -> Result<(), StoreError> {
         measured("renew_leases", self.0.renew_leases(task_ids)).await
     }

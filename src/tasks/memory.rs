@@ -9,8 +9,7 @@ use super::listing::{PageCursor, TaskPage, TaskQuery};
 use super::settings::MemoryStoreLimits;
 use super::store::{
     ErasedTasks, StoreError, StoredTask, TaskJson, TaskStore, Written, encode_task,
-    opening_message_id,
-    skipped_unreadable,
+    opening_message_id, skipped_unreadable,
 };
 use crate::a2a::{PushNotificationConfig, Task, TaskState};
 use async_trait::async_trait;

@@ -105,6 +105,13 @@ pub enum StoreError {
     Full(usize),
 }
 
+/// A database known down is a store that does not answer.
+impl From<crate::db::DatabaseDown> for StoreError {
+    fn from(down: crate::db::DatabaseDown) -> Self {
+        StoreError::unavailable(down)
+    }
+}
+
 impl StoreError {
     /// The class of the error, as `error.type` and the store's metrics
     /// name it.
@@ -134,10 +141,21 @@ impl StoreError {
         StoreError::Unavailable(std::sync::Arc::new(cause))
     }
 
-    /// Whether trying again may help: only a store that did not answer.
-    /// A value that does not decode decodes no better a second time.
+    /// Whether the store refused the call because its database is known
+    /// down: said once in the log when it went down, not again per call.
+    pub fn while_known_down(&self) -> bool {
+        match self {
+            StoreError::Unavailable(fault) => crate::db::DatabaseDown::is_in(fault.as_ref()),
+            _ => false,
+        }
+    }
+
+    /// Whether trying again may help: only a store that did not answer,
+    /// and not one whose database is known down (its probe says when it
+    /// is back; tries within the next seconds would only make the caller
+    /// wait). A value that does not decode decodes no better a second time.
     pub fn is_transient(&self) -> bool {
-        matches!(self, StoreError::Unavailable(_))
+        matches!(self, StoreError::Unavailable(_)) && !self.while_known_down()
     }
 
     /// `what` (`task t`, `push configs`) does not encode or decode.
@@ -253,6 +271,13 @@ pub trait TaskStore: Send + Sync {
     /// Whether the last write failed for want of space (and none has
     /// succeeded since): what `/health` shows, without failing the check.
     fn out_of_space(&self) -> bool {
+        false
+    }
+
+    /// Whether the database behind the store is known down (every call
+    /// refused at once until a probe finds it back): what `/health`
+    /// shows, without failing the check.
+    fn database_down(&self) -> bool {
         false
     }
 

@@ -107,11 +107,11 @@ impl SqlLedger {
 
     async fn lease_owner(&self, key: &ActionKey) -> Result<Option<String>, LedgerError> {
         let select = format!("SELECT lease_owner FROM action_ledger WHERE {BY_KEY}");
-        let row = crate::db::once_more(|| {
-            bind_key(sqlx::query(&select), key).fetch_optional(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let row = self
+            .db
+            .once_more(|| bind_key(sqlx::query(&select), key).fetch_optional(&self.db.pool))
+            .await
+            .map_err(unavailable)?;
         match row {
             Some(row) => row.try_get::<Option<String>, _>(0).map_err(unavailable),
             None => Ok(None),
@@ -125,14 +125,16 @@ impl SqlLedger {
             "SELECT {COLUMNS}, lease_until_ms FROM action_ledger \
              WHERE sales_order = $1 AND action = $2 AND state IN ('recorded', 'retrying')"
         );
-        let row = crate::db::once_more(|| {
-            sqlx::query(&select)
-                .bind(&key.sales_order)
-                .bind(&key.action)
-                .fetch_optional(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let row = self
+            .db
+            .once_more(|| {
+                sqlx::query(&select)
+                    .bind(&key.sales_order)
+                    .bind(&key.action)
+                    .fetch_optional(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         let Some(row) = row else {
             return Ok(None);
         };
@@ -154,15 +156,17 @@ impl SqlLedger {
              AND NOT (order_version = $3 AND requested = $4) AND {}",
             OPEN_AND_FREE.replace("{now}", "$7")
         );
-        let done = crate::db::once_more(|| {
-            bind_key(sqlx::query(&update), &new.key)
-                .bind(&answer)
-                .bind(now)
-                .bind(now)
-                .execute(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let done = self
+            .db
+            .once_more(|| {
+                bind_key(sqlx::query(&update), &new.key)
+                    .bind(&answer)
+                    .bind(now)
+                    .bind(now)
+                    .execute(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         Ok(done.rows_affected() > 0)
     }
 }
@@ -253,7 +257,9 @@ impl ActionLedger for SqlLedger {
             "SELECT {COLUMNS} FROM action_ledger \
              ORDER BY approved_ms, sales_order, action, order_version, requested"
         );
-        let rows = crate::db::once_more(|| sqlx::query(&select).fetch_all(&self.db.pool))
+        let rows = self
+            .db
+            .once_more(|| sqlx::query(&select).fetch_all(&self.db.pool))
             .await
             .map_err(unavailable)?;
         rows.iter()
@@ -291,24 +297,26 @@ impl ActionLedger for SqlLedger {
              ORDER BY approved_ms DESC, sales_order DESC, action DESC, order_version DESC, \
              requested DESC LIMIT {limit}"
         );
-        let rows = crate::db::once_more(|| {
-            let mut statement = sqlx::query(&select);
-            if let Some(approver) = &query.approver_key {
-                statement = statement.bind(approver);
-            }
-            if let Some(after) = &query.after {
-                statement = bind_key(statement.bind(after.approved_ms), &after.key);
-            }
-            statement
-                .bind(
-                    i64::try_from(query.limit)
-                        .unwrap_or(i64::MAX)
-                        .saturating_add(1),
-                )
-                .fetch_all(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let rows = self
+            .db
+            .once_more(|| {
+                let mut statement = sqlx::query(&select);
+                if let Some(approver) = &query.approver_key {
+                    statement = statement.bind(approver);
+                }
+                if let Some(after) = &query.after {
+                    statement = bind_key(statement.bind(after.approved_ms), &after.key);
+                }
+                statement
+                    .bind(
+                        i64::try_from(query.limit)
+                            .unwrap_or(i64::MAX)
+                            .saturating_add(1),
+                    )
+                    .fetch_all(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         let more = rows.len() > query.limit;
         let mut entries = Vec::with_capacity(rows.len().min(query.limit));
         let mut next = None;
@@ -328,11 +336,11 @@ impl ActionLedger for SqlLedger {
 
     async fn get(&self, key: &ActionKey) -> Result<Option<LedgerEntry>, LedgerError> {
         let select = format!("SELECT {COLUMNS} FROM action_ledger WHERE {BY_KEY}");
-        let row = crate::db::once_more(|| {
-            bind_key(sqlx::query(&select), key).fetch_optional(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let row = self
+            .db
+            .once_more(|| bind_key(sqlx::query(&select), key).fetch_optional(&self.db.pool))
+            .await
+            .map_err(unavailable)?;
         row.map(|row| entry(&row).map_err(unavailable)).transpose()
     }
 
@@ -359,18 +367,20 @@ impl ActionLedger for SqlLedger {
         let stale = now - claim.stale_ms as i64;
         // A claim whose commit was not seen (a lost connection) shows as
         // our own lease when read back.
-        let _ = crate::db::once_more(|| {
-            let mut query = bind_key(sqlx::query(&update), key)
-                .bind(&claim.owner)
-                .bind(until)
-                .bind(now);
-            if claim.due_only {
-                query = query.bind(now).bind(stale);
-            }
-            query.execute(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let _ = self
+            .db
+            .once_more(|| {
+                let mut query = bind_key(sqlx::query(&update), key)
+                    .bind(&claim.owner)
+                    .bind(until)
+                    .bind(now);
+                if claim.due_only {
+                    query = query.bind(now).bind(stale);
+                }
+                query.execute(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         if self.lease_owner(key).await?.as_deref() != Some(claim.owner.as_str()) {
             return Ok(None);
         }
@@ -398,25 +408,27 @@ impl ActionLedger for SqlLedger {
         // The outcome and the audit messages of the attempt's writes in one
         // transaction: neither is stored without the other.
         let update = update.as_str();
-        let done = crate::db::once_more(|| async move {
-            let mut transaction = self.db.pool.begin().await?;
-            let done = bind_key(sqlx::query(update), key)
-                .bind(finish.state.as_str())
-                .bind(finish.answer.as_deref())
-                .bind(next)
-                .bind(now)
-                .bind(counted)
-                .bind(owner)
-                .execute(&mut *transaction)
-                .await?;
-            if done.rows_affected() == 1 && !finish.audit.is_empty() {
-                finish.audit.put_in(&mut transaction, now).await?;
-            }
-            transaction.commit().await?;
-            Ok::<u64, sqlx::Error>(done.rows_affected())
-        })
-        .await
-        .map_err(unavailable)?;
+        let done = self
+            .db
+            .once_more(|| async move {
+                let mut transaction = self.db.pool.begin().await?;
+                let done = bind_key(sqlx::query(update), key)
+                    .bind(finish.state.as_str())
+                    .bind(finish.answer.as_deref())
+                    .bind(next)
+                    .bind(now)
+                    .bind(counted)
+                    .bind(owner)
+                    .execute(&mut *transaction)
+                    .await?;
+                if done.rows_affected() == 1 && !finish.audit.is_empty() {
+                    finish.audit.put_in(&mut transaction, now).await?;
+                }
+                transaction.commit().await?;
+                Ok::<u64, sqlx::Error>(done.rows_affected())
+            })
+            .await
+            .map_err(unavailable)?;
         if done != 1 {
             return Ok(None);
         }
@@ -430,16 +442,18 @@ impl ActionLedger for SqlLedger {
             OPEN_AND_FREE.replace("{now}", "$1"),
             DUE.replace("{now}", "$2").replace("{stale}", "$3"),
         );
-        let rows = crate::db::once_more(|| {
-            sqlx::query(&select)
-                .bind(now)
-                .bind(now)
-                .bind(now - stale_ms as i64)
-                .bind(i64::from(limit))
-                .fetch_all(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let rows = self
+            .db
+            .once_more(|| {
+                sqlx::query(&select)
+                    .bind(now)
+                    .bind(now)
+                    .bind(now - stale_ms as i64)
+                    .bind(i64::from(limit))
+                    .fetch_all(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         rows.iter()
             .map(|row| entry(row).map_err(unavailable))
             .collect()
@@ -447,7 +461,9 @@ impl ActionLedger for SqlLedger {
 
     async fn count_by_state(&self) -> Result<RowsByState, LedgerError> {
         let select = "SELECT state, COUNT(*) FROM action_ledger GROUP BY state";
-        let rows = crate::db::once_more(|| sqlx::query(select).fetch_all(&self.db.pool))
+        let rows = self
+            .db
+            .once_more(|| sqlx::query(select).fetch_all(&self.db.pool))
             .await
             .map_err(unavailable)?;
         let mut counted = no_rows();

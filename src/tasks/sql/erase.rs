@@ -15,13 +15,15 @@ impl SqlTaskStore {
     pub(super) async fn erase(&self, owner: &str) -> Result<ErasedTasks, StoreError> {
         // `tasks_by_owner` finds the rows; how many there are is bounded by
         // the caller's caps (open tasks, finished tasks per caller).
-        let rows = crate::db::once_more(|| {
-            sqlx::query("DELETE FROM tasks WHERE owner = $1 RETURNING context_id, push_configs")
-                .bind(owner)
-                .fetch_all(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let rows = self
+            .db
+            .once_more(|| {
+                sqlx::query("DELETE FROM tasks WHERE owner = $1 RETURNING context_id, push_configs")
+                    .bind(owner)
+                    .fetch_all(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         let mut contexts = HashSet::new();
         let mut erased = ErasedTasks::default();
         for row in &rows {

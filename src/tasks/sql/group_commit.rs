@@ -196,6 +196,12 @@ pub(super) async fn run_writer(
                 Err(_) => break,
             }
         }
+        // A caller that left (told its store is down) was answered -32603:
+        // its write is not run, so nothing stands that it was told failed.
+        batch.retain(|(_, reply)| !reply.is_closed());
+        if batch.is_empty() {
+            continue;
+        }
         let mut outcomes = write_batch(&pool, &mut own, async_commit, &batch).await;
         if let Err(error) = &outcomes
             && crate::db::connection_lost(error)

@@ -65,13 +65,13 @@ impl SqlTaskStore {
             "SELECT COUNT(*) FROM tasks{}",
             where_clause(&count_conditions)
         );
-        let total: i64 = crate::db::once_more(|| {
-            bind_all(sqlx::query(&count_sql), &count_bound).fetch_one(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?
-        .try_get(0)
-        .map_err(unavailable)?;
+        let total: i64 = self
+            .db
+            .once_more(|| bind_all(sqlx::query(&count_sql), &count_bound).fetch_one(&self.db.pool))
+            .await
+            .map_err(unavailable)?
+            .try_get(0)
+            .map_err(unavailable)?;
 
         let mut bound = Vec::new();
         let mut conditions = filters(query, &mut bound);
@@ -91,10 +91,11 @@ impl SqlTaskStore {
             where_clause(&conditions),
             bound.len()
         );
-        let rows =
-            crate::db::once_more(|| bind_all(sqlx::query(&sql), &bound).fetch_all(&self.db.pool))
-                .await
-                .map_err(unavailable)?;
+        let rows = self
+            .db
+            .once_more(|| bind_all(sqlx::query(&sql), &bound).fetch_all(&self.db.pool))
+            .await
+            .map_err(unavailable)?;
         let more = rows.len() > query.page_size;
         let mut tasks = Vec::with_capacity(rows.len().min(query.page_size));
         let mut last = None;

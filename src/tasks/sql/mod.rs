@@ -189,15 +189,29 @@ impl SqlTaskStore {
         })
     }
 
+    /// One task write through the writer. While the database is known
+    /// down it is refused at once (and one waiting is released as soon as
+    /// it is found down): the caller is told -32603 without waiting out the
+    /// pool, and a write whose caller left is not run (`group_commit`).
     async fn write(&self, write: Write) -> Result<WriteOutcome, StoreError> {
-        let (reply, answer) = oneshot::channel();
-        self.writer
-            .send(write, reply)
-            .await
-            .map_err(StoreError::unavailable)?;
-        let written = answer
-            .await
-            .map_err(|_| StoreError::unavailable(WriterStopped))?;
+        let availability = &self.db.availability;
+        let written = availability
+            .unless_down(async {
+                let (reply, answer) = oneshot::channel();
+                self.writer
+                    .send(write, reply)
+                    .await
+                    .map_err(StoreError::unavailable)?;
+                answer
+                    .await
+                    .map_err(|_| StoreError::unavailable(WriterStopped))
+            })
+            .await?;
+        if let Err(fault) = &written
+            && let Some(error) = fault.downcast_ref::<sqlx::Error>()
+        {
+            availability.observe(error);
+        }
         let out_of_space = written
             .as_ref()
             .is_err_and(|fault| no_space_left(fault.as_ref()));
@@ -224,12 +238,14 @@ impl SqlTaskStore {
 
     /// Why an update matched no row.
     async fn explain_miss(&self, task_id: &str) -> StoreError {
-        let row = crate::db::once_more(|| {
-            sqlx::query("SELECT terminal FROM tasks WHERE id = $1")
-                .bind(task_id)
-                .fetch_optional(&self.db.pool)
-        })
-        .await;
+        let row = self
+            .db
+            .once_more(|| {
+                sqlx::query("SELECT terminal FROM tasks WHERE id = $1")
+                    .bind(task_id)
+                    .fetch_optional(&self.db.pool)
+            })
+            .await;
         match row {
             Err(error) => unavailable(error),
             Ok(None) => StoreError::NotFound(task_id.to_string()),
@@ -251,13 +267,15 @@ impl SqlTaskStore {
         edit: impl Fn(&mut Vec<PushNotificationConfig>) -> T,
     ) -> Result<Option<T>, StoreError> {
         for _ in 0..5 {
-            let row = crate::db::once_more(|| {
-                sqlx::query("SELECT push_configs FROM tasks WHERE id = $1")
-                    .bind(task_id)
-                    .fetch_optional(&self.db.pool)
-            })
-            .await
-            .map_err(unavailable)?;
+            let row = self
+                .db
+                .once_more(|| {
+                    sqlx::query("SELECT push_configs FROM tasks WHERE id = $1")
+                        .bind(task_id)
+                        .fetch_optional(&self.db.pool)
+                })
+                .await
+                .map_err(unavailable)?;
             let Some(row) = row else {
                 return Ok(None);
             };
@@ -265,17 +283,19 @@ impl SqlTaskStore {
             let mut configs = decode_push_configs(&before)?;
             let outcome = edit(&mut configs);
             let after = encode_push_configs(&configs)?;
-            let changed = crate::db::once_more(|| {
-                sqlx::query(
-                    "UPDATE tasks SET push_configs = $1 WHERE id = $2 AND push_configs = $3",
-                )
-                .bind(after.as_str())
-                .bind(task_id)
-                .bind(before.as_str())
-                .execute(&self.db.pool)
-            })
-            .await
-            .map_err(unavailable)?;
+            let changed = self
+                .db
+                .once_more(|| {
+                    sqlx::query(
+                        "UPDATE tasks SET push_configs = $1 WHERE id = $2 AND push_configs = $3",
+                    )
+                    .bind(after.as_str())
+                    .bind(task_id)
+                    .bind(before.as_str())
+                    .execute(&self.db.pool)
+                })
+                .await
+                .map_err(unavailable)?;
             if changed.rows_affected() == 1 {
                 return Ok(Some(outcome));
             }
@@ -287,13 +307,15 @@ impl SqlTaskStore {
 #[async_trait]
 impl TaskStore for SqlTaskStore {
     async fn get(&self, task_id: &str) -> Result<Option<StoredTask>, StoreError> {
-        let row = crate::db::once_more(|| {
-            sqlx::query("SELECT body, version, owner FROM tasks WHERE id = $1")
-                .bind(task_id)
-                .fetch_optional(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let row = self
+            .db
+            .once_more(|| {
+                sqlx::query("SELECT body, version, owner FROM tasks WHERE id = $1")
+                    .bind(task_id)
+                    .fetch_optional(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         let Some(row) = row else {
             return Ok(None);
         };
@@ -323,41 +345,45 @@ impl TaskStore for SqlTaskStore {
         // Counted in `tasks_open_by_owner` (open rows only), and no further
         // than the bound: the cost does not grow with what a caller holds.
         let limit = i64::try_from(at_most).unwrap_or(i64::MAX);
-        let row = crate::db::once_more(|| {
-            let query = match owner {
-                Some(owner) => sqlx::query(
-                    "SELECT COUNT(*) FROM (SELECT 1 FROM tasks \
+        let row = self
+            .db
+            .once_more(|| {
+                let query = match owner {
+                    Some(owner) => sqlx::query(
+                        "SELECT COUNT(*) FROM (SELECT 1 FROM tasks \
                      WHERE owner = $1 AND terminal = 0 LIMIT $2) AS open_tasks",
-                )
-                .bind(owner)
-                .bind(limit),
-                None => sqlx::query(
-                    "SELECT COUNT(*) FROM (SELECT 1 FROM tasks \
+                    )
+                    .bind(owner)
+                    .bind(limit),
+                    None => sqlx::query(
+                        "SELECT COUNT(*) FROM (SELECT 1 FROM tasks \
                      WHERE owner IS NULL AND terminal = 0 LIMIT $1) AS open_tasks",
-                )
-                .bind(limit),
-            };
-            query.fetch_one(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+                    )
+                    .bind(limit),
+                };
+                query.fetch_one(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         let count: i64 = row.try_get(0).map_err(unavailable)?;
         Ok(count.max(0).unsigned_abs())
     }
 
     async fn waiting_since(&self, before_ms: i64, at_most: u64) -> Result<Vec<String>, StoreError> {
         let limit = i64::try_from(at_most).unwrap_or(i64::MAX);
-        let rows = crate::db::once_more(|| {
-            sqlx::query(
-                "SELECT id FROM tasks WHERE state = 'input-required' AND updated_ms < $1 \
+        let rows = self
+            .db
+            .once_more(|| {
+                sqlx::query(
+                    "SELECT id FROM tasks WHERE state = 'input-required' AND updated_ms < $1 \
                  ORDER BY updated_ms LIMIT $2",
-            )
-            .bind(before_ms)
-            .bind(limit)
-            .fetch_all(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+                )
+                .bind(before_ms)
+                .bind(limit)
+                .fetch_all(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         first_column_ids(&rows)
     }
 
@@ -368,24 +394,26 @@ impl TaskStore for SqlTaskStore {
     ) -> Result<Option<String>, StoreError> {
         // `tasks_by_message` answers it; two tasks of one message (two
         // repeats that raced) answer the first (ids are UUIDv7: time first).
-        let row = crate::db::once_more(|| {
-            let query = match owner {
-                Some(owner) => sqlx::query(
-                    "SELECT id FROM tasks WHERE message_id = $1 AND owner = $2 \
+        let row = self
+            .db
+            .once_more(|| {
+                let query = match owner {
+                    Some(owner) => sqlx::query(
+                        "SELECT id FROM tasks WHERE message_id = $1 AND owner = $2 \
                      ORDER BY id LIMIT 1",
-                )
-                .bind(message_id)
-                .bind(owner),
-                None => sqlx::query(
-                    "SELECT id FROM tasks WHERE message_id = $1 AND owner IS NULL \
+                    )
+                    .bind(message_id)
+                    .bind(owner),
+                    None => sqlx::query(
+                        "SELECT id FROM tasks WHERE message_id = $1 AND owner IS NULL \
                      ORDER BY id LIMIT 1",
-                )
-                .bind(message_id),
-            };
-            query.fetch_optional(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+                    )
+                    .bind(message_id),
+                };
+                query.fetch_optional(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         row.map(|row| row.try_get::<String, _>(0).map_err(unavailable))
             .transpose()
     }
@@ -396,17 +424,19 @@ impl TaskStore for SqlTaskStore {
         owner: &str,
     ) -> Result<bool, StoreError> {
         // `tasks_by_context` answers it from the index alone.
-        let row = crate::db::once_more(|| {
-            sqlx::query(
-                "SELECT 1 FROM tasks WHERE context_id = $1 \
+        let row = self
+            .db
+            .once_more(|| {
+                sqlx::query(
+                    "SELECT 1 FROM tasks WHERE context_id = $1 \
                  AND (owner IS NULL OR owner <> $2) LIMIT 1",
-            )
-            .bind(context_id)
-            .bind(owner)
-            .fetch_optional(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+                )
+                .bind(context_id)
+                .bind(owner)
+                .fetch_optional(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         Ok(row.is_some())
     }
 
@@ -488,13 +518,15 @@ impl TaskStore for SqlTaskStore {
     }
 
     async fn push_configs(&self, task_id: &str) -> Result<Vec<PushNotificationConfig>, StoreError> {
-        let row = crate::db::once_more(|| {
-            sqlx::query("SELECT push_configs FROM tasks WHERE id = $1")
-                .bind(task_id)
-                .fetch_optional(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let row = self
+            .db
+            .once_more(|| {
+                sqlx::query("SELECT push_configs FROM tasks WHERE id = $1")
+                    .bind(task_id)
+                    .fetch_optional(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         match row {
             None => Ok(Vec::new()),
             Some(row) => decode_push_configs(&row.try_get::<String, _>(0).map_err(unavailable)?),
@@ -520,60 +552,72 @@ impl TaskStore for SqlTaskStore {
         self.out_of_space.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    fn database_down(&self) -> bool {
+        self.db.availability.is_down()
+    }
+
     async fn renew_leases(&self, task_ids: &[String]) -> Result<(), StoreError> {
         let until = now_ms() + self.lease.as_millis() as i64;
         // Setting the same deadline twice is setting it once.
         for task_id in task_ids {
-            crate::db::once_more(|| {
-                sqlx::query(
-                    "UPDATE tasks SET lease_until_ms = $1 \
+            self.db
+                .once_more(|| {
+                    sqlx::query(
+                        "UPDATE tasks SET lease_until_ms = $1 \
                      WHERE id = $2 AND lease_owner = $3 AND terminal = 0",
-                )
-                .bind(until)
-                .bind(task_id)
-                .bind(&self.instance)
-                .execute(&self.db.pool)
-            })
-            .await
-            .map_err(unavailable)?;
+                    )
+                    .bind(until)
+                    .bind(task_id)
+                    .bind(&self.instance)
+                    .execute(&self.db.pool)
+                })
+                .await
+                .map_err(unavailable)?;
         }
         Ok(())
     }
 
     async fn expired_leases(&self) -> Result<Vec<String>, StoreError> {
         let now = now_ms();
-        let rows = crate::db::once_more(|| {
-            sqlx::query(
-                "SELECT id FROM tasks WHERE lease_until_ms IS NOT NULL AND lease_until_ms < $1 \
+        let rows = self
+            .db
+            .once_more(|| {
+                sqlx::query(
+                    "SELECT id FROM tasks WHERE lease_until_ms IS NOT NULL AND lease_until_ms < $1 \
                  ORDER BY lease_until_ms LIMIT 100",
-            )
-            .bind(now)
-            .fetch_all(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+                )
+                .bind(now)
+                .fetch_all(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         first_column_ids(&rows)
     }
 
     async fn count_open(&self) -> Result<Option<u64>, StoreError> {
-        let row = crate::db::once_more(|| {
-            sqlx::query("SELECT COUNT(*) FROM tasks WHERE terminal = 0").fetch_one(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let row = self
+            .db
+            .once_more(|| {
+                sqlx::query("SELECT COUNT(*) FROM tasks WHERE terminal = 0")
+                    .fetch_one(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         let count: i64 = row.try_get(0).map_err(unavailable)?;
         Ok(Some(count.max(0).unsigned_abs()))
     }
 
     async fn purge_finished(&self, before_ms: i64) -> Result<u64, StoreError> {
         // Deleting twice deletes what once would (the count may come out low).
-        let deleted = crate::db::once_more(|| {
-            sqlx::query("DELETE FROM tasks WHERE terminal = 1 AND updated_ms < $1")
-                .bind(before_ms)
-                .execute(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let deleted = self
+            .db
+            .once_more(|| {
+                sqlx::query("DELETE FROM tasks WHERE terminal = 1 AND updated_ms < $1")
+                    .bind(before_ms)
+                    .execute(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         Ok(deleted.rows_affected())
     }
 

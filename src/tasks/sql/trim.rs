@@ -64,14 +64,16 @@ impl SqlTaskStore {
              FROM (SELECT owner, COUNT(*) AS seen, MAX(updated_ms) AS last_ms \
              FROM ({FINISHING}) AS finishing GROUP BY owner) AS recent"
         );
-        let rows = crate::db::once_more(|| {
-            sqlx::query(&sql)
-                .bind(since)
-                .bind(ROWS_PER_PASS)
-                .fetch_all(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let rows = self
+            .db
+            .once_more(|| {
+                sqlx::query(&sql)
+                    .bind(since)
+                    .bind(ROWS_PER_PASS)
+                    .fetch_all(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         let mut seen = Finishing::default();
         for row in &rows {
             let owner: Option<String> = row.try_get(0).map_err(unavailable)?;
@@ -90,12 +92,14 @@ impl SqlTaskStore {
     }
 
     async fn ownerless_past(&self, cap: usize) -> Result<bool, StoreError> {
-        let row = crate::db::once_more(|| {
-            sqlx::query("SELECT COUNT(*) FROM tasks WHERE owner IS NULL AND terminal = 1")
-                .fetch_one(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let row = self
+            .db
+            .once_more(|| {
+                sqlx::query("SELECT COUNT(*) FROM tasks WHERE owner IS NULL AND terminal = 1")
+                    .fetch_one(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         let held: i64 = row.try_get(0).map_err(unavailable)?;
         Ok(held > count(cap))
     }
@@ -112,16 +116,18 @@ impl SqlTaskStore {
              (ORDER BY updated_ms DESC, id DESC) AS newer FROM tasks \
              WHERE {whose} AND terminal = 1) AS ranked WHERE newer > $1)"
         );
-        let deleted = crate::db::once_more(|| {
-            let query = sqlx::query(&sql).bind(count(cap));
-            match owner {
-                Some(owner) => query.bind(owner),
-                None => query,
-            }
-            .execute(&self.db.pool)
-        })
-        .await
-        .map_err(unavailable)?;
+        let deleted = self
+            .db
+            .once_more(|| {
+                let query = sqlx::query(&sql).bind(count(cap));
+                match owner {
+                    Some(owner) => query.bind(owner),
+                    None => query,
+                }
+                .execute(&self.db.pool)
+            })
+            .await
+            .map_err(unavailable)?;
         Ok(deleted.rows_affected())
     }
 }

@@ -327,6 +327,20 @@ impl TestApp {
             .unwrap_or_else(|| panic!("{series} in /metrics:\n{text}"))
     }
 
+    /// The same app, called by a client that gives up on an answer after
+    /// `limit` (its calls then fail, naming the time-out).
+    pub fn giving_up_after(&self, limit: std::time::Duration) -> TestApp {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        TestApp {
+            client: reqwest::Client::builder()
+                .no_proxy()
+                .timeout(limit)
+                .build()
+                .expect("client builds"),
+            ..self.clone()
+        }
+    }
+
     /// The same app, called by a local user with these roles (authentication
     /// off: the `X-Agent-Role` header).
     pub fn as_role(&self, roles: &str) -> TestApp {

@@ -8,6 +8,7 @@
 //! - [`ScriptedAgent`]: the one agent a test scripts (delays, a question
 //!   first, a panic);
 //! - [`wait_until`]: the one deadline loop;
+//! - [`own_postgres`]: a PostgreSQL cluster of a test's own, to crash;
 //! - stubs of the external services, real HTTP servers on loopback:
 //!   [`key_server`] (IAS/XSUAA keys and tokens), [`destination`] (the BTP
 //!   Destination service), [`webhook`] (push receivers).
@@ -21,6 +22,7 @@ pub mod binary;
 mod dates;
 pub mod destination;
 pub mod key_server;
+pub mod own_postgres;
 mod schema;
 mod task;
 mod wait;

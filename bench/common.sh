@@ -33,7 +33,9 @@ cpu_ticks() {
 }
 
 # load STEM PORT PID [NAME]: warm up, load 127.0.0.1:PORT with
-# bench/message_send.lua (wrk output in $OUT/STEM.wrk.txt), then print the
+# bench/message_send.lua, or the wrk script LOAD_SCRIPT names (a server that
+# speaks A2A 1.0 only gets bench/message_send_v1.lua; wrk output in
+# $OUT/STEM.wrk.txt), then print the
 # script's RESULT fields, the peak RSS (VmHWM) of PID and the CPU time PID
 # took per request during the measured run (cpu_us, from /proc: it does not
 # depend on how fast the machine happens to be as much as req/s does); with
@@ -41,10 +43,11 @@ cpu_ticks() {
 # PostgreSQL server's backends, WAL writer and checkpointer).
 load() {
   local stem=$1 port=$2 pid=$3 name=${4:-} before after others_before=0 others_after=0 requests
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s bench/message_send.lua "http://127.0.0.1:$port/" >/dev/null
+  local script=${LOAD_SCRIPT:-bench/message_send.lua}
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s "$script" "http://127.0.0.1:$port/" >/dev/null
   before=$(cpu_ticks "$pid")
   [ -n "$name" ] && others_before=$(cpu_ticks $(pgrep -x "$name"))
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/message_send.lua \
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$script" \
     "http://127.0.0.1:$port/" >"$OUT/$stem.wrk.txt"
   after=$(cpu_ticks "$pid")
   [ -n "$name" ] && others_after=$(cpu_ticks $(pgrep -x "$name"))

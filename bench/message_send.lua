@@ -1,5 +1,6 @@
 -- wrk script: message/send with the walkthrough's requests, a fresh id each time.
-local texts = {
+-- The texts and done() are global: message_send_v1.lua reuses them.
+walkthrough_texts = {
   "why is order 4711 blocked by credit",
   "Order 4725: Pricing: customer disputes the price.",
   "Order 4723: Incomplete: delivery address data missing.",
@@ -14,7 +15,7 @@ end
 
 request = function()
   counter = counter + 1
-  local text = texts[(counter % #texts) + 1]
+  local text = walkthrough_texts[(counter % #walkthrough_texts) + 1]
   local body = string.format(
     '{"jsonrpc":"2.0","id":%d,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"bench-%d","parts":[{"kind":"text","text":"%s"}]}}}',
     counter, counter, text)

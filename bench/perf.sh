@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One table in one run: the lighter ceiling (bench/ceiling.rs: parse +
 # a fixed task-sized answer), the service with the memory store, SQLite (the
-# default), PostgreSQL, and the memory store with a valid IAS token, loaded in
-# turn for ROUNDS short rounds (medians), so that every ratio comes from the
-# same minutes of a shared machine. Then the first call of a new token, cold
+# default), PostgreSQL, the memory store with a valid IAS token, and the
+# official Rust A2A SDK answering the same requests (bench/sdk_peer/), loaded
+# in turn for ROUNDS short rounds (medians), so that every ratio comes from
+# the same minutes of a shared machine. Then the first call of a new token, cold
 # start to a healthy /health with SQLite, and (SUSTAINED=1) RSS at 1, 3 and 5
 # minutes of sustained load. Loopback only. See bench/README.md.
 set -euo pipefail
@@ -18,6 +19,8 @@ PG_BASE=${PG_BASE:-postgres://postgres@127.0.0.1:5432}
 . bench/common.sh
 
 cargo build --release --quiet --bin order-exception-agent --example bench_ceiling --example bench_token
+# The SDK's peer: its own crate and lock file, built beside the service's target.
+cargo build --release --quiet --manifest-path bench/sdk_peer/Cargo.toml --target-dir target/sdk_peer
 # BIN=path/to/an/older/build measures that binary against the same ceiling
 # (the "before" column of a before/after table).
 BIN=${BIN:-./target/release/order-exception-agent}
@@ -52,7 +55,7 @@ AUTH=(AGENT__AUTH__CLIENT_ID=bench-client AGENT__AUTH__DOMAINS=accounts.test
   AGENT__SERVER__QUOTA__CALLER_PER_SEC=10000000 AGENT__SERVER__QUOTA__CALLER_BURST=10000000
   AGENT__SERVER__QUOTA__TENANT_PER_SEC=10000000 AGENT__SERVER__QUOTA__TENANT_BURST=10000000)
 
-NAMES=(ceiling memory sqlite postgres memory+token)
+NAMES=(ceiling memory sqlite postgres memory+token rust-sdk)
 ./target/release/examples/bench_ceiling $PORT_BASE 2>/dev/null &
 PIDS+=($!)
 service $((PORT_BASE + 1)) AGENT__STORE__BACKEND=memory
@@ -62,18 +65,29 @@ SQLITE_DATA=$(mktemp -d "${SQLITE_DIR:-$TMP}/sqlite.XXXXXX")
 service $((PORT_BASE + 2)) AGENT__STORE__BACKEND=sqlite AGENT__STORE__DATA_DIR="$SQLITE_DATA"
 service $((PORT_BASE + 3)) AGENT__STORE__DATABASE_URL="$PG_BASE/$PG_DB"
 service $((PORT_BASE + 4)) AGENT__STORE__BACKEND=memory "${AUTH[@]}"
+./target/sdk_peer/release/bench-sdk-peer $((PORT_BASE + 5)) &
+PIDS+=($!)
 SERVER_PIDS=("${PIDS[@]:1}")
-for i in 0 1 2 3 4; do wait_for_port $((PORT_BASE + i)); done
+for i in "${!NAMES[@]}"; do wait_for_port $((PORT_BASE + i)); done
 wait_for_port "$KEYS_PORT"
+# The peer must complete a walkthrough task (a JSON-RPC error is a 200 too,
+# and wrk would count it as an answer).
+curl -s -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \
+  -d '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"check","parts":[{"text":"why is order 4711 blocked by credit"}]}}}' \
+  "http://127.0.0.1:$((PORT_BASE + 5))/" | grep -q '"state":"TASK_STATE_COMPLETED"' \
+  || { echo "the Rust SDK peer does not complete a walkthrough task" >&2; exit 1; }
 
 # Rounds: every server in turn, ROUNDS times; one result line per server and round.
 : >"$TMP/rounds"
 for round in $(seq 1 "$ROUNDS"); do
-  for i in 0 1 2 3 4; do
+  for i in "${!NAMES[@]}"; do
     export BENCH_TOKEN=""
     [ "${NAMES[$i]}" = memory+token ] && export BENCH_TOKEN=$TOKEN
     also=""
     [ "${NAMES[$i]}" = postgres ] && also=postgres
+    # The SDK speaks A2A 1.0 only: the same texts as SendMessage (bench/README.md).
+    export LOAD_SCRIPT=bench/message_send.lua
+    [ "${NAMES[$i]}" = rust-sdk ] && export LOAD_SCRIPT=bench/message_send_v1.lua
     line=$(load "perf-${NAMES[$i]}-$round" $((PORT_BASE + i)) "${SERVER_PIDS[$i]}" $also)
     echo "${NAMES[$i]} $line" | tee -a "$TMP/rounds" >&2
   done
@@ -84,11 +98,15 @@ median() {
   awk -v n="$1" '$1 == n' "$TMP/rounds" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }' \
     | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-# round_shares NAME: NAME's share of the ceiling in each round, in order (each
-# against the ceiling's run of the same round): how far one run's share moves.
+# round_shares NAME [OF]: NAME's req/s over OF's (the ceiling's) in each
+# round, in order (each against OF's run of the same round): how far one
+# run's ratio moves.
 round_shares() {
-  awk -v n="$1" '{ split($2, kv, "=") } $1 == "ceiling" { c = kv[2] } $1 == n && c > 0 { printf "%s%.2f", sep, kv[2] / c; sep = " " }' "$TMP/rounds"
+  awk -v n="$1" -v of="${2:-ceiling}" '{ split($2, kv, "="); r[$1]++; v[$1, r[$1]] = kv[2] }
+    END { for (i = 1; i <= r[n]; i++) if (v[of, i] > 0) { printf "%s%.2f", sep, v[n, i] / v[of, i]; sep = " " } }' "$TMP/rounds"
 }
+# ratio A B: the median req/s of A over that of B.
+ratio() { awk -v a="$(median "$1" rps)" -v b="$(median "$2" rps)" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 # peak NAME: the highest VmHWM of NAME's rounds in MB.
 peak() { awk -v n="$1" '$1 == n' "$TMP/rounds" | tr ' ' '\n' | awk -F= '$1 == "peak_rss_kb" && $2 > m { m = $2 } END { printf "%.1f", m / 1024 }'; }
 
@@ -108,10 +126,10 @@ cold=()
 for n in 1 2 3; do
   mkdir -p "$TMP/cold$n"
   start=$(date +%s%N)
-  env RUST_LOG=info PORT=$((PORT_BASE + 5)) AGENT__SERVER__HOST=127.0.0.1 AGENT__STORE__DATA_DIR="$TMP/cold$n" \
+  env RUST_LOG=info PORT=$((PORT_BASE + 7)) AGENT__SERVER__HOST=127.0.0.1 AGENT__STORE__DATA_DIR="$TMP/cold$n" \
     "$BIN" >/dev/null 2>&1 &
   pid=$!
-  until curl -sf -o /dev/null "http://127.0.0.1:$((PORT_BASE + 5))/health"; do :; done
+  until curl -sf -o /dev/null "http://127.0.0.1:$((PORT_BASE + 7))/health"; do :; done
   cold+=($((($(date +%s%N) - start) / 1000000)))
   kill "$pid"; wait "$pid" 2>/dev/null || true
 done
@@ -133,6 +151,10 @@ c_rps=$(median ceiling rps); m_rps=$(median memory rps)
       "$(median "$name" p50_ms)" "$(median "$name" p99_ms)" "$(median "$name" errors)" "$(peak "$name")" "$cpu"
   done
   echo
+  echo "against the official Rust SDK's in-memory server (req/s over its req/s, median; each round):"
+  echo "sqlite ÷ rust-sdk $(ratio sqlite rust-sdk) ($(round_shares sqlite rust-sdk); target ≥ 1.5, sqlite p99 $(median sqlite p99_ms) ms, target ≤ 5),"
+  echo "postgres ÷ rust-sdk $(ratio postgres rust-sdk) ($(round_shares postgres rust-sdk); target ≥ 1.2),"
+  echo "memory ÷ rust-sdk $(ratio memory rust-sdk) ($(round_shares memory rust-sdk)); memory ÷ ceiling $(ratio memory ceiling) (target ≥ 0.5)"
   echo "with a token / without (memory): $(awk -v a="$(median memory+token rps)" -v m="$m_rps" 'BEGIN { printf "%.2f", a / m }')"
   echo "one message/send, curl total: first call of a new token $first_ms ms, a token already seen $known_ms ms (medians of 20)"
   echo "cold start to a healthy /health, SQLite, fresh data dir: ${cold_ms} ms (median of 3: ${cold[*]})"

@@ -25,8 +25,8 @@ pub struct StoreSettings {
     pub max_connections: u32,
     /// `true`: task writes on PostgreSQL commit without waiting for the
     /// WAL flush, so a crash of the database server can lose tasks whose
-    /// callers were already answered (1 or 2 of 300 in issue 54's crash
-    /// runs; never corrupted). Off by default: an answered task is durable.
+    /// callers were already answered (never corrupted). Off by default:
+    /// an answered task is durable.
     /// The ledger always waits.
     pub postgres_async_task_commit: bool,
     /// Finished tasks are deleted this many days after they finished (SQL

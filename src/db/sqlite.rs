@@ -43,9 +43,9 @@ pub(super) async fn open(settings: &StoreSettings) -> Result<Database, DbError> 
     let pool = AnyPoolOptions::new()
         .max_connections(if in_memory { 1 } else { 2 })
         .min_connections(1)
-        // An in-process file has no server to end a connection: sqlx's
-        // test of it before each acquire was a second hand-off to the
-        // connection's thread on every read (bench/README.md, issue 54).
+        // An in-process file has no server to end a connection, so sqlx's
+        // test of it before each acquire would only add a second hand-off
+        // to the connection's thread on every read.
         .test_before_acquire(false)
         .idle_timeout(None)
         .max_lifetime(None)

@@ -4,9 +4,8 @@
 //! stored open. A task stored finished holds nothing open, so it is not
 //! counted: a blocking `message/send` stores its task once, when the turn
 //! ends, and only then is it known whether the task stays open. Counting
-//! before every turn cost the SQL stores a read per request, more than the
-//! request's own write (bench/README.md, "The stored paths' lost
-//! throughput").
+//! before every turn would cost the SQL stores a read per request, more
+//! than the request's own write.
 
 use super::store::{StoreError, TaskStore};
 use crate::a2a::Task;
